@@ -1,0 +1,21 @@
+/** Stable codes of every error the attachments package throws. */
+export type AttachmentErrorCode =
+  | "ATTACHMENT_INVALID_DIGEST"
+  | "ATTACHMENT_INVALID_REF"
+  | "ATTACHMENT_MISSING"
+  | "ATTACHMENT_CORRUPT"
+  | "ATTACHMENT_METADATA_MISMATCH"
+  | "ATTACHMENT_UNSUPPORTED_MEDIA";
+
+/** An attachment could not be named, stored, found or verified; `code` says which. */
+export class AttachmentError extends Error {
+  override readonly name = "AttachmentError";
+
+  constructor(
+    readonly code: AttachmentErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
