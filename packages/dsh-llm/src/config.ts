@@ -1,0 +1,36 @@
+import { z } from "zod";
+import type { DeepReadonly } from "./freeze.js";
+import { jsonEquals, jsonObjectSchema } from "./json.js";
+
+/** How hard a reasoning model should think; adapters map it to the provider's vocabulary. */
+export const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "max"]);
+export type ReasoningEffort = DeepReadonly<z.output<typeof reasoningEffortSchema>>;
+
+/**
+ * The per-call scalars of a request. Absent fields are absent, never `undefined`;
+ * `stop: []` and nested `extensions` are kept exactly as given.
+ */
+export const llmCallConfigSchema = z.strictObject({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  reasoningEffort: reasoningEffortSchema.exactOptional(),
+  temperature: z.number().min(0).max(2).exactOptional(),
+  maxTokens: z.number().int().positive().exactOptional(),
+  stop: z.array(z.string()).exactOptional(),
+  extensions: jsonObjectSchema.exactOptional(),
+});
+
+export type LlmCallConfig = DeepReadonly<z.output<typeof llmCallConfigSchema>>;
+
+/** Whether two call configs would produce the same request; key order inside `extensions` is irrelevant. */
+export function callConfigEquals(a: LlmCallConfig, b: LlmCallConfig): boolean {
+  return (
+    a.provider === b.provider &&
+    a.model === b.model &&
+    a.reasoningEffort === b.reasoningEffort &&
+    a.temperature === b.temperature &&
+    a.maxTokens === b.maxTokens &&
+    jsonEquals(a.stop, b.stop) &&
+    jsonEquals(a.extensions, b.extensions)
+  );
+}

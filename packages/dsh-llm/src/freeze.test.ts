@@ -1,0 +1,81 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { deepFreeze, isDeepFrozen } from "./freeze.js";
+
+const nested = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    fc.jsonValue(),
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 4 }), tie("node"), { maxKeys: 4 }),
+  ),
+})).node;
+
+function objectsIn(value: unknown, out: object[] = []): object[] {
+  if (typeof value === "object" && value !== null && !out.includes(value)) {
+    out.push(value);
+    for (const child of Object.values(value)) objectsIn(child, out);
+  }
+  return out;
+}
+
+describe("deepFreeze", () => {
+  it("freezes every reachable object and returns the same reference", () => {
+    fc.assert(
+      fc.property(nested, (value) => {
+        const result = deepFreeze(value);
+        expect(result).toBe(value);
+        for (const object of objectsIn(value)) expect(Object.isFrozen(object)).toBe(true);
+        expect(isDeepFrozen(value)).toBe(true);
+      }),
+    );
+  });
+
+  it("makes mutation throw at any depth", () => {
+    const value = deepFreeze({ a: { b: [{ c: 1 }] } });
+    expect(() => {
+      (value.a.b[0] as { c: number }).c = 2;
+    }).toThrow(TypeError);
+    expect(() => {
+      (value.a.b as unknown as unknown[]).push(1);
+    }).toThrow(TypeError);
+  });
+
+  it("handles cycles and very deep structures without recursion", () => {
+    const cyclic: { self?: unknown; list: unknown[] } = { list: [] };
+    cyclic.self = cyclic;
+    cyclic.list.push(cyclic);
+    deepFreeze(cyclic);
+    expect(Object.isFrozen(cyclic.list)).toBe(true);
+
+    let deep: { next?: unknown } = {};
+    const head = deep;
+    for (let i = 0; i < 100_000; i++) {
+      const next = {};
+      deep.next = next;
+      deep = next;
+    }
+    deepFreeze(head);
+    expect(Object.isFrozen(deep)).toBe(true);
+  });
+
+  it("leaves an AbortSignal live so a frozen request can still be cancelled", () => {
+    const controller = new AbortController();
+    const request = deepFreeze({ signal: controller.signal, messages: [] });
+    expect(Object.isFrozen(request)).toBe(true);
+    expect(Object.isFrozen(controller.signal)).toBe(false);
+    controller.abort();
+    expect(request.signal.aborted).toBe(true);
+  });
+
+  it("freezes new parts of a structure that shares an already frozen subtree", () => {
+    const shared = deepFreeze({ text: "history" });
+    const next = deepFreeze({ messages: [shared, { text: "new" }] });
+    expect(isDeepFrozen(next)).toBe(true);
+    expect(next.messages[0]).toBe(shared);
+  });
+
+  it("reports a structure with a mutable leaf as not deep-frozen", () => {
+    expect(isDeepFrozen(Object.freeze({ inner: {} }))).toBe(false);
+  });
+});

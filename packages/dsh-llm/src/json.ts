@@ -1,0 +1,73 @@
+import { z } from "zod";
+
+/** A value that survives `JSON.stringify` → `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** A JSON object, as used for tool parameters and provider extensions. */
+export type JsonObject = { readonly [key: string]: JsonValue };
+
+/** Zod schema of {@link JsonValue}: finite numbers only, no `undefined`, no non-plain objects. */
+export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.null(),
+    z.boolean(),
+    z.number().refine(Number.isFinite, "numbers must be finite"),
+    z.string(),
+    z.array(jsonValueSchema),
+    z.record(z.string(), jsonValueSchema),
+  ]),
+);
+
+/** Zod schema of {@link JsonObject}. */
+export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), jsonValueSchema);
+
+/**
+ * Returns the first place in `value` that JSON cannot represent exactly (a path and a reason),
+ * or `undefined` when `value` round-trips through JSON unchanged.
+ */
+export function findNonJson(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, "$"]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!;
+    if (current === null || typeof current === "string" || typeof current === "boolean") continue;
+    if (typeof current === "number") {
+      if (!Number.isFinite(current)) return `${path}: ${current} is not a finite number`;
+      if (Object.is(current, -0)) return `${path}: -0 does not survive JSON`;
+      continue;
+    }
+    if (typeof current !== "object") return `${path}: ${typeof current} is not JSON`;
+    if (seen.has(current)) return `${path}: cycle`;
+    seen.add(current);
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) {
+        if (!(i in current)) return `${path}[${i}]: sparse array hole`;
+        stack.push([current[i], `${path}[${i}]`]);
+      }
+      continue;
+    }
+    const proto: unknown = Object.getPrototypeOf(current);
+    if (proto !== Object.prototype && proto !== null) return `${path}: not a plain object`;
+    for (const [key, child] of Object.entries(current)) {
+      if (child === undefined) return `${path}.${key}: undefined is not JSON`;
+      stack.push([child, `${path}.${key}`]);
+    }
+  }
+  return undefined;
+}
+
+/** Deep equality of two JSON values, insensitive to object key order. */
+export function jsonEquals(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a === undefined || b === undefined) return false;
+  if (typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => jsonEquals(item, b[i]));
+  }
+  const objectA = a as JsonObject;
+  const objectB = b as JsonObject;
+  const keys = Object.keys(objectA);
+  if (keys.length !== Object.keys(objectB).length) return false;
+  return keys.every((key) => Object.hasOwn(objectB, key) && jsonEquals(objectA[key], objectB[key]));
+}

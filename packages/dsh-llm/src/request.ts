@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { llmCallConfigSchema, type LlmCallConfig } from "./config.js";
+import { LlmError } from "./errors.js";
+import { deepFreeze, isDeepFrozen, type DeepReadonly } from "./freeze.js";
+import { messageSchema, type Message } from "./messages.js";
+import { toolSchemaSchema, type ToolSchema } from "./tools.js";
+
+const toolListSchema = z.array(toolSchemaSchema).min(1);
+
+/** Zod schema of the serializable part of {@link GenerateOptions} (everything but the signal). */
+export const generateOptionsSchema = z.strictObject({
+  config: llmCallConfigSchema,
+  messages: z.array(messageSchema).min(1),
+  tools: toolListSchema.exactOptional(),
+});
+
+/** One model request: the call config, the messages (system first) and the tools offered. */
+export interface GenerateOptions {
+  readonly config: LlmCallConfig;
+  readonly messages: readonly Message[];
+  readonly tools?: readonly ToolSchema[];
+  /** Cancels the call; stays live when the request is frozen. */
+  readonly signal?: AbortSignal;
+}
+
+/** A deep-frozen {@link GenerateOptions}: any attempt to mutate it throws in strict mode. */
+export type FrozenGenerateOptions = DeepReadonly<GenerateOptions>;
+
+/** Parts of requests already validated and deep-frozen; being frozen, they stay valid. */
+const validated = new WeakSet<object>();
+
+function checkPart(schema: z.ZodType, value: unknown, what: string): void {
+  if (typeof value === "object" && value !== null && validated.has(value)) return;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new LlmError("LLM_INVALID_REQUEST", `invalid request ${what}: ${z.prettifyError(parsed.error)}`);
+  }
+}
+
+const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools", "signal"]);
+
+/**
+ * Validates `options` and returns them deep-frozen; throws `LLM_INVALID_REQUEST` on a bad shape.
+ * Messages and tool lists seen in an earlier frozen request are not validated again.
+ */
+export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
+  for (const key of Object.keys(options)) {
+    if (!requestKeys.has(key)) throw new LlmError("LLM_INVALID_REQUEST", `invalid request: unknown key ${key}`);
+  }
+  const { config, messages, tools, signal } = options;
+  checkPart(llmCallConfigSchema, config, "config");
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new LlmError("LLM_INVALID_REQUEST", "invalid request: messages must be a non-empty array");
+  }
+  messages.forEach((message, index) => checkPart(messageSchema, message, `messages[${index}]`));
+  if ("tools" in options) checkPart(toolListSchema, tools, "tools");
+  if ("signal" in options && !(signal instanceof AbortSignal)) {
+    throw new LlmError("LLM_INVALID_REQUEST", "invalid request: signal must be an AbortSignal");
+  }
+  const frozen = deepFreeze(options);
+  for (const part of [config, tools, ...messages]) if (part !== undefined) validated.add(part);
+  return frozen;
+}
+
+const loopRequests = new WeakSet<object>();
+
+/**
+ * Marks `request` as one the agent loop dispatched. The mark is a process-local identity: only
+ * this exact deep-frozen object carries it, never a copy or an equal-looking one-shot request.
+ */
+export function markAgentLoopRequest(request: FrozenGenerateOptions): FrozenGenerateOptions {
+  if (!isDeepFrozen(request)) {
+    throw new LlmError("LLM_INVALID_REQUEST", "only a deep-frozen request can be marked as an agent loop request");
+  }
+  loopRequests.add(request);
+  return request;
+}
+
+/** Whether `request` is the very object that {@link markAgentLoopRequest} marked. */
+export function isAgentLoopRequest(request: unknown): boolean {
+  return typeof request === "object" && request !== null && loopRequests.has(request);
+}

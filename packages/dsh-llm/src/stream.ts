@@ -1,0 +1,113 @@
+import { z } from "zod";
+import type { AssistantContent } from "./content.js";
+import { LlmError } from "./errors.js";
+import { tokenUsageSchema, type TokenUsage } from "./usage.js";
+
+/** Why the model stopped. */
+export const finishReasonSchema = z.enum(["stop", "length", "tool-calls", "content-filter", "other"]);
+export type FinishReason = z.output<typeof finishReasonSchema>;
+
+/** One piece of a streamed answer, provider-neutral. Tool-call deltas are keyed by `index`. */
+export type StreamChunk =
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "reasoning-delta"; readonly text: string }
+  | {
+      readonly type: "tool-call-delta";
+      readonly index: number;
+      readonly callId?: string;
+      readonly name?: string;
+      readonly argumentsDelta: string;
+    }
+  | { readonly type: "usage"; readonly usage: TokenUsage }
+  | { readonly type: "finish"; readonly reason: FinishReason };
+
+/** A whole answer: the assistant content, why it ended, and the usage the provider reported. */
+export interface GenerateResult {
+  readonly content: AssistantContent[];
+  readonly finishReason: FinishReason;
+  readonly usage: TokenUsage | undefined;
+}
+
+interface OpenToolCall {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Folds stream chunks into a {@link GenerateResult}. Blocks keep the order in which they first
+ * appeared; consecutive deltas of one kind merge; tool calls accumulate by index.
+ */
+export class StreamAssembler {
+  readonly #blocks: ({ type: "text" | "reasoning"; text: string } | { type: "tool-call"; call: OpenToolCall })[] = [];
+  readonly #calls = new Map<number, OpenToolCall>();
+  #finishReason: FinishReason | undefined;
+  #usage: TokenUsage | undefined;
+
+  /** Adds one chunk; throws `LLM_MALFORMED_STREAM` for chunks after `finish`. */
+  push(chunk: StreamChunk): void {
+    if (this.#finishReason !== undefined && chunk.type !== "usage") {
+      throw new LlmError("LLM_MALFORMED_STREAM", `stream sent ${chunk.type} after finish`);
+    }
+    switch (chunk.type) {
+      case "text-delta":
+      case "reasoning-delta":
+        this.#appendText(chunk.type === "text-delta" ? "text" : "reasoning", chunk.text);
+        break;
+      case "tool-call-delta":
+        this.#appendToolCall(chunk);
+        break;
+      case "usage":
+        this.#usage = chunk.usage;
+        break;
+      case "finish":
+        this.#finishReason = chunk.reason;
+        break;
+    }
+  }
+
+  /** The assembled answer; throws `LLM_STREAM_INTERRUPTED` if the stream never finished. */
+  result(): GenerateResult {
+    if (this.#finishReason === undefined) {
+      throw new LlmError("LLM_STREAM_INTERRUPTED", "stream ended before the model finished");
+    }
+    const content: AssistantContent[] = this.#blocks.map((block) => {
+      if (block.type !== "tool-call") return { type: block.type, text: block.text };
+      const { callId, name } = block.call;
+      if (callId === "" || name === "") {
+        throw new LlmError("LLM_MALFORMED_STREAM", "stream produced a tool call without an id or a name");
+      }
+      return { type: "tool-call", callId, name, arguments: block.call.arguments };
+    });
+    return { content, finishReason: this.#finishReason, usage: this.#usage };
+  }
+
+  #appendText(type: "text" | "reasoning", text: string): void {
+    if (text === "") return;
+    const last = this.#blocks.at(-1);
+    if (last !== undefined && last.type === type) last.text += text;
+    else this.#blocks.push({ type, text });
+  }
+
+  #appendToolCall(chunk: Extract<StreamChunk, { type: "tool-call-delta" }>): void {
+    let call = this.#calls.get(chunk.index);
+    if (call === undefined) {
+      call = { callId: "", name: "", arguments: "" };
+      this.#calls.set(chunk.index, call);
+      this.#blocks.push({ type: "tool-call", call });
+    }
+    if (chunk.callId !== undefined && chunk.callId !== "") {
+      if (call.callId !== "" && call.callId !== chunk.callId) {
+        throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${chunk.index} changed its id mid-stream`);
+      }
+      call.callId = chunk.callId;
+    }
+    if (chunk.name !== undefined && chunk.name !== "") {
+      if (call.name !== "" && call.name !== chunk.name) {
+        throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${chunk.index} changed its name mid-stream`);
+      }
+      call.name = chunk.name;
+    }
+    call.arguments += chunk.argumentsDelta;
+  }
+}

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import type { DeepReadonly } from "./freeze.js";
+
+/**
+ * Token accounting of one call. `inputTokens` counts the whole prompt, cached part included;
+ * `cacheReadTokens` is the part served from the provider's prefix cache.
+ */
+export const tokenUsageSchema = z.strictObject({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+  reasoningTokens: z.number().int().nonnegative().exactOptional(),
+});
+
+export type TokenUsage = DeepReadonly<z.output<typeof tokenUsageSchema>>;
