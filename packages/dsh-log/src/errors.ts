@@ -1,0 +1,30 @@
+/** Stable codes of every error the log throws. */
+export type LogErrorCode =
+  | "LOG_INVALID_EVENT"
+  | "LOG_UNKNOWN_TYPE"
+  | "LOG_LEGACY_EVENT"
+  | "LOG_RULE_VIOLATION"
+  | "LOG_DUPLICATE_DEFINITION"
+  | "LOG_CORRUPT"
+  | "LOG_UNSUPPORTED_FORMAT"
+  | "LOG_NOT_FOUND"
+  | "LOG_EXISTS"
+  | "LOG_LOCKED"
+  | "LOG_SINK_FAILED"
+  | "LOG_CLOSED";
+
+/** A log operation failed; `code` says why and `line` (1-based, header = 1) locates a persisted problem. */
+export class LogError extends Error {
+  override readonly name = "LogError";
+
+  constructor(
+    readonly code: LogErrorCode,
+    message: string,
+    options: { cause?: unknown; line?: number } = {},
+  ) {
+    super(options.line === undefined ? message : `line ${options.line}: ${message}`, { cause: options.cause });
+    this.line = options.line;
+  }
+
+  readonly line: number | undefined;
+}

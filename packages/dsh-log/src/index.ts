@@ -1,0 +1,24 @@
+export { LogError, type LogErrorCode } from "./errors.js";
+export { EVENT_TYPE_PATTERN, type EventInput, type LogEvent } from "./event.js";
+export { EventRegistry, defineEvent, type AdmissionRule, type EventDefinition } from "./registry.js";
+export { rejectLegacyEvent } from "./legacy.js";
+export { EventLog, type EventLogOptions, type LogListener, type LogSink } from "./log.js";
+export {
+  JSONL_FORMAT,
+  JSONL_VERSION,
+  jsonlHeaderSchema,
+  parseJsonl,
+  serializeEventLine,
+  serializeHeaderLine,
+  type JsonlHeader,
+  type ParsedJsonl,
+  type TornTail,
+} from "./jsonl-format.js";
+export {
+  createJsonlLog,
+  openJsonlLog,
+  readJsonlLog,
+  type CreateJsonlLogOptions,
+  type JsonlLog,
+  type JsonlLogOptions,
+} from "./jsonl-file.js";

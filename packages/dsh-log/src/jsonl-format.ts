@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { LogError } from "./errors.js";
+import type { LogEvent } from "./event.js";
+
+/** The format name written in every JSONL log header. */
+export const JSONL_FORMAT = "dsh-log";
+/** The JSONL format version this code reads and writes. */
+export const JSONL_VERSION = 1;
+
+/** Zod schema of the first line of a JSONL log. */
+export const jsonlHeaderSchema = z.strictObject({
+  format: z.literal(JSONL_FORMAT),
+  version: z.literal(JSONL_VERSION),
+  sessionId: z.string().min(1),
+  createdAt: z.number().int().nonnegative(),
+  parent: z
+    .strictObject({ sessionId: z.string().min(1), seedLength: z.number().int().nonnegative() })
+    .exactOptional(),
+});
+
+/** The first line of a JSONL log: which session it is and, for a fork, where it came from. */
+export type JsonlHeader = z.output<typeof jsonlHeaderSchema>;
+
+/** A final line that was cut off by a crash before it was acknowledged, and dropped on load. */
+export interface TornTail {
+  /** 1-based line number of the torn line. */
+  readonly line: number;
+  /** Byte offset where the torn line starts: the file's intact length. */
+  readonly offset: number;
+  /** How many bytes were dropped. */
+  readonly bytes: number;
+}
+
+/** The parsed content of a JSONL log file. */
+export interface ParsedJsonl {
+  readonly header: JsonlHeader;
+  readonly events: LogEvent[];
+  readonly tornTail: TornTail | undefined;
+}
+
+/** Serializes one event as one line (with its newline); `data` keeps its key order exactly. */
+export function serializeEventLine(event: LogEvent): string {
+  return `${JSON.stringify({ seq: event.seq, type: event.type, time: event.time, data: event.data })}\n`;
+}
+
+/** Serializes the header line. */
+export function serializeHeaderLine(header: JsonlHeader): string {
+  const { format, version, sessionId, createdAt, parent } = header;
+  return `${JSON.stringify(parent === undefined ? { format, version, sessionId, createdAt } : { format, version, sessionId, createdAt, parent })}\n`;
+}
+
+const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
+
+/**
+ * Parses a JSONL log. An unterminated final line is a torn tail (never acknowledged, so dropped and
+ * reported); any other unreadable line is corruption and throws `LOG_CORRUPT` naming the line.
+ * Events are returned unadmitted: the caller admits them through a registry.
+ */
+export function parseJsonl(text: string): ParsedJsonl {
+  const lines = text.split("\n");
+  const last = lines.pop() ?? "";
+  let tornTail: TornTail | undefined;
+  if (last !== "") {
+    const offset = Buffer.byteLength(text) - Buffer.byteLength(last);
+    tornTail = { line: lines.length + 1, offset, bytes: Buffer.byteLength(last) };
+  }
+  const headerLine = lines[0];
+  if (headerLine === undefined) {
+    throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
+  }
+  const header = parseHeader(headerLine);
+  const events = lines.slice(1).map((line, index) => parseEventLine(line, index + 2));
+  return { header, events, tornTail };
+}
+
+function parseHeader(line: string): JsonlHeader {
+  const value = parseJsonLine(line, 1);
+  if (typeof value !== "object" || value === null || (value as { format?: unknown }).format !== JSONL_FORMAT) {
+    throw new LogError("LOG_UNSUPPORTED_FORMAT", `not a ${JSONL_FORMAT} file`, { line: 1 });
+  }
+  const version = (value as { version?: unknown }).version;
+  if (version !== JSONL_VERSION) {
+    throw new LogError(
+      "LOG_UNSUPPORTED_FORMAT",
+      `${JSONL_FORMAT} version ${String(version)} is not supported (this reader knows version ${JSONL_VERSION})`,
+      { line: 1 },
+    );
+  }
+  const parsed = jsonlHeaderSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new LogError("LOG_CORRUPT", `invalid header: ${z.prettifyError(parsed.error)}`, { line: 1 });
+  }
+  return parsed.data;
+}
+
+function parseEventLine(line: string, lineNumber: number): LogEvent {
+  const value = parseJsonLine(line, lineNumber);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new LogError("LOG_CORRUPT", "an event line must be a JSON object", { line: lineNumber });
+  }
+  const keys = Object.keys(value);
+  if (keys.length !== ENVELOPE_KEYS.length || !ENVELOPE_KEYS.every((key) => keys.includes(key))) {
+    throw new LogError("LOG_CORRUPT", `an event line must have exactly the keys ${ENVELOPE_KEYS.join(", ")}`, {
+      line: lineNumber,
+    });
+  }
+  return value as LogEvent;
+}
+
+function parseJsonLine(line: string, lineNumber: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (cause) {
+    throw new LogError("LOG_CORRUPT", `unreadable JSON: ${(cause as Error).message}`, { cause, line: lineNumber });
+  }
+}

@@ -1,0 +1,94 @@
+import type { z } from "zod";
+import { LogError } from "./errors.js";
+import { EVENT_TYPE_PATTERN, type EventInput, type LogEvent } from "./event.js";
+
+/** The schema of one event type, registered by the package that owns the type. */
+export interface EventDefinition<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
+  readonly type: Type;
+  readonly schema: Schema;
+  /** Whether `event` is of this type; narrows `data` to the schema's output. */
+  is(event: LogEvent): event is LogEvent<Type, z.output<Schema>>;
+  /** Builds an input of this type with statically checked data. */
+  input(data: z.input<Schema>, time?: number): EventInput<Type, z.input<Schema>>;
+}
+
+/** Defines an event type; register it with {@link EventRegistry.define}. */
+export function defineEvent<const Type extends string, Schema extends z.ZodType>(
+  type: Type,
+  schema: Schema,
+): EventDefinition<Type, Schema> {
+  if (!EVENT_TYPE_PATTERN.test(type)) {
+    throw new LogError("LOG_INVALID_EVENT", `invalid event type name ${JSON.stringify(type)}`);
+  }
+  return {
+    type,
+    schema,
+    is: (event): event is LogEvent<Type, z.output<Schema>> => event.type === type,
+    input: (data, time) => (time === undefined ? { type, data } : { type, data, time }),
+  };
+}
+
+/**
+ * A stateful admission check folded over the log: `admit` returns the next state or throws a
+ * `LogError` (code `LOG_RULE_VIOLATION`) to refuse the event. It must be pure: same state and
+ * event, same answer.
+ */
+export interface AdmissionRule<State = unknown> {
+  readonly name: string;
+  initial(): State;
+  admit(state: State, event: LogEvent): State;
+}
+
+/** Which event types a log admits, how their data is checked, and which rules every event passes. */
+export class EventRegistry {
+  readonly #definitions = new Map<string, EventDefinition>();
+  readonly #ignorablePrefixes: string[] = [];
+  readonly #rules: AdmissionRule[] = [];
+
+  /** Registers event definitions; a type can be defined once. */
+  define(...definitions: EventDefinition[]): this {
+    for (const definition of definitions) {
+      if (this.#definitions.has(definition.type)) {
+        throw new LogError("LOG_DUPLICATE_DEFINITION", `event type ${definition.type} is already defined`);
+      }
+      this.#definitions.set(definition.type, definition);
+    }
+    return this;
+  }
+
+  /**
+   * Admits events of unknown types starting with `prefix` (e.g. `"ui/"`) as opaque JSON,
+   * so logs written by newer tools stay loadable. Every other unknown type is refused.
+   */
+  ignore(prefix: string): this {
+    if (prefix === "") throw new LogError("LOG_INVALID_EVENT", "an ignorable prefix cannot be empty");
+    this.#ignorablePrefixes.push(prefix);
+    return this;
+  }
+
+  /** Adds an admission rule that every appended or loaded event must pass. */
+  rule(...rules: AdmissionRule[]): this {
+    for (const rule of rules) {
+      if (this.#rules.some((existing) => existing.name === rule.name)) {
+        throw new LogError("LOG_DUPLICATE_DEFINITION", `admission rule ${rule.name} is already registered`);
+      }
+      this.#rules.push(rule);
+    }
+    return this;
+  }
+
+  /** The definition of `type`, if one was registered. */
+  definition(type: string): EventDefinition | undefined {
+    return this.#definitions.get(type);
+  }
+
+  /** Whether `type` is unknown but admitted as opaque JSON. */
+  isIgnorable(type: string): boolean {
+    return !this.#definitions.has(type) && this.#ignorablePrefixes.some((prefix) => type.startsWith(prefix));
+  }
+
+  /** The admission rules in registration order. */
+  get rules(): readonly AdmissionRule[] {
+    return this.#rules;
+  }
+}
