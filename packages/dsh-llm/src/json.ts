@@ -26,10 +26,16 @@ export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), json
  * or `undefined` when `value` round-trips through JSON unchanged.
  */
 export function findNonJson(value: unknown): string | undefined {
-  const stack: [unknown, string][] = [[value, "$"]];
-  const seen = new Set<object>();
+  type Frame = { readonly value: unknown; readonly path: string } | { readonly leave: object };
+  const stack: Frame[] = [{ value, path: "$" }];
+  const ancestors = new Set<object>();
   while (stack.length > 0) {
-    const [current, path] = stack.pop()!;
+    const frame = stack.pop()!;
+    if ("leave" in frame) {
+      ancestors.delete(frame.leave);
+      continue;
+    }
+    const { value: current, path } = frame;
     if (current === null || typeof current === "string" || typeof current === "boolean") continue;
     if (typeof current === "number") {
       if (!Number.isFinite(current)) return `${path}: ${current} is not a finite number`;
@@ -37,12 +43,13 @@ export function findNonJson(value: unknown): string | undefined {
       continue;
     }
     if (typeof current !== "object") return `${path}: ${typeof current} is not JSON`;
-    if (seen.has(current)) return `${path}: cycle`;
-    seen.add(current);
+    if (ancestors.has(current)) return `${path}: cycle`;
+    ancestors.add(current);
+    stack.push({ leave: current });
     if (Array.isArray(current)) {
       for (let i = 0; i < current.length; i++) {
         if (!(i in current)) return `${path}[${i}]: sparse array hole`;
-        stack.push([current[i], `${path}[${i}]`]);
+        stack.push({ value: current[i], path: `${path}[${i}]` });
       }
       continue;
     }
@@ -50,7 +57,7 @@ export function findNonJson(value: unknown): string | undefined {
     if (proto !== Object.prototype && proto !== null) return `${path}: not a plain object`;
     for (const [key, child] of Object.entries(current)) {
       if (child === undefined) return `${path}.${key}: undefined is not JSON`;
-      stack.push([child, `${path}.${key}`]);
+      stack.push({ value: child, path: `${path}.${key}` });
     }
   }
   return undefined;

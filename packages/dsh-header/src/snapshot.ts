@@ -1,0 +1,71 @@
+import { LogError, defineEvent, type AdmissionRule, type LogEvent } from "dsh-log";
+import { z } from "zod";
+import { epochHeaderSchema, type EpochHeader } from "./header.js";
+
+/**
+ * Why a snapshot was written: `initial` (first loop instance), `resume` (any later instance),
+ * `change` (the header changed within an instance), `series` (unchanged, but the step starts a
+ * request series or follows a surface replacement).
+ */
+export const headerReasonSchema = z.enum(["initial", "resume", "change", "series"]);
+export type HeaderReason = z.output<typeof headerReasonSchema>;
+
+const strictSnapshotSchema = z.strictObject({
+  reason: headerReasonSchema,
+  startsSeries: z.literal(true).exactOptional(),
+  header: epochHeaderSchema,
+});
+
+/** The data of a `request/header` event: always a full snapshot. */
+export const requestHeaderDataSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (typeof value !== "object" || value === null || !("startsSeries" in value)) return;
+    const { reason, startsSeries } = value as { reason?: unknown; startsSeries?: unknown };
+    if (startsSeries === false) {
+      ctx.addIssue({ code: "custom", path: ["startsSeries"], message: "startsSeries: false is never written: omit it" });
+    } else if (reason !== "change") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["startsSeries"],
+        message: "startsSeries is only written on a change snapshot (a series snapshot starts a series by definition)",
+      });
+    }
+  })
+  .pipe(strictSnapshotSchema);
+
+export interface RequestHeaderSnapshot {
+  readonly reason: HeaderReason;
+  readonly startsSeries?: true;
+  readonly header: EpochHeader;
+}
+
+/** The `request/header` event type. */
+export const requestHeaderEvent = defineEvent("request/header", requestHeaderDataSchema);
+
+/** The latest `request/header` snapshot of a log prefix, or `undefined` if none was written. */
+export function foldRequestHeader(events: Iterable<LogEvent>): RequestHeaderSnapshot | undefined {
+  let latest: RequestHeaderSnapshot | undefined;
+  for (const event of events) if (requestHeaderEvent.is(event)) latest = event.data;
+  return latest;
+}
+
+/**
+ * The admission rule of snapshots: the first `request/header` of a log is `initial`, and no later
+ * one is. Its state is the latest snapshot, so a live reader can fold in O(1).
+ */
+export const headerAdmission: AdmissionRule<RequestHeaderSnapshot | undefined> = {
+  name: "dsh-header/snapshots",
+  initial: () => undefined,
+  admit(latest, event) {
+    if (!requestHeaderEvent.is(event)) return latest;
+    const reason = event.data.reason;
+    if (latest === undefined && reason !== "initial") {
+      throw new LogError("LOG_RULE_VIOLATION", `request/header at seq ${event.seq}: the first snapshot must be initial, not ${reason}`);
+    }
+    if (latest !== undefined && reason === "initial") {
+      throw new LogError("LOG_RULE_VIOLATION", `request/header at seq ${event.seq}: initial is only the first snapshot; later instances write resume`);
+    }
+    return event.data;
+  },
+};
