@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { computeDigest } from "./digest.js";
 import { AttachmentError } from "./errors.js";
 import { describeImage, imageAttachmentRefSchema, probeImage, verifyImageMetadata } from "./image-ref.js";
-import { makePng } from "./test-support/png.js";
+import { makePng } from "dsh-testkit";
 
 describe("describeImage", () => {
   it("records digest, media type, byte length and dimensions read from the bytes", () => {

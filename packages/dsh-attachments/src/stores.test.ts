@@ -7,7 +7,7 @@ import { computeDigest, type Sha256Digest } from "./digest.js";
 import { FsAttachmentStore } from "./fs-store.js";
 import { MemoryAttachmentStore } from "./memory-store.js";
 import { putImage, readImage, type AttachmentStore } from "./store.js";
-import { makePng } from "./test-support/png.js";
+import { makePng } from "dsh-testkit";
 
 let root: string;
 beforeEach(async () => {

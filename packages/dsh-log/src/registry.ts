@@ -1,3 +1,4 @@
+import type { DeepReadonly } from "dsh-llm";
 import type { z } from "zod";
 import { LogError } from "./errors.js";
 import { EVENT_TYPE_PATTERN, type EventInput, type LogEvent } from "./event.js";
@@ -9,7 +10,7 @@ export interface EventDefinition<Type extends string = string, Schema extends z.
   /** Whether `event` is of this type; narrows `data` to the schema's output. */
   is(event: LogEvent): event is LogEvent<Type, z.output<Schema>>;
   /** Builds an input of this type with statically checked data. */
-  input(data: z.input<Schema>, time?: number): EventInput<Type, z.input<Schema>>;
+  input(data: DeepReadonly<z.input<Schema>>, time?: number): EventInput<Type, DeepReadonly<z.input<Schema>>>;
 }
 
 /** Defines an event type; register it with {@link EventRegistry.define}. */

@@ -1,0 +1,34 @@
+import type { DeepReadonly, UserContent } from "dsh-llm";
+
+/** A value waiting to enter a step as a `user/message`. */
+export interface InboxItem {
+  readonly content: readonly DeepReadonly<UserContent>[];
+  readonly source: string;
+}
+
+/** Queued model-visible context. A step claims everything queued at once; later values wait for a later step. */
+export class Inbox {
+  #items: InboxItem[] = [];
+
+  /** Queues an item. */
+  push(item: InboxItem): void {
+    this.#items.push(item);
+  }
+
+  /** Takes every queued item atomically. */
+  claim(): InboxItem[] {
+    const claimed = this.#items;
+    this.#items = [];
+    return claimed;
+  }
+
+  /** Puts a claimed batch back in front (when no step opened for it). */
+  restore(batch: readonly InboxItem[]): void {
+    this.#items = [...batch, ...this.#items];
+  }
+
+  /** How many items are waiting. */
+  get size(): number {
+    return this.#items.length;
+  }
+}

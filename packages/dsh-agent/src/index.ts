@@ -1,0 +1,35 @@
+export { Agent, type AgentOptions, type AssembleContext, type RunOptions, type TurnResult } from "./agent.js";
+export {
+  agentEventDefinitions,
+  createAgentRegistry,
+  loggedErrorSchema,
+  loopAdmission,
+  registerAgentEvents,
+  requestDispatchEvent,
+  requestRetryEvent,
+  stepEndEvent,
+  stepEndReasonSchema,
+  stepStartEvent,
+  turnEndEvent,
+  turnEndReasonSchema,
+  turnStartEvent,
+  type LoopState,
+  type StepEndReason,
+  type TurnEndReason,
+} from "./events.js";
+export { AgentError, ToolError, type AgentErrorCode, type ToolErrorCode } from "./errors.js";
+export type { PreStepContext, PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
+export type { InboxItem } from "./inbox.js";
+export { buildLoopRequest } from "./request.js";
+export { reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from "./retry.js";
+export {
+  ToolRegistry,
+  defineTool,
+  toContent,
+  type AgentTool,
+  type ContentInput,
+  type ToolContext,
+  type ToolOutcome,
+  type ToolOutput,
+} from "./tools.js";

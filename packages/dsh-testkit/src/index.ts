@@ -1,0 +1,1 @@
+export { makePng } from "./png.js";
