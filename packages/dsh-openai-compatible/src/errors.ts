@@ -1,0 +1,39 @@
+import { LlmError } from "dsh-llm";
+
+const OVERFLOW = /context[ _-]?length|maximum context|too many tokens|context window|prompt is too long/i;
+
+/** Maps a non-2xx HTTP response to a typed error; the provider's own message is kept, truncated. */
+export function httpError(status: number, bodyText: string, retryAfter: string | null): LlmError {
+  const message = providerMessage(bodyText);
+  const options = { status, ...(retryAfterSeconds(retryAfter) === undefined ? {} : { retryAfterSeconds: retryAfterSeconds(retryAfter)! }) };
+  const detail = `HTTP ${status}${message === "" ? "" : `: ${message}`}`;
+  if (status === 401 || status === 403) return new LlmError("LLM_AUTH", `the provider refused the credentials (${detail})`, options);
+  if (status === 429) return new LlmError("LLM_RATE_LIMITED", `rate limited (${detail})`, options);
+  if (status >= 500) return new LlmError("LLM_SERVER_ERROR", `provider error (${detail})`, options);
+  if ((status === 400 || status === 413) && OVERFLOW.test(message)) {
+    return new LlmError("LLM_CONTEXT_OVERFLOW", `the request exceeds the model's context (${detail})`, options);
+  }
+  return new LlmError("LLM_BAD_REQUEST", `the provider rejected the request (${detail})`, options);
+}
+
+function providerMessage(bodyText: string): string {
+  let message = bodyText;
+  try {
+    const parsed: unknown = JSON.parse(bodyText);
+    const error = typeof parsed === "object" && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+    if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
+      message = (error as { message: string }).message;
+    } else if (typeof error === "string") {
+      message = error;
+    }
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return message.replace(/\s+/g, " ").trim().slice(0, 300);
+}
+
+function retryAfterSeconds(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}

@@ -1,0 +1,140 @@
+import { LlmError, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool-calls",
+  function_call: "tool-calls",
+  content_filter: "content-filter",
+};
+
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_cache_hit_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+interface WireChunk {
+  choices?: {
+    delta?: {
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] | null;
+    };
+    finish_reason?: string | null;
+  }[];
+  usage?: WireUsage | null;
+  error?: { message?: string };
+}
+
+/** Maps provider usage to `TokenUsage`; cache reads come from DeepSeek's hit count, else OpenAI's cached tokens. */
+export function mapUsage(usage: WireUsage): TokenUsage {
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    cacheReadTokens: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: 0,
+    ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+  };
+}
+
+function chunksOf(data: string): StreamChunk[] {
+  let parsed: WireChunk;
+  try {
+    parsed = JSON.parse(data) as WireChunk;
+  } catch (cause) {
+    throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream chunk: ${data.slice(0, 80)}`, { cause });
+  }
+  if (parsed.error !== undefined) {
+    throw new LlmError("LLM_SERVER_ERROR", `the provider reported an error mid-stream: ${parsed.error.message ?? "unknown"}`);
+  }
+  const out: StreamChunk[] = [];
+  for (const choice of parsed.choices ?? []) {
+    const delta = choice.delta ?? {};
+    if (typeof delta.reasoning_content === "string" && delta.reasoning_content !== "") {
+      out.push({ type: "reasoning-delta", text: delta.reasoning_content });
+    }
+    if (typeof delta.content === "string" && delta.content !== "") out.push({ type: "text-delta", text: delta.content });
+    for (const call of delta.tool_calls ?? []) {
+      if (typeof call.index !== "number") throw new LlmError("LLM_MALFORMED_STREAM", "a tool-call delta has no index");
+      out.push({
+        type: "tool-call-delta",
+        index: call.index,
+        ...(call.id === undefined ? {} : { callId: call.id }),
+        ...(call.function?.name === undefined ? {} : { name: call.function.name }),
+        argumentsDelta: call.function?.arguments ?? "",
+      });
+    }
+    if (typeof choice.finish_reason === "string") {
+      out.push({ type: "finish", reason: FINISH_REASONS[choice.finish_reason] ?? "other" });
+    }
+  }
+  if (parsed.usage !== undefined && parsed.usage !== null) out.push({ type: "usage", usage: mapUsage(parsed.usage) });
+  return out;
+}
+
+/**
+ * Parses a Chat Completions SSE body into neutral chunks. A body that ends before a finish reason
+ * is `LLM_STREAM_INTERRUPTED`; no bytes for `idleTimeoutMs` is `LLM_TIMEOUT` (both retryable).
+ */
+export async function* parseChatCompletionStream(
+  body: ReadableStream<Uint8Array>,
+  idleTimeoutMs: number,
+): AsyncGenerator<StreamChunk> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const pending: StreamChunk[] = [];
+  let parseError: unknown;
+  let done = false;
+  let finished = false;
+  const parser = createParser({
+    onEvent(event: EventSourceMessage) {
+      if (event.data === "[DONE]") {
+        done = true;
+        return;
+      }
+      try {
+        pending.push(...chunksOf(event.data));
+      } catch (error) {
+        parseError ??= error;
+      }
+    },
+  });
+  try {
+    while (!done) {
+      const read = await readWithTimeout(reader, idleTimeoutMs);
+      if (read.done) break;
+      parser.feed(decoder.decode(read.value, { stream: true }));
+      if (parseError !== undefined) throw parseError;
+      for (const chunk of pending.splice(0)) {
+        if (chunk.type === "finish") finished = true;
+        yield chunk;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  if (!finished) throw new LlmError("LLM_STREAM_INTERRUPTED", "the stream ended before the model finished");
+}
+
+async function readWithTimeout(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  idleTimeoutMs: number,
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new LlmError("LLM_TIMEOUT", `no data from the provider for ${idleTimeoutMs} ms`)),
+      idleTimeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([reader.read(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
