@@ -4,9 +4,9 @@ import { createHash } from "node:crypto";
 export const CACHE_UNIT = 64;
 
 /**
- * A prefix cache over token sequences. Every whole 64-token prefix of a served prompt is stored
- * under a hash chain (each unit's hash covers all units before it), so a hit is always an exact
- * prefix from token 0. A lookup returns the longest cached prefix, in whole units.
+ * A prefix cache over token sequences, one namespace per model. Every whole 64-token prefix of a
+ * served prompt is stored under a hash chain (each unit's hash covers the model and all units
+ * before it), so a hit is always an exact prefix from token 0 on the same model.
  */
 export class PrefixCache {
   readonly #entries = new Set<string>();
@@ -20,10 +20,10 @@ export class PrefixCache {
    * Serves one prompt: returns how many of its leading tokens were cached (a multiple of
    * {@link CACHE_UNIT}), then stores every whole-unit prefix of it. The oldest entries go first when full.
    */
-  serve(tokens: readonly number[]): number {
+  serve(model: string, tokens: readonly number[]): number {
     let hit = 0;
     let missed = false;
-    for (const [length, key] of chain(tokens)) {
+    for (const [length, key] of chain(model, tokens)) {
       if (!missed && this.#entries.has(key)) hit = length;
       else missed = true;
       this.#entries.delete(key);
@@ -37,8 +37,8 @@ export class PrefixCache {
   }
 }
 
-function* chain(tokens: readonly number[]): Generator<[number, string]> {
-  let previous = "";
+function* chain(model: string, tokens: readonly number[]): Generator<[number, string]> {
+  let previous = createHash("sha256").update(model).digest("hex");
   for (let end = CACHE_UNIT; end <= tokens.length; end += CACHE_UNIT) {
     previous = createHash("sha256")
       .update(previous)

@@ -20,10 +20,10 @@ function contentText(content: unknown): string {
 
 /**
  * Renders a Chat Completions body the way a server renders its chat template: tools first, then
- * each message between role markers. Model and sampling options are not part of the prompt.
- * Reasoning is rendered only on assistant turns that called tools (DeepSeek keeps it there).
+ * each message between role markers, one segment each. Model and sampling options are not part of
+ * the prompt. Reasoning is rendered only on assistant turns that called tools (DeepSeek keeps it there).
  */
-export function renderPrompt(body: { tools?: unknown; messages?: unknown }): string {
+export function renderPrompt(body: { tools?: unknown; messages?: unknown }): string[] {
   const parts: string[] = [];
   if (Array.isArray(body.tools) && body.tools.length > 0) parts.push(`<|tools|>${JSON.stringify(body.tools)}<|end|>`);
   for (const message of Array.isArray(body.messages) ? (body.messages as WireMessage[]) : []) {
@@ -36,10 +36,19 @@ export function renderPrompt(body: { tools?: unknown; messages?: unknown }): str
     if (message.tool_calls !== undefined) text += `<|calls|>${JSON.stringify(message.tool_calls)}`;
     parts.push(`${text}<|end|>`);
   }
-  return parts.join("");
+  return parts;
 }
 
-/** Tokens of a rendered prompt, with a real BPE tokenizer (o200k_base). */
+/** Tokens of some text, with a real BPE tokenizer (o200k_base, not DeepSeek's own). */
 export function tokenize(text: string): number[] {
   return encode(text);
+}
+
+/**
+ * The prompt tokens of a Chat Completions body. Each rendered segment is tokenized on its own, as
+ * role markers are atomic special tokens in real chat templates: appending a message never changes
+ * the tokens of the messages before it.
+ */
+export function promptTokens(body: { tools?: unknown; messages?: unknown }): number[] {
+  return renderPrompt(body).flatMap(tokenize);
 }

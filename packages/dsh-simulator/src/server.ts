@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { exploreResponse } from "./explore.js";
 import { PrefixCache } from "./prefix-cache.js";
-import { renderPrompt, tokenize } from "./prompt.js";
+import { promptTokens, tokenize } from "./prompt.js";
 import type { Scenario, ScriptedResponse } from "./scenario.js";
 
 /** Options of {@link startSimulator}. */
@@ -94,8 +94,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       });
       return;
     }
-    const tokens = tokenize(renderPrompt(body));
-    const hit = cache.serve(tokens);
+    const tokens = promptTokens(body);
+    const hit = cache.serve(String(body.model ?? ""), tokens);
     exchanges.push({ body: raw, promptTokens: tokens.length, cacheHitTokens: hit, fault: scripted.fault });
     await stream(response, String(body.model ?? "sim"), scripted, tokens.length, hit);
   }

@@ -1,0 +1,105 @@
+import type { ReconstructedRequest } from "dsh-agent";
+import { requestHeaderEvent, type EpochHeader } from "dsh-header";
+import { jsonEquals, type JsonValue } from "dsh-llm";
+import type { LogEvent } from "dsh-log";
+import { isSurfaceEvent, replaceOf } from "dsh-surface";
+
+/** The cache picture of one dispatched request. */
+export interface CacheRow {
+  readonly turn: number;
+  readonly step: number;
+  /** Prompt tokens of this request. */
+  readonly promptTokens: number;
+  /** Leading tokens identical to the previous request's prompt (0 for the first). */
+  readonly stableTokens: number;
+  /** Cache-read tokens the provider reported for this step, if it reported usage. */
+  readonly cacheReadTokens: number | undefined;
+  /** Whether this request failed to extend the previous one. */
+  readonly isBreak: boolean;
+  /** For a break: the logged events that explain it (empty means unexplained). */
+  readonly explanations: readonly string[];
+}
+
+/** Per-step usage reported in `step/end`, keyed by `turn.step`. */
+function reportedUsage(events: readonly LogEvent[]): Map<string, number> {
+  const usage = new Map<string, number>();
+  for (const event of events) {
+    if (event.type !== "step/end") continue;
+    const data = event.data as { turn: number; step: number; usage?: { cacheReadTokens: number } };
+    if (data.usage !== undefined) usage.set(`${data.turn}.${data.step}`, data.usage.cacheReadTokens);
+  }
+  return usage;
+}
+
+function describeHeaderChange(before: EpochHeader | undefined, after: EpochHeader): string[] {
+  if (before === undefined) return [];
+  const changes: string[] = [];
+  const b = before.config as unknown as Record<string, JsonValue>;
+  const a = after.config as unknown as Record<string, JsonValue>;
+  for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) {
+    if (!jsonEquals(b[key], a[key])) changes.push(`${key} ${JSON.stringify(b[key]) ?? "unset"} → ${JSON.stringify(a[key]) ?? "unset"}`);
+  }
+  const names = (header: EpochHeader) => (header.tools ?? []).map((tool) => tool.name);
+  const added = names(after).filter((name) => !names(before).includes(name));
+  const removed = names(before).filter((name) => !names(after).includes(name));
+  if (added.length > 0) changes.push(`tools added: ${added.join(", ")}`);
+  if (removed.length > 0) changes.push(`tools removed: ${removed.join(", ")}`);
+  if (added.length === 0 && removed.length === 0 && !jsonEquals(before.tools as JsonValue, after.tools as JsonValue)) {
+    changes.push("tool schemas changed");
+  }
+  return changes;
+}
+
+/** The logged events between two dispatches that can break a prefix, described for a person. */
+export function explainBetween(events: readonly LogEvent[], fromSeq: number, toSeq: number, previous: EpochHeader | undefined): string[] {
+  const out: string[] = [];
+  let header = previous;
+  for (const event of events.slice(fromSeq + 1, toSeq)) {
+    if (requestHeaderEvent.is(event)) {
+      const { reason, startsSeries } = event.data;
+      const changes = describeHeaderChange(header, event.data.header);
+      const what = reason === "resume" ? "resume (new loop instance)" : reason === "series" ? "series start" : reason;
+      out.push(`header ${what}${startsSeries === true ? " + series start" : ""}${changes.length > 0 ? `: ${changes.join("; ")}` : ""} (seq ${event.seq})`);
+      header = event.data.header;
+    } else if (isSurfaceEvent(event)) {
+      const replace = replaceOf(event);
+      if (replace === undefined) continue;
+      const kind =
+        event.type === "system/message" ? "system prompt change" : event.type === "tool/result" ? "tool-result trim" : "compaction";
+      out.push(`${kind}: replaced the surface nodes at seqs ${replace.start}..${replace.end} (seq ${event.seq}, generation ${replace.generation})`);
+    }
+  }
+  return out;
+}
+
+function commonPrefix(a: readonly number[], b: readonly number[]): number {
+  const limit = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < limit && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * The per-step prefix-cache report: for each request, how many leading prompt tokens repeat the
+ * previous request (none after a model switch), what the provider reported as cache reads, and for every break the logged
+ * events that explain it. `tokens[i]` are the prompt tokens of `requests[i]`.
+ */
+export function cacheReport(
+  events: readonly LogEvent[],
+  requests: readonly ReconstructedRequest[],
+  tokens: readonly (readonly number[])[],
+): CacheRow[] {
+  const usage = reportedUsage(events);
+  return requests.map((current, i) => {
+    const promptTokens = tokens[i]!.length;
+    const cacheReadTokens = usage.get(`${current.turn}.${current.step}`);
+    if (i === 0) return { turn: current.turn, step: current.step, promptTokens, stableTokens: 0, cacheReadTokens, isBreak: false, explanations: [] };
+    const previous = requests[i - 1]!;
+    // A provider's prefix cache is per model: another model shares no prefix at all.
+    const sameModel = previous.request.config.provider === current.request.config.provider && previous.request.config.model === current.request.config.model;
+    const stableTokens = sameModel ? commonPrefix(tokens[i - 1]!, tokens[i]!) : 0;
+    const isBreak = stableTokens < tokens[i - 1]!.length;
+    const explanations = isBreak ? explainBetween(events, previous.dispatchSeq, current.dispatchSeq, previous.snapshot.header) : [];
+    return { turn: current.turn, step: current.step, promptTokens, stableTokens, cacheReadTokens, isBreak, explanations };
+  });
+}

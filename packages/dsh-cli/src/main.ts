@@ -1,0 +1,41 @@
+import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
+import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
+import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
+import { RUN_USAGE, runCommand } from "./commands/run.js";
+import { CliError, EXIT, describeFailure } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+
+const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
+  run: runCommand,
+  requests: requestsCommand,
+  cache: cacheCommand,
+  inspect: inspectCommand,
+};
+
+export const USAGE = `usage:
+  ${RUN_USAGE}
+  ${REQUESTS_USAGE}
+  ${CACHE_USAGE}
+  ${INSPECT_USAGE}
+
+exit codes: 0 ok, 1 failed, 2 usage, 3 log missing or corrupt, 4 attachment missing or corrupt,
+5 provider unreachable or failing, 130 interrupted`;
+
+/** Runs the dsh command line and returns its exit code; failures are reported as one line on stderr. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    io.stdout.write(`${USAGE}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (command === undefined) throw new CliError(`unknown command ${name}\n${USAGE}`, EXIT.usage);
+    return await command(rest, io);
+  } catch (error) {
+    const usageError = error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");
+    const { line, exitCode } = usageError ? { line: error.message, exitCode: EXIT.usage } : describeFailure(error);
+    io.stderr.write(`dsh: ${line}\n`);
+    return exitCode;
+  }
+}

@@ -1,0 +1,30 @@
+import { mkdir } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { createAgentRegistry } from "dsh-agent";
+import { FsAttachmentStore } from "dsh-attachments";
+import { readJsonlLog, type EventLog, type JsonlHeader } from "dsh-log";
+
+/** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
+export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
+  return new FsAttachmentStore(resolve(cwd, objects ?? join(".dsh", "objects")));
+}
+
+/** Reads a session log for inspection, reporting a torn tail on stderr. */
+export async function readSession(
+  cwd: string,
+  path: string,
+  stderr: { write(text: string): unknown },
+): Promise<{ header: JsonlHeader; log: EventLog }> {
+  const { header, log, tornTail } = await readJsonlLog(resolve(cwd, path), createAgentRegistry());
+  if (tornTail !== undefined) {
+    stderr.write(`dsh: note: ignoring an unacknowledged torn last line (line ${tornTail.line}, ${tornTail.bytes} bytes)\n`);
+  }
+  return { header, log };
+}
+
+/** A fresh log path under `.dsh/sessions`, with its directory created. */
+export async function defaultLogPath(cwd: string, now: Date): Promise<string> {
+  const path = resolve(cwd, ".dsh", "sessions", `${now.toISOString().replace(/[:.]/g, "-")}.jsonl`);
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  return path;
+}
