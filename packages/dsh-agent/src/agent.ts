@@ -1,3 +1,4 @@
+import { AttachmentError } from "dsh-attachments";
 import {
   buildEpochHeader,
   headerAdmission,
@@ -19,12 +20,17 @@ import {
   type StreamChunk,
   type ToolCallBlock,
   type ToolSchema,
+  type UserContent,
+  type DeepReadonly,
 } from "dsh-llm";
 import type { EventInput, EventLog } from "dsh-log";
 import { SurfaceManager, assistantMessageEvent, toolResultEvent, userMessageEvent } from "dsh-surface";
 import { z } from "zod";
 import { AgentError, ToolError } from "./errors.js";
+import { compactSurface, measuredTokens, type CompactionContext, type CompactionOptions, type CompactionResult } from "./compaction.js";
 import {
+  attachmentQuarantineEvent,
+  compactionEndEvent,
   loopAdmission,
   requestDispatchEvent,
   requestRetryEvent,
@@ -37,6 +43,7 @@ import {
 } from "./events.js";
 import type { PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
 import { Inbox, type InboxItem } from "./inbox.js";
+import { loggedError } from "./logged-error.js";
 import { buildLoopRequest } from "./request.js";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from "./retry.js";
 import { ToolRegistry, toContent, toolErrorOutcome, type AgentTool, type ContentInput, type ToolOutcome } from "./tools.js";
@@ -61,6 +68,8 @@ export interface AgentOptions {
   /** The most steps one turn may take (default 32). */
   readonly maxSteps?: number;
   readonly retry?: RetryPolicy;
+  /** Compacts under token pressure and on context overflow; without it the agent never compacts. */
+  readonly compaction?: CompactionOptions;
 }
 
 /** Options of one {@link Agent.run}. */
@@ -109,6 +118,7 @@ export class Agent {
   readonly #systemPrompt: (context: AssembleContext) => string | Promise<string>;
   readonly #maxSteps: number;
   readonly #retry: RetryPolicy;
+  readonly #compaction: CompactionOptions | undefined;
   readonly #inbox = new Inbox();
   readonly #preStep = new Set<PreStepListener>();
   readonly #request = new Set<RequestListener>();
@@ -132,6 +142,7 @@ export class Agent {
     this.#systemPrompt = typeof prompt === "string" ? () => prompt : prompt;
     this.#maxSteps = options.maxSteps ?? 32;
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.#compaction = options.compaction;
     this.#selection = config.data;
   }
 
@@ -188,9 +199,21 @@ export class Agent {
 
   async #runTurn(turn: number, signal: AbortSignal, onChunk: RunOptions["onChunk"]): Promise<TurnResult> {
     let text = "";
+    let compactedForOverflow = false;
     try {
       for (let step = 0; step < this.#maxSteps; step++) {
-        const outcome = await this.#runStep(turn, step, signal, onChunk);
+        await this.#compactUnderPressure(signal);
+        let outcome: StepOutcome | "blocked";
+        try {
+          outcome = await this.#runStep(turn, step, signal, onChunk);
+        } catch (error) {
+          const overflow = error instanceof StepFailure && error.failure instanceof LlmError && error.failure.code === "LLM_CONTEXT_OVERFLOW";
+          if (!overflow || compactedForOverflow || this.#compaction === undefined) throw error;
+          compactedForOverflow = true;
+          const compaction = await compactSurface(this.#compactionContext(this.#compaction, signal), "overflow");
+          if (compaction.outcome !== "completed") throw error;
+          continue;
+        }
         if (outcome === "blocked") return await this.#endTurn(turn, "blocked", step, text);
         text = outcome.text || text;
         if (outcome.reason !== "completed") return await this.#endTurn(turn, outcome.reason, step + 1, text);
@@ -204,6 +227,92 @@ export class Agent {
       }
       throw failure;
     }
+  }
+
+  /** Compacts before a step when the latest logged usage reaches the threshold of the context window. */
+  async #compactUnderPressure(signal: AbortSignal): Promise<void> {
+    const options = this.#compaction;
+    if (options === undefined) return;
+    const measured = measuredTokens(this.log);
+    if (measured === undefined || measured < (options.threshold ?? 0.8) * options.contextWindow) return;
+    await compactSurface(this.#compactionContext(options, signal), "threshold", measured);
+  }
+
+  #compactionContext(options: CompactionOptions, signal?: AbortSignal): CompactionContext {
+    return { log: this.log, surface: this.surface, runtime: this.#runtime, options, ...(signal === undefined ? {} : { signal }) };
+  }
+
+  /**
+   * Compacts the surface now (reason `manual`), between turns. Uses the agent's compaction options,
+   * or `options` when given; the outcome is logged either way.
+   */
+  async compact(options: Omit<CompactionOptions, "contextWindow"> = this.#compaction ?? {}): Promise<CompactionResult> {
+    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot compact while a turn is running");
+    await this.#closeOrphanedTurn();
+    return compactSurface(this.#compactionContext({ contextWindow: 0, ...options }), "manual");
+  }
+
+  /**
+   * Trims old tool results: each result outside the `keepRecent` most recent nodes whose text is
+   * longer than `maxChars` is replaced, as a logged single-entry replace of the same call, by a
+   * short placeholder. Returns how many were trimmed.
+   */
+  async trimToolResults(options: { readonly maxChars?: number; readonly keepRecent?: number } = {}): Promise<number> {
+    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot trim while a turn is running");
+    const maxChars = options.maxChars ?? 2000;
+    const nodes = this.surface.state.nodes.toArray();
+    const candidates = nodes.slice(0, Math.max(0, nodes.length - (options.keepRecent ?? 4)));
+    let trimmed = 0;
+    for (const node of candidates) {
+      const event = this.log.get(node.seq);
+      if (event === undefined || !toolResultEvent.is(event)) continue;
+      const text = event.data.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      if (text.length <= maxChars) continue;
+      const { callId, toolName, isError } = event.data;
+      const placeholder = `[trimmed: ${text.length} characters]\n${text.slice(0, 200)}`;
+      await this.surface.replaceGeneration(
+        { start: node.seq, end: node.seq },
+        toolResultEvent.input({ callId, toolName, isError, content: [{ type: "text", text: placeholder }], source: "trim" }),
+      );
+      trimmed++;
+    }
+    return trimmed;
+  }
+
+  /**
+   * Accepts the quarantine of an unreadable attachment: every surface node that references
+   * `digest` is replaced (a logged replace per node) by the same message with a text placeholder
+   * in place of the image. Earlier requests stay exactly as logged. Returns how many nodes changed.
+   */
+  async acceptQuarantine(digest: string): Promise<number> {
+    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot change the surface while a turn is running");
+    const swap = (blocks: readonly DeepReadonly<UserContent>[]): DeepReadonly<UserContent>[] =>
+      blocks.map((block) =>
+        block.type === "image" && block.image.digest === digest ? { type: "text", text: `[image ${digest} unavailable: quarantined]` } : block,
+      );
+    let replaced = 0;
+    for (const seq of this.#nodesReferencing(digest)) {
+      const event = this.log.get(seq)!;
+      const range = { start: seq, end: seq };
+      if (userMessageEvent.is(event)) {
+        await this.surface.replaceGeneration(range, userMessageEvent.input({ content: swap(event.data.content), source: event.data.source }));
+      } else if (toolResultEvent.is(event)) {
+        const { callId, toolName, isError, source } = event.data;
+        await this.surface.replaceGeneration(range, toolResultEvent.input({ callId, toolName, isError, source, content: swap(event.data.content) }));
+      }
+      replaced++;
+    }
+    return replaced;
+  }
+
+  /** Seqs of the current surface nodes whose content references the object `digest`. */
+  #nodesReferencing(digest: string): number[] {
+    const messages = this.surface.deriveMessages();
+    return this.surface.nodeSeqs().filter((_seq, i) => {
+      const message = messages[i];
+      if (message === undefined || (message.role !== "user" && message.role !== "tool")) return false;
+      return message.content.some((block) => block.type === "image" && block.image.digest === digest);
+    });
   }
 
   async #endTurn(turn: number, reason: TurnEndReason, steps: number, text: string): Promise<TurnResult> {
@@ -260,6 +369,7 @@ export class Agent {
       const reason: StepEndReason = error instanceof StepFailure ? error.reason : signal.aborted ? "aborted" : "error";
       const failure = error instanceof StepFailure ? error.failure : error;
       await this.log.append([
+        ...this.#quarantineProposal(failure),
         ...this.#closeOpenCalls(reason === "aborted" ? "not run: the turn was aborted" : "not run: the step failed"),
         stepEndEvent.input(reason === "aborted" ? { turn, step, reason } : { turn, step, reason, error: loggedError(failure) }),
       ]);
@@ -403,6 +513,14 @@ export class Agent {
     return tool.invoke(call.arguments, { callId: call.callId, signal });
   }
 
+  /** For a request that failed on an unreadable attachment: the logged proposal to quarantine it. */
+  #quarantineProposal(failure: unknown): EventInput[] {
+    if (!(failure instanceof AttachmentError) || failure.digest === undefined) return [];
+    const nodes = this.#nodesReferencing(failure.digest);
+    if (nodes.length === 0) return [];
+    return [attachmentQuarantineEvent.input({ digest: failure.digest, code: failure.code, message: failure.message, nodes })];
+  }
+
   /** Error results for tool calls still awaiting results, so the surface stays sendable. */
   #closeOpenCalls(why: string): EventInput[] {
     return this.surface.state.openCalls.map((call) => {
@@ -411,22 +529,21 @@ export class Agent {
     });
   }
 
-  /** Closes a turn a crashed process left open, with logged closers, before a new turn starts. */
+  /** Closes a turn (and a compaction) a crashed process left open, with logged closers, before new work starts. */
   async #closeOrphanedTurn(): Promise<void> {
     const loop = this.log.ruleState(loopAdmission);
-    if (loop.openTurn === undefined) return;
+    const closers: EventInput[] = [];
+    if (loop.compacting) {
+      closers.push(compactionEndEvent.input({ outcome: "failed", error: { code: "INTERRUPTED", message: "the session ended during the compaction" } }));
+    }
+    if (loop.openTurn === undefined) {
+      if (closers.length > 0) await this.log.append(closers);
+      return;
+    }
     const turn = loop.openTurn;
-    const closers = this.#closeOpenCalls(CLOSED_BY_INTERRUPTION);
+    closers.push(...this.#closeOpenCalls(CLOSED_BY_INTERRUPTION));
     if (loop.openStep !== undefined) closers.push(stepEndEvent.input({ turn, step: loop.openStep.step, reason: "interrupted" }));
     closers.push(turnEndEvent.input({ turn, reason: "interrupted" }));
     await this.log.append(closers);
   }
-}
-
-function loggedError(error: unknown): { code: string; message: string; status?: number } {
-  if (error instanceof LlmError) {
-    return error.status === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, status: error.status };
-  }
-  if (error instanceof Error && "code" in error && typeof error.code === "string") return { code: error.code, message: error.message };
-  return { code: "UNKNOWN", message: error instanceof Error ? error.message : String(error) };
 }

@@ -1,5 +1,5 @@
 /** Stable codes of the errors the agent throws. */
-export type AgentErrorCode = "AGENT_BUSY" | "AGENT_INVALID_OPTIONS" | "AGENT_INVALID_HOOK_RESULT" | "AGENT_RECONSTRUCTION";
+export type AgentErrorCode = "AGENT_BUSY" | "AGENT_INVALID_OPTIONS" | "AGENT_INVALID_HOOK_RESULT" | "AGENT_RECONSTRUCTION" | "AGENT_INVALID_FORK";
 
 /** A misuse of the agent API; `code` says which. */
 export class AgentError extends Error {

@@ -65,6 +65,58 @@ export const stepEndEvent = defineEvent(
   }),
 );
 
+const surfaceRange = z.strictObject({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative() });
+
+/** Why a compaction ran. */
+export const compactionReasonSchema = z.enum(["threshold", "overflow", "manual"]);
+export type CompactionReason = z.output<typeof compactionReasonSchema>;
+
+/** A compaction begins: which surface nodes (seqs) it will summarize, and the token pressure that triggered it. */
+export const compactionStartEvent = defineEvent(
+  "compaction/start",
+  z.strictObject({
+    reason: compactionReasonSchema,
+    range: surfaceRange,
+    measuredTokens: z.number().int().nonnegative().exactOptional(),
+  }),
+);
+
+/** The one-shot summary call's envelope scalars and result; its input is deterministic code over `range`. */
+export const compactionSummaryEvent = defineEvent(
+  "compaction/summary",
+  z.strictObject({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    maxTokens: z.number().int().positive(),
+    range: surfaceRange,
+    summary: z.string().min(1),
+  }),
+);
+
+/** A compaction ends: `completed` (the surface replace is logged just before) or `failed` (surface untouched). */
+export const compactionEndEvent = defineEvent(
+  "compaction/end",
+  z.strictObject({
+    outcome: z.enum(["completed", "failed"]),
+    generation: z.number().int().positive().exactOptional(),
+    error: loggedErrorSchema.exactOptional(),
+  }),
+);
+
+/**
+ * A proposal to recover from an unreadable attachment: the surface nodes (seqs) that reference it
+ * could be replaced by placeholders. Logging it changes nothing; accepting it is a logged replace.
+ */
+export const attachmentQuarantineEvent = defineEvent(
+  "attachment/quarantine",
+  z.strictObject({
+    digest: z.string().min(1),
+    code: z.string().min(1),
+    message: z.string(),
+    nodes: z.array(z.number().int().nonnegative()).min(1),
+  }),
+);
+
 /** The agent's event definitions. */
 export const agentEventDefinitions = [
   turnStartEvent,
@@ -73,14 +125,22 @@ export const agentEventDefinitions = [
   requestDispatchEvent,
   requestRetryEvent,
   stepEndEvent,
+  compactionStartEvent,
+  compactionSummaryEvent,
+  compactionEndEvent,
+  attachmentQuarantineEvent,
 ];
 
-/** Where the loop stands in the log: turns begun, the open turn and step, and whether the step dispatched. */
+/**
+ * Where the loop stands in the log: turns begun, the open turn and step, whether the step
+ * dispatched, and whether a compaction is under way.
+ */
 export interface LoopState {
   readonly turns: number;
   readonly openTurn: number | undefined;
   readonly openStep: { readonly step: number; readonly dispatched: boolean } | undefined;
   readonly nextStep: number;
+  readonly compacting: boolean;
 }
 
 function refuse(event: LogEvent, message: string): never {
@@ -93,16 +153,29 @@ function checkTurn(event: LogEvent, state: LoopState, turn: number): void {
 
 /**
  * The admission rule of the loop's structure: turns and steps open and close in order, a step
- * dispatches at most once, and retries and dispatches happen inside an open step.
+ * dispatches at most once, retries and dispatches happen inside an open step, and a compaction
+ * runs between steps, from start to end.
  */
 export const loopAdmission: AdmissionRule<LoopState> = {
   name: "dsh-agent/loop",
-  initial: () => ({ turns: 0, openTurn: undefined, openStep: undefined, nextStep: 0 }),
+  initial: () => ({ turns: 0, openTurn: undefined, openStep: undefined, nextStep: 0, compacting: false }),
   admit(state, event) {
+    if (compactionStartEvent.is(event)) {
+      if (state.compacting) refuse(event, "a compaction is already under way");
+      if (state.openStep !== undefined) refuse(event, `step ${state.openStep.step} is open; compaction runs between steps`);
+      return { ...state, compacting: true };
+    }
+    if (compactionSummaryEvent.is(event) || compactionEndEvent.is(event)) {
+      if (!state.compacting) refuse(event, "no compaction is under way");
+      return compactionEndEvent.is(event) ? { ...state, compacting: false } : state;
+    }
+    if (state.compacting && (turnStartEvent.is(event) || turnEndEvent.is(event) || stepStartEvent.is(event))) {
+      refuse(event, "a compaction is under way");
+    }
     if (turnStartEvent.is(event)) {
       if (state.openTurn !== undefined) refuse(event, `turn ${state.openTurn} is still open`);
       if (event.data.turn !== state.turns) refuse(event, `the next turn is ${state.turns}`);
-      return { turns: state.turns + 1, openTurn: event.data.turn, openStep: undefined, nextStep: 0 };
+      return { ...state, turns: state.turns + 1, openTurn: event.data.turn, openStep: undefined, nextStep: 0 };
     }
     if (turnEndEvent.is(event)) {
       checkTurn(event, state, event.data.turn);

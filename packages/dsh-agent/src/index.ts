@@ -1,6 +1,21 @@
 export { Agent, type AgentOptions, type AssembleContext, type RunOptions, type TurnResult } from "./agent.js";
 export {
+  SUMMARY_INSTRUCTIONS,
+  compactionRange,
+  measuredTokens,
+  renderTranscript,
+  summaryRequest,
+  type CompactionOptions,
+  type CompactionResult,
+} from "./compaction.js";
+export { forkPoints, forkSeed } from "./fork.js";
+export {
   agentEventDefinitions,
+  attachmentQuarantineEvent,
+  compactionEndEvent,
+  compactionReasonSchema,
+  compactionStartEvent,
+  compactionSummaryEvent,
   createAgentRegistry,
   loggedErrorSchema,
   loopAdmission,
@@ -13,6 +28,7 @@ export {
   turnEndEvent,
   turnEndReasonSchema,
   turnStartEvent,
+  type CompactionReason,
   type LoopState,
   type StepEndReason,
   type TurnEndReason,

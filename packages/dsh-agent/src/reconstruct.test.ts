@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { jsonEquals, LlmError, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
+import { isAgentLoopRequest, jsonEquals, LlmError, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
 import { createJsonlLog, readJsonlLog, type LogEvent } from "dsh-log";
 import { replaceOf, isSurfaceEvent } from "dsh-surface";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRegistry } from "./events.js";
+import { forkPoints, forkSeed } from "./fork.js";
 import { reconstructRequests } from "./reconstruct.js";
 import { body, harness } from "./test-support/harness.js";
 import type { ScriptedAnswer } from "./test-support/scripted-adapter.js";
@@ -39,6 +40,10 @@ const answer: fc.Arbitrary<ScriptedAnswer> = fc.oneof(
 );
 
 const turnPlan = fc.record({
+  compact: fc.boolean(),
+  summaryFails: fc.boolean(),
+  trim: fc.boolean(),
+  resume: fc.boolean(),
   prompt: fc.string({ minLength: 1, maxLength: 10 }),
   injectBefore: fc.option(fc.string({ minLength: 1, maxLength: 6 }), { nil: undefined }),
   injectDuringRequest: fc.boolean(),
@@ -70,66 +75,118 @@ function explanations(events: readonly LogEvent[], from: number, to: number): st
 }
 
 let sessions = 0;
-const seen = { requests: 0, breaks: 0, retries: 0, replaces: 0, changes: 0 };
+const seen = { requests: 0, breaks: 0, retries: 0, replaces: 0, compactions: 0, trims: 0, changes: 0, resumes: 0, forks: 0 };
 
 describe("reconstructRequests", () => {
   it("rebuilds every dispatched request from the reloaded JSONL log, and every prefix break is explained by a logged event", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(answer, { minLength: 1, maxLength: 12 }), fc.array(turnPlan, { minLength: 1, maxLength: 4 }), async (answers, turns) => {
-        const path = join(dir, `session-${sessions++}.jsonl`);
-        const { log } = await createJsonlLog(path, { registry: createAgentRegistry() });
-        let systemVersion = 0;
-        let plan = turns[0]!;
-        const { agent, adapter } = harness((_request, index) => answers[index % answers.length]!, {
-          log,
-          maxSteps: 4,
-          systemPrompt: () => `You are version ${systemVersion}.${systemVersion === 2 ? "   " : ""}`,
-        });
-        agent.on("agent/request", (seed) => {
-          if (plan.injectDuringRequest) agent.inject("injected during the waterfall");
-          return plan.model === undefined ? undefined : { ...seed, model: plan.model };
-        });
-        agent.on("agent/pre-step", ({ step }) =>
-          step === 0
-            ? { action: "enter", startsRequestSeries: plan.startsSeries, ...(plan.preStepMessage === undefined ? {} : { messages: [plan.preStepMessage] }) }
-            : undefined,
-        );
-        for (const current of turns) {
-          plan = current;
-          systemVersion = current.systemVersion;
-          if (current.toggleShout && !agent.tools.unregister("shout")) agent.tools.register(shoutTool);
-          if (current.injectBefore !== undefined) agent.inject(current.injectBefore);
-          await agent.run(current.prompt).catch((error: unknown) => {
-            if (!(error instanceof LlmError)) throw error;
-          });
-        }
-        await log.close();
-
-        const reloaded = await readJsonlLog(path, createAgentRegistry());
-        const events = reloaded.log.slice();
-        const rebuilt = await reconstructRequests(events);
-        const dispatched = adapter.received.filter((request, i) => adapter.received.indexOf(request) === i);
-        expect(rebuilt.map((r) => body(r.request))).toEqual(dispatched.map(body));
-
-        for (let i = 1; i < rebuilt.length; i++) {
-          const [previous, current] = [rebuilt[i - 1]!, rebuilt[i]!];
-          if (!extendsPrefix(previous.request, current.request)) {
-            seen.breaks++;
-            expect(explanations(events, previous.dispatchSeq, current.dispatchSeq)).not.toEqual([]);
+      fc.asyncProperty(
+        fc.array(answer, { minLength: 1, maxLength: 12 }),
+        fc.array(turnPlan, { minLength: 1, maxLength: 5 }),
+        fc.nat(),
+        async (answers, turns, forkChoice) => {
+          const path = join(dir, `session-${sessions++}.jsonl`);
+          const { log } = await createJsonlLog(path, { registry: createAgentRegistry() });
+          let systemVersion = 0;
+          let plan = turns[0]!;
+          let calls = 0;
+          const script = (request: FrozenGenerateOptions): ScriptedAnswer => {
+            if (request.messages[0]?.source === "compaction") {
+              return plan.summaryFails ? { error: new LlmError("LLM_BAD_REQUEST", "no summary") } : { text: `summary ${calls++}` };
+            }
+            return answers[calls++ % answers.length]!;
+          };
+          const instances: ReturnType<typeof harness>[] = [];
+          const startInstance = () => {
+            const instance = harness(script, {
+              log,
+              maxSteps: 4,
+              systemPrompt: () => `You are version ${systemVersion}.${systemVersion === 2 ? "   " : ""}`,
+            });
+            instance.agent.on("agent/request", (seed) => {
+              if (plan.injectDuringRequest) instance.agent.inject("injected during the waterfall");
+              return plan.model === undefined ? undefined : { ...seed, model: plan.model };
+            });
+            instance.agent.on("agent/pre-step", ({ step }) =>
+              step === 0
+                ? { action: "enter", startsRequestSeries: plan.startsSeries, ...(plan.preStepMessage === undefined ? {} : { messages: [plan.preStepMessage] }) }
+                : undefined,
+            );
+            instances.push(instance);
+            return instance.agent;
+          };
+          let agent = startInstance();
+          for (const current of turns) {
+            plan = current;
+            systemVersion = current.systemVersion;
+            if (current.resume) agent = startInstance();
+            if (current.compact) await agent.compact({ keepRecent: 2 });
+            if (current.trim) await agent.trimToolResults({ maxChars: 8, keepRecent: 1 });
+            if (current.toggleShout && !agent.tools.unregister("shout")) agent.tools.register(shoutTool);
+            if (current.injectBefore !== undefined) agent.inject(current.injectBefore);
+            await agent.run(current.prompt).catch((error: unknown) => {
+              if (!(error instanceof LlmError)) throw error;
+            });
           }
-        }
-        seen.requests += rebuilt.length;
-        seen.retries += events.filter((event) => event.type === "request/retry").length;
-        seen.replaces += explanations(events, -1, events.length).filter((why) => why.startsWith("replace")).length;
-        seen.changes += explanations(events, -1, events.length).filter((why) => why === "header:change").length;
-      }),
+          await log.close();
+
+          const received = instances.flatMap((instance) => instance.adapter.received);
+          // Only the summary calls of compaction go unmarked.
+          for (const request of received.filter((request) => !isAgentLoopRequest(request))) {
+            expect(request.messages[0]?.source).toBe("compaction");
+          }
+          const loopRequests = received.filter((request, i) => isAgentLoopRequest(request) && received.indexOf(request) === i);
+          const reloaded = await readJsonlLog(path, createAgentRegistry());
+          const events = reloaded.log.slice();
+          const rebuilt = await reconstructRequests(events);
+          expect(rebuilt.map((r) => body(r.request))).toEqual(loopRequests.map(body));
+
+          for (let i = 1; i < rebuilt.length; i++) {
+            const [previous, current] = [rebuilt[i - 1]!, rebuilt[i]!];
+            if (!extendsPrefix(previous.request, current.request)) {
+              seen.breaks++;
+              expect(explanations(events, previous.dispatchSeq, current.dispatchSeq)).not.toEqual([]);
+            }
+          }
+          seen.requests += rebuilt.length;
+          seen.retries += events.filter((event) => event.type === "request/retry").length;
+          const all = explanations(events, -1, events.length);
+          seen.replaces += all.filter((why) => why.startsWith("replace")).length;
+          seen.compactions += all.filter((why) => why === "replace:user/message").length;
+          seen.trims += all.filter((why) => why === "replace:tool/result").length;
+          seen.changes += all.filter((why) => why === "header:change").length;
+          seen.resumes += all.filter((why) => why === "header:resume").length;
+
+          // Fork at a closed turn with another model: the fork's log rebuilds the parent's requests up to
+          // the fork point, then the fork's own, and its first snapshot is a resume.
+          const points = forkPoints(events);
+          if (points.length === 0) return;
+          const at = points[forkChoice % points.length]!;
+          const forkPath = join(dir, `fork-${sessions}.jsonl`);
+          const fork = await createJsonlLog(forkPath, { registry: createAgentRegistry(), fork: { parentSessionId: reloaded.header.sessionId, seed: forkSeed(events, at) } });
+          const forked = harness(() => ({ text: "forked answer" }), { log: fork.log, config: { provider: "scripted", model: "model-fork" } });
+          await forked.agent.run("a different second half");
+          await fork.log.close();
+          const forkEvents = (await readJsonlLog(forkPath, createAgentRegistry())).log.slice();
+          const forkRebuilt = await reconstructRequests(forkEvents);
+          const expected = [...loopRequests.slice(0, rebuilt.filter((r) => r.dispatchSeq < at).length), ...forked.adapter.received];
+          expect(forkRebuilt.map((r) => body(r.request))).toEqual(expected.map(body));
+          const firstOwn = forkEvents.slice(at + 1).find((event) => event.type === "request/header");
+          expect(firstOwn?.data).toMatchObject({ reason: rebuilt.some((r) => r.dispatchSeq < at) ? "resume" : "initial" });
+          seen.forks++;
+        },
+      ),
       { numRuns: 60 },
     );
-    // The generated sessions really did exercise breaks, retries, prompt replaces and config changes.
+    // The generated sessions really did exercise breaks, retries, prompt replaces, compactions,
+    // trims, config changes, resumes and forks.
     expect(seen.breaks).toBeGreaterThan(0);
     expect(seen.retries).toBeGreaterThan(0);
     expect(seen.replaces).toBeGreaterThan(0);
+    expect(seen.compactions).toBeGreaterThan(0);
+    expect(seen.trims).toBeGreaterThan(0);
     expect(seen.changes).toBeGreaterThan(0);
-  }, 120_000);
-
+    expect(seen.resumes).toBeGreaterThan(0);
+    expect(seen.forks).toBeGreaterThan(0);
+  }, 180_000);
 });

@@ -41,6 +41,7 @@ export function verifyDigest(digest: Sha256Digest, bytes: Uint8Array): Uint8Arra
     throw new AttachmentError(
       "ATTACHMENT_CORRUPT",
       `object ${digest} is corrupt: its bytes hash to ${actual}`,
+      { digest },
     );
   }
   return bytes;

@@ -7,15 +7,18 @@ export type AttachmentErrorCode =
   | "ATTACHMENT_METADATA_MISMATCH"
   | "ATTACHMENT_UNSUPPORTED_MEDIA";
 
-/** An attachment could not be named, stored, found or verified; `code` says which. */
+/** An attachment could not be named, stored, found or verified; `code` says which, `digest` which object. */
 export class AttachmentError extends Error {
   override readonly name = "AttachmentError";
+  /** The object concerned, when the failure is about a stored object. */
+  readonly digest: string | undefined;
 
   constructor(
     readonly code: AttachmentErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options: { cause?: unknown; digest?: string } = {},
   ) {
-    super(message, options);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.digest = options.digest;
   }
 }

@@ -50,7 +50,7 @@ export class FsAttachmentStore implements AttachmentStore {
       bytes = await readFile(this.pathOf(digest));
     } catch (error) {
       if (isErrno(error, "ENOENT")) {
-        throw new AttachmentError("ATTACHMENT_MISSING", `object ${digest} is not in the store at ${this.root}`);
+        throw new AttachmentError("ATTACHMENT_MISSING", `object ${digest} is not in the store at ${this.root}`, { digest });
       }
       throw error;
     }

@@ -66,6 +66,7 @@ export function verifyImageMetadata(ref: ImageAttachmentRef, bytes: Uint8Array):
       throw new AttachmentError(
         "ATTACHMENT_METADATA_MISMATCH",
         `object ${ref.digest}: recorded ${key} ${String(ref[key])} but the bytes have ${String(actual[key])}`,
+        { digest: ref.digest },
       );
     }
   }
@@ -78,7 +79,7 @@ function probeImageOrMismatch(ref: ImageAttachmentRef, bytes: Uint8Array) {
     throw new AttachmentError(
       "ATTACHMENT_METADATA_MISMATCH",
       `object ${ref.digest} is recorded as ${ref.mediaType} but its bytes are not a readable image`,
-      { cause },
+      { cause, digest: ref.digest },
     );
   }
 }

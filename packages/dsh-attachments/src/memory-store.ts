@@ -15,7 +15,7 @@ export class MemoryAttachmentStore implements AttachmentStore {
   async get(digest: Sha256Digest): Promise<Uint8Array> {
     const stored = this.#objects.get(assertSha256Digest(digest));
     if (stored === undefined) {
-      throw new AttachmentError("ATTACHMENT_MISSING", `object ${digest} is not in the store`);
+      throw new AttachmentError("ATTACHMENT_MISSING", `object ${digest} is not in the store`, { digest });
     }
     return verifyDigest(digest, Uint8Array.from(stored));
   }

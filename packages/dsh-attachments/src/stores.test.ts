@@ -47,7 +47,7 @@ describe.each(stores)("%s", (_name, makeStore) => {
 
   it("throws ATTACHMENT_MISSING for an absent object", async () => {
     const absent = computeDigest(Uint8Array.from([42]));
-    await expect(makeStore().get(absent)).rejects.toMatchObject({ code: "ATTACHMENT_MISSING" });
+    await expect(makeStore().get(absent)).rejects.toMatchObject({ code: "ATTACHMENT_MISSING", digest: absent });
   });
 
   it("throws ATTACHMENT_INVALID_DIGEST for a crafted digest", async () => {
@@ -83,7 +83,7 @@ describe("FsAttachmentStore on disk", () => {
     const bytes = makePng(2, 2);
     const ref = await putImage(store, bytes);
     await writeFile(store.pathOf(ref.digest), makePng(2, 2, 0x10));
-    await expect(store.get(ref.digest)).rejects.toMatchObject({ code: "ATTACHMENT_CORRUPT" });
+    await expect(store.get(ref.digest)).rejects.toMatchObject({ code: "ATTACHMENT_CORRUPT", digest: ref.digest });
     await expect(readImage(store, ref)).rejects.toMatchObject({ code: "ATTACHMENT_CORRUPT" });
   });
 });

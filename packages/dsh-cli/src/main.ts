@@ -1,12 +1,18 @@
 import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
+import { COMPACT_USAGE, compactCommand } from "./commands/compact.js";
+import { FORK_USAGE, forkCommand } from "./commands/fork.js";
 import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
 import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
+import { RESUME_USAGE, resumeCommand } from "./commands/resume.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 
 const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
   run: runCommand,
+  resume: resumeCommand,
+  fork: forkCommand,
+  compact: compactCommand,
   requests: requestsCommand,
   cache: cacheCommand,
   inspect: inspectCommand,
@@ -14,6 +20,9 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
 
 export const USAGE = `usage:
   ${RUN_USAGE}
+  ${RESUME_USAGE}
+  ${FORK_USAGE}
+  ${COMPACT_USAGE}
   ${REQUESTS_USAGE}
   ${CACHE_USAGE}
   ${INSPECT_USAGE}

@@ -8,10 +8,16 @@ interface WireMessage {
 
 /**
  * The built-in `explore` policy, for runs without a scenario: list the working directory, read the
- * first file the listing shows, then answer with what was found. Decided from the request alone.
+ * first file the listing shows, then answer with what was found. A request that offers no tools
+ * (a summary call) gets a short extractive summary. Decided from the request alone.
  */
-export function exploreResponse(body: { messages?: unknown }): ScriptedResponse {
+export function exploreResponse(body: { messages?: unknown; tools?: unknown }): ScriptedResponse {
   const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : [];
+  if (!Array.isArray(body.tools)) {
+    const input = messages.map((message) => (typeof message.content === "string" ? message.content : "")).join("\n");
+    const lines = input.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("["));
+    return { text: `Earlier, ${lines.length} lines of conversation; it began: ${(lines[1] ?? lines[0] ?? "").slice(0, 160)}` };
+  }
   const lastUser = messages.map((message) => message.role).lastIndexOf("user");
   const turn = messages.slice(lastUser + 1);
   const results = turn.filter((message) => message.role === "tool").map((message) => String(message.content ?? ""));

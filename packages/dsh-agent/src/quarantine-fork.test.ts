@@ -1,0 +1,96 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryAttachmentStore, putImage, readImage } from "dsh-attachments";
+import { requestHeaderEvent } from "dsh-header";
+import { LlmRuntime, type LlmAdapter } from "dsh-llm";
+import { createJsonlLog, EventLog, readJsonlLog } from "dsh-log";
+import { makePng } from "dsh-testkit";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Agent } from "./agent.js";
+import { attachmentQuarantineEvent, createAgentRegistry } from "./events.js";
+import { forkPoints, forkSeed } from "./fork.js";
+import { reconstructRequests } from "./reconstruct.js";
+import { baseConfig, body, harness } from "./test-support/harness.js";
+
+/** An adapter that, like a real one, reads every image through the store while serializing. */
+const imageReading: LlmAdapter = {
+  provider: "scripted",
+  async *stream(request, context) {
+    for (const message of request.messages) {
+      if (message.role !== "user") continue;
+      for (const block of message.content) if (block.type === "image") await readImage(context.attachments!, block.image);
+    }
+    yield { type: "text-delta", text: "seen" };
+    yield { type: "finish", reason: "stop" };
+  },
+};
+
+describe("attachment quarantine", () => {
+  it("fails the request loudly, logs a proposal, and recovers only through a logged replace", async () => {
+    const store = new MemoryAttachmentStore();
+    const image = await putImage(store, makePng(3, 3));
+    const log = new EventLog({ registry: createAgentRegistry() });
+    const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [imageReading], attachments: new MemoryAttachmentStore() }), config: baseConfig });
+
+    await expect(agent.run([{ type: "text", text: "look" }, { type: "image", image }])).rejects.toMatchObject({ code: "ATTACHMENT_MISSING" });
+    const proposal = log.slice().find((event) => attachmentQuarantineEvent.is(event));
+    const imageNode = log.slice().find((event) => event.type === "user/message")!.seq;
+    expect(proposal?.data).toMatchObject({ digest: image.digest, code: "ATTACHMENT_MISSING", nodes: [imageNode] });
+    expect(log.slice().slice(-2).map((event) => event.type)).toEqual(["step/end", "turn/end"]);
+
+    expect(await agent.acceptQuarantine(image.digest)).toBe(1);
+    await expect(agent.run("and now?")).resolves.toMatchObject({ reason: "completed" });
+    const rebuilt = await reconstructRequests(log);
+    expect(JSON.stringify(rebuilt.at(-1)!.request.messages)).toContain(`[image ${image.digest} unavailable: quarantined]`);
+    // The failed request still references the image exactly: reconstruction with the object present works,
+    // without it fails loudly; quarantine never rewrote history.
+    expect(JSON.stringify(rebuilt[0]!.request.messages)).toContain(image.digest);
+    await expect(reconstructRequests(log, { attachments: store })).resolves.toHaveLength(2);
+    await expect(reconstructRequests(log, { attachments: new MemoryAttachmentStore() })).rejects.toMatchObject({ code: "ATTACHMENT_MISSING" });
+  });
+});
+
+describe("fork", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "dsh-fork-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("seeds a new log with a closed-turn prefix; an override shows as drift in its first resume snapshot", async () => {
+    const parentPath = join(dir, "parent.jsonl");
+    const parentLog = await createJsonlLog(parentPath, { registry: createAgentRegistry(), sessionId: "parent" });
+    const parent = harness(() => ({ text: "ok" }), { log: parentLog.log });
+    await parent.agent.run("one");
+    await parent.agent.run("two");
+    await parentLog.log.close();
+
+    const events = (await readJsonlLog(parentPath, createAgentRegistry())).log.slice();
+    const [firstTurnEnd] = forkPoints(events);
+    expect(() => forkSeed(events, firstTurnEnd! - 1)).toThrowError(/inside turn 0; fork at the end of a turn/);
+    const seed = forkSeed(events, firstTurnEnd!);
+
+    const childPath = join(dir, "child.jsonl");
+    const child = await createJsonlLog(childPath, { registry: createAgentRegistry(), fork: { parentSessionId: "parent", seed } });
+    expect(child.header.parent).toEqual({ sessionId: "parent", seedLength: firstTurnEnd! + 1 });
+    const forked = harness(() => ({ text: "forked" }), { log: child.log, config: { ...baseConfig, model: "model-b" } });
+    await forked.agent.run("two, differently");
+    await child.log.close();
+
+    const childEvents = (await readJsonlLog(childPath, createAgentRegistry())).log.slice();
+    const snapshots = childEvents.filter((event) => requestHeaderEvent.is(event)).map((event) => event.data as { reason: string; header: { config: { model: string } } });
+    expect(snapshots.map((snapshot) => [snapshot.reason, snapshot.header.config.model])).toEqual([
+      ["initial", "model-a"],
+      ["resume", "model-b"],
+    ]);
+    const rebuilt = await reconstructRequests(childEvents);
+    expect(rebuilt.map((r) => body(r.request))).toEqual([...parent.adapter.received.slice(0, 1), ...forked.adapter.received].map(body));
+  });
+
+  it("refuses a seq outside the log", () => {
+    expect(() => forkSeed([], 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK" }));
+  });
+});

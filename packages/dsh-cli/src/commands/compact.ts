@@ -1,0 +1,45 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createAgentRegistry } from "dsh-agent";
+import { openJsonlLog } from "dsh-log";
+import { CliError, EXIT } from "../cli-error.js";
+import type { CliIo } from "../io.js";
+import { providerProfile } from "../providers.js";
+import { PROVIDER_OPTIONS, PROVIDER_USAGE, cliAgent, startProvider } from "../session-runner.js";
+import { continuedConfig } from "./resume.js";
+
+export const COMPACT_USAGE = `dsh compact LOG [--keep N] ${PROVIDER_USAGE}`;
+
+/** `dsh compact`: summarize all but the most recent surface nodes of LOG now, as a logged replace. */
+export async function compactCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { ...PROVIDER_OPTIONS, keep: { type: "string", default: "4" } },
+  });
+  const [path] = positionals;
+  if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${COMPACT_USAGE}`, EXIT.usage);
+  const keepRecent = Number(values.keep);
+  if (!Number.isInteger(keepRecent) || keepRecent < 0) throw new CliError("--keep takes a whole number", EXIT.usage);
+  const logPath = resolve(io.cwd, path);
+  const opened = await openJsonlLog(logPath, { registry: createAgentRegistry() });
+  let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
+  try {
+    const config = continuedConfig(opened.log, values, (name) => providerProfile(name).defaultModel);
+    provider = await startProvider(config.provider, values, io);
+    const agent = cliAgent(opened.log, provider, config, {}, io);
+    const result = await agent.compact({ keepRecent, summaryModel: config });
+    if (result.outcome === "completed") {
+      io.stdout.write(`compacted surface nodes at seqs ${result.range.start}..${result.range.end} into one summary (generation ${result.generation})\n`);
+      return EXIT.ok;
+    }
+    if (result.outcome === "skipped") {
+      io.stdout.write(`nothing to compact: ${result.why}\n`);
+      return EXIT.ok;
+    }
+    throw result.error;
+  } finally {
+    await opened.log.close();
+    await provider?.close();
+  }
+}

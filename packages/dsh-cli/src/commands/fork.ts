@@ -1,0 +1,54 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { AgentError, createAgentRegistry, forkSeed } from "dsh-agent";
+import { createJsonlLog } from "dsh-log";
+import { CliError, EXIT } from "../cli-error.js";
+import type { CliIo } from "../io.js";
+import { providerProfile } from "../providers.js";
+import { readSession } from "../session.js";
+import { TURN_OPTIONS, TURN_USAGE, cliAgent, runTurn, startProvider } from "../session-runner.js";
+import { continuedConfig } from "./resume.js";
+
+export const FORK_USAGE = `dsh fork LOG --at SEQ --log NEW ${TURN_USAGE} [PROMPT]`;
+
+/**
+ * `dsh fork`: a new session seeded with LOG's events up to SEQ (the end of a turn), with lineage in
+ * its header. With PROMPT, it runs a turn there at once, overrides (e.g. `--model`) included.
+ */
+export async function forkCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { ...TURN_OPTIONS, at: { type: "string" }, log: { type: "string" } },
+  });
+  const [path, ...words] = positionals;
+  if (path === undefined || values.at === undefined || values.log === undefined) throw new CliError(`usage: ${FORK_USAGE}`, EXIT.usage);
+  const at = Number(values.at);
+  const { header, log: source } = await readSession(io.cwd, path, io.stderr);
+  let seed;
+  try {
+    seed = forkSeed(source.slice(), at);
+  } catch (error) {
+    if (error instanceof AgentError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+  const newPath = resolve(io.cwd, values.log);
+  const fork = await createJsonlLog(newPath, { registry: createAgentRegistry(), fork: { parentSessionId: header.sessionId, seed } });
+  io.stderr.write(`dsh: forked ${header.sessionId} at seq ${at} (${seed.length} events) into ${newPath}\n`);
+  const prompt = words.join(" ").trim();
+  if (prompt === "") {
+    await fork.log.close();
+    return EXIT.ok;
+  }
+  let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
+  try {
+    const config = continuedConfig(fork.log, values, (name) => providerProfile(name).defaultModel);
+    provider = await startProvider(config.provider, values, io);
+    return await runTurn(cliAgent(fork.log, provider, config, values, io), newPath, prompt, io);
+  } catch (error) {
+    await fork.log.close();
+    throw error;
+  } finally {
+    await provider?.close();
+  }
+}

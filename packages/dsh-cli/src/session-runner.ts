@@ -1,0 +1,167 @@
+import { mkdir } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { Agent, requestRetryEvent, type CompactionOptions } from "dsh-agent";
+import { LlmRuntime, type LlmCallConfig, type StreamChunk } from "dsh-llm";
+import type { EventLog, LogEvent } from "dsh-log";
+import { ChatCompletionsAdapter } from "dsh-openai-compatible";
+import { loadScenario, startSimulator, type Simulator } from "dsh-simulator";
+import { toolResultEvent } from "dsh-surface";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js";
+import { attachmentStore } from "./session.js";
+import { workspaceTools } from "./workspace-tools.js";
+
+export const DEFAULT_SYSTEM_PROMPT =
+  "You are dsh, a careful assistant with a read-only view of the user's working directory. " +
+  "Use list_dir and read_file to look before you answer, and answer briefly.";
+
+/** The `parseArgs` options every command that talks to a provider shares. */
+export const PROVIDER_OPTIONS = {
+  provider: { type: "string" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  timeout: { type: "string", default: "120000" },
+  scenario: { type: "string" },
+  "record-wire": { type: "string" },
+  objects: { type: "string" },
+} as const;
+
+/** The `parseArgs` options of commands that run a turn. */
+export const TURN_OPTIONS = {
+  ...PROVIDER_OPTIONS,
+  system: { type: "string" },
+  "max-steps": { type: "string", default: "16" },
+  "context-window": { type: "string" },
+  "compact-at": { type: "string", default: "0.8" },
+} as const;
+
+export const PROVIDER_USAGE = "[--provider sim|deepseek|openai] [--base-url URL] [--model M] [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]";
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE]`;
+
+type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };
+type TurnValues = ProviderValues & { system?: string | undefined; "max-steps"?: string | undefined; "context-window"?: string | undefined; "compact-at"?: string | undefined };
+
+/** A started provider: the runtime to dispatch through, and how to stop it. */
+export interface ProviderSession {
+  readonly profile: ProviderProfile;
+  readonly runtime: LlmRuntime;
+  close(): Promise<void>;
+}
+
+function wholeNumber(value: string | undefined, option: string, minimum: number): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < minimum) throw new CliError(`${option} takes a whole number of at least ${minimum}`, EXIT.usage);
+  return number;
+}
+
+/** Starts the provider named `providerName` (the embedded simulator for `sim` without `--base-url`). */
+export async function startProvider(providerName: string, values: ProviderValues, io: CliIo): Promise<ProviderSession> {
+  const profile = providerProfile(providerName);
+  const idleTimeoutMs = wholeNumber(values.timeout, "--timeout", 1)!;
+  const inProcess = profile.name === "sim" && values["base-url"] === undefined;
+  if (!inProcess && (values.scenario !== undefined || values["record-wire"] !== undefined)) {
+    throw new CliError("--scenario and --record-wire apply to the embedded simulator only", EXIT.usage);
+  }
+  const apiKey = apiKeyFor(profile, io.env);
+  if (profile.name !== "sim" && apiKey === undefined) {
+    throw new CliError(`no API key for ${profile.name}: set ${profile.keyVariables.join(" or ")}`, EXIT.usage);
+  }
+  let simulator: Simulator | undefined;
+  if (inProcess) {
+    const recordTo = values["record-wire"] === undefined ? undefined : resolve(io.cwd, values["record-wire"]);
+    if (recordTo !== undefined) await mkdir(dirname(recordTo), { recursive: true });
+    simulator = await startSimulator({
+      scenario: values.scenario === undefined ? { policy: "explore" } : await loadScenario(resolve(io.cwd, values.scenario)),
+      ...(recordTo === undefined ? {} : { recordTo }),
+    });
+  }
+  const adapter = new ChatCompletionsAdapter({
+    provider: profile.name,
+    dialect: profile.dialect,
+    baseUrl: simulator?.url ?? values["base-url"] ?? profile.baseUrl!,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    modelDefaults: () => profile.modelDefaults,
+    idleTimeoutMs,
+  });
+  return {
+    profile,
+    runtime: new LlmRuntime({ adapters: [adapter], attachments: attachmentStore(io.cwd, values.objects) }),
+    close: async () => simulator?.close(),
+  };
+}
+
+/** The agent for a CLI session: workspace tools, the system prompt and compaction options from the flags. */
+export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues, io: CliIo): Agent {
+  const contextWindow = wholeNumber(values["context-window"], "--context-window", 1);
+  const threshold = Number(values["compact-at"] ?? "0.8");
+  if (!(threshold > 0 && threshold <= 1)) throw new CliError("--compact-at takes a share of the context window, above 0 and at most 1", EXIT.usage);
+  const compaction: CompactionOptions | undefined = contextWindow === undefined ? undefined : { contextWindow, threshold };
+  return new Agent({
+    log,
+    runtime: provider.runtime,
+    config,
+    systemPrompt: values.system ?? DEFAULT_SYSTEM_PROMPT,
+    tools: workspaceTools(io.cwd),
+    maxSteps: wholeNumber(values["max-steps"], "--max-steps", 1) ?? 16,
+    ...(compaction === undefined ? {} : { compaction }),
+  });
+}
+
+/** Runs one turn with progress on the terminal; closes the log; returns the exit code. */
+export async function runTurn(agent: Agent, logPath: string, prompt: string, io: CliIo): Promise<number> {
+  const progress = showProgress(io);
+  const unsubscribe = agent.log.subscribe((events) => events.forEach(progress.event));
+  try {
+    const result = await agent.run(prompt, { onChunk: progress.chunk, ...(io.signal === undefined ? {} : { signal: io.signal }) });
+    progress.finish();
+    io.stderr.write(`dsh: turn ${result.turn} ${result.reason} after ${result.steps} step(s)\n`);
+    if (result.reason === "aborted") return EXIT.interrupted;
+    return result.reason === "completed" ? EXIT.ok : EXIT.failure;
+  } finally {
+    progress.finish();
+    unsubscribe();
+    await agent.log.close();
+    io.stderr.write(`dsh: log: ${logPath}\n`);
+  }
+}
+
+/** Progress while a run streams: answer text on stdout, steps, tool calls, retries and compactions on stderr. */
+function showProgress(io: CliIo) {
+  let midLine = false;
+  const note = (text: string) => {
+    if (midLine) io.stdout.write("\n");
+    midLine = false;
+    io.stderr.write(`dsh: ${text}\n`);
+  };
+  return {
+    chunk(chunk: StreamChunk) {
+      if (chunk.type !== "text-delta" || chunk.text === "") return;
+      io.stdout.write(chunk.text);
+      midLine = !chunk.text.endsWith("\n");
+    },
+    event(event: LogEvent) {
+      if (event.type === "step/start") {
+        note(`step ${(event.data as { step: number }).step + 1}`);
+      } else if (event.type === "assistant/message") {
+        for (const block of (event.data as { content: { type: string; name?: string; arguments?: string }[] }).content) {
+          if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
+        }
+      } else if (toolResultEvent.is(event) && event.data.replaces === undefined) {
+        const text = event.data.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
+        note(`  ← ${event.data.toolName}${event.data.isError ? " (error)" : ""}: ${text.split("\n").length} line(s)`);
+      } else if (requestRetryEvent.is(event)) {
+        note(`  retry ${event.data.attempt} in ${event.data.delayMs} ms after ${event.data.error.code}`);
+      } else if (event.type === "compaction/start") {
+        note(`  compacting (${(event.data as { reason: string }).reason})`);
+      } else if (event.type === "compaction/end") {
+        note(`  compaction ${(event.data as { outcome: string }).outcome}`);
+      }
+    },
+    finish() {
+      if (midLine) io.stdout.write("\n");
+      midLine = false;
+    },
+  };
+}
