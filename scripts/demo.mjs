@@ -1,6 +1,6 @@
-// `pnpm demo`: a multi-step scripted task on the embedded provider simulator, then the prefix-cache
-// report of its log, then proof that the requests rebuilt from the log are, byte for byte, the
-// bodies the simulator received over HTTP.
+// `pnpm demo`: a multi-step scripted task on the embedded provider simulator, resumed by a second
+// process on another model, then the prefix-cache report of the log, then proof that the requests
+// rebuilt from the log are, byte for byte, the bodies the simulator received over HTTP.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,10 +29,13 @@ const heading = (text) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
 heading("1. dsh run: a scripted multi-step task on the simulator (one HTTP 429 on the way)");
 dsh(["run", "--scenario", "examples/demo/scenario.json", "--log", logPath, "--record-wire", wirePath, "What is this repository?"]);
 
-heading("2. dsh cache: per-step prefix stability and cache reads");
+heading("2. dsh resume: a new process continues the session on another model");
+dsh(["resume", logPath, "--model", "sim-2", "--scenario", "examples/demo/resume.json", "--record-wire", wirePath, "Where are the design decisions written down?"]);
+
+heading("3. dsh cache: per-step prefix stability, cache reads, and the logged cause of every break");
 dsh(["cache", logPath]);
 
-heading("3. dsh requests --wire: rebuild every request from the log alone");
+heading("4. dsh requests --wire: rebuild every request from the log alone");
 const rebuilt = dsh(["requests", logPath, "--wire"], { capture: true }).trimEnd().split("\n");
 const received = readFileSync(wirePath, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
 // A retry resends the very same frozen request, so consecutive identical bodies are one request.
