@@ -10,21 +10,31 @@ export type DeepReadonly<T> = T extends AbortSignal
 /** Roots whose whole subtree `deepFreeze` froze; frozen subtrees can never thaw, so they are skipped later. */
 const deepFrozen = new WeakSet<object>();
 
+/** Whether `value` is an object the walk still has to visit. */
+function pending(value: unknown, seen: WeakSet<object>): value is object {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  return !deepFrozen.has(value) && !seen.has(value) && !(value instanceof AbortSignal);
+}
+
 /**
- * Every object reachable from `value` through own data properties, once each, excluding
- * `AbortSignal`s and subtrees already known to be deep-frozen.
+ * Every object reachable from `value` through array elements and own data properties, once each,
+ * excluding `AbortSignal`s and subtrees already known to be deep-frozen. Arrays are walked by
+ * their elements only, which keeps a request over long shared history cheap to walk.
  */
 function* reachableObjects(value: unknown): Generator<object> {
-  const stack: unknown[] = [value];
   const seen = new WeakSet<object>();
+  const stack: object[] = pending(value, seen) ? [value] : [];
   while (stack.length > 0) {
-    const current = stack.pop();
-    if (typeof current !== "object" && typeof current !== "function") continue;
-    if (current === null || current instanceof AbortSignal || seen.has(current) || deepFrozen.has(current)) continue;
+    const current = stack.pop()!;
+    if (seen.has(current)) continue;
     seen.add(current);
-    for (const key of Reflect.ownKeys(current)) {
-      const descriptor = Reflect.getOwnPropertyDescriptor(current, key);
-      if (descriptor !== undefined && "value" in descriptor) stack.push(descriptor.value);
+    if (Array.isArray(current)) {
+      for (const item of current) if (pending(item, seen)) stack.push(item);
+    } else {
+      for (const key of Reflect.ownKeys(current)) {
+        const descriptor = Reflect.getOwnPropertyDescriptor(current, key);
+        if (descriptor !== undefined && "value" in descriptor && pending(descriptor.value, seen)) stack.push(descriptor.value);
+      }
     }
     yield current;
   }

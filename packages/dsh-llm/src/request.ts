@@ -29,12 +29,15 @@ export type FrozenGenerateOptions = DeepReadonly<GenerateOptions>;
 /** Parts of requests already validated and deep-frozen; being frozen, they stay valid. */
 const validated = new WeakSet<object>();
 
-function checkPart(schema: z.ZodType, value: unknown, what: string): void {
-  if (typeof value === "object" && value !== null && validated.has(value)) return;
+/** Validates `value` unless it was validated (and frozen) before; returns whether it was checked now. */
+function checkPart(schema: z.ZodType, value: unknown, what: string | (() => string)): boolean {
+  if (typeof value === "object" && value !== null && validated.has(value)) return false;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new LlmError("LLM_INVALID_REQUEST", `invalid request ${what}: ${z.prettifyError(parsed.error)}`);
+    const name = typeof what === "string" ? what : what();
+    throw new LlmError("LLM_INVALID_REQUEST", `invalid request ${name}: ${z.prettifyError(parsed.error)}`);
   }
+  return true;
 }
 
 const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools", "signal"]);
@@ -48,17 +51,20 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
     if (!requestKeys.has(key)) throw new LlmError("LLM_INVALID_REQUEST", `invalid request: unknown key ${key}`);
   }
   const { config, messages, tools, signal } = options;
-  checkPart(llmCallConfigSchema, config, "config");
+  const checked: unknown[] = [];
+  if (checkPart(llmCallConfigSchema, config, "config")) checked.push(config);
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new LlmError("LLM_INVALID_REQUEST", "invalid request: messages must be a non-empty array");
   }
-  messages.forEach((message, index) => checkPart(messageSchema, message, `messages[${index}]`));
-  if ("tools" in options) checkPart(toolListSchema, tools, "tools");
+  for (let index = 0; index < messages.length; index++) {
+    if (checkPart(messageSchema, messages[index], () => `messages[${index}]`)) checked.push(messages[index]);
+  }
+  if ("tools" in options && checkPart(toolListSchema, tools, "tools")) checked.push(tools);
   if ("signal" in options && !(signal instanceof AbortSignal)) {
     throw new LlmError("LLM_INVALID_REQUEST", "invalid request: signal must be an AbortSignal");
   }
   const frozen = deepFreeze(options);
-  for (const part of [config, tools, ...messages]) if (part !== undefined) validated.add(part);
+  for (const part of checked) validated.add(part as object);
   return frozen;
 }
 
