@@ -1,9 +1,1 @@
-import { defineConfig } from "tsup";
-
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  target: "node20",
-});
+export { default } from "../../tsup.package.js";

@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { Agent, requestRetryEvent, type CompactionOptions } from "dsh-agent";
+import { headerAdmission, selectionFromHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig, type StreamChunk } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
@@ -164,4 +165,32 @@ function showProgress(io: CliIo) {
       midLine = false;
     },
   };
+}
+
+/**
+ * The call config a resumed (or forked) session continues with: the selection restored from the
+ * log's latest header, unless `--provider` or `--model` override it (which the first `resume`
+ * snapshot then records as drift).
+ */
+export function continuedConfig(log: EventLog, overrides: { provider?: string | undefined; model?: string | undefined }): LlmCallConfig {
+  const latest = log.ruleState(headerAdmission)?.header;
+  const restored = latest === undefined ? undefined : selectionFromHeader(latest);
+  const provider = overrides.provider ?? restored?.provider ?? "sim";
+  if (restored !== undefined && provider === restored.provider && overrides.model === undefined) return restored;
+  return { provider, model: overrides.model ?? (provider === restored?.provider ? restored.model : providerProfile(provider).defaultModel) };
+}
+
+/** Continues an open log with one turn (resume, or a fork with a prompt), closing it on every path. */
+export async function continueSession(log: EventLog, logPath: string, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
+  let provider: ProviderSession | undefined;
+  try {
+    const config = continuedConfig(log, values);
+    provider = await startProvider(config.provider, values, io);
+    return await runTurn(cliAgent(log, provider, config, values, io), logPath, prompt, io);
+  } catch (error) {
+    await log.close();
+    throw error;
+  } finally {
+    await provider?.close();
+  }
 }

@@ -57,7 +57,7 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
     } finally {
       await unlink(temp);
     }
-    await syncDirectory(dirname(path));
+    await syncPath(dirname(path), "r");
     return await attach(path, header, seeded.slice(), undefined, lock, options);
   } catch (error) {
     await lock.release();
@@ -75,7 +75,7 @@ export async function openJsonlLog(path: string, options: JsonlLogOptions): Prom
     const { header, events, tornTail } = parseJsonl(await readLogFile(path));
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);
-      await syncFile(path);
+      await syncPath(path, "r+");
     }
     return await attach(path, header, events, tornTail, lock, options);
   } catch (error) {
@@ -133,17 +133,9 @@ async function writeDurably(path: string, text: string): Promise<void> {
   }
 }
 
-async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, "r+");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  const handle = await open(path, "r");
+/** fsyncs a file (opened read-write) or a directory (opened read-only), making its changes durable. */
+async function syncPath(path: string, flags: "r" | "r+"): Promise<void> {
+  const handle = await open(path, flags);
   try {
     await handle.sync();
   } finally {

@@ -4,10 +4,8 @@ import { AgentError, createAgentRegistry, forkSeed } from "dsh-agent";
 import { createJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { providerProfile } from "../providers.js";
 import { readSession } from "../session.js";
-import { TURN_OPTIONS, TURN_USAGE, cliAgent, runTurn, startProvider } from "../session-runner.js";
-import { continuedConfig } from "./resume.js";
+import { TURN_OPTIONS, TURN_USAGE, continueSession } from "../session-runner.js";
 
 export const FORK_USAGE = `dsh fork LOG --at SEQ --log NEW ${TURN_USAGE} [PROMPT]`;
 
@@ -40,15 +38,5 @@ export async function forkCommand(argv: readonly string[], io: CliIo): Promise<n
     await fork.log.close();
     return EXIT.ok;
   }
-  let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
-  try {
-    const config = continuedConfig(fork.log, values, (name) => providerProfile(name).defaultModel);
-    provider = await startProvider(config.provider, values, io);
-    return await runTurn(cliAgent(fork.log, provider, config, values, io), newPath, prompt, io);
-  } catch (error) {
-    await fork.log.close();
-    throw error;
-  } finally {
-    await provider?.close();
-  }
+  return continueSession(fork.log, newPath, prompt, values, io);
 }
