@@ -1,4 +1,3 @@
-import { AttachmentError } from "dsh-attachments";
 import {
   buildEpochHeader,
   headerAdmission,
@@ -20,8 +19,6 @@ import {
   type StreamChunk,
   type ToolCallBlock,
   type ToolSchema,
-  type UserContent,
-  type DeepReadonly,
 } from "dsh-llm";
 import type { EventInput, EventLog } from "dsh-log";
 import { SurfaceManager, assistantMessageEvent, toolResultEvent, userMessageEvent } from "dsh-surface";
@@ -29,7 +26,6 @@ import { z } from "zod";
 import { AgentError, ToolError } from "./errors.js";
 import { compactSurface, measuredTokens, type CompactionContext, type CompactionOptions, type CompactionResult } from "./compaction.js";
 import {
-  attachmentQuarantineEvent,
   compactionEndEvent,
   loopAdmission,
   requestDispatchEvent,
@@ -44,6 +40,7 @@ import {
 import type { PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
 import { Inbox, type InboxItem } from "./inbox.js";
 import { loggedError } from "./logged-error.js";
+import { acceptQuarantine, quarantineProposal, trimToolResults } from "./maintenance.js";
 import { buildLoopRequest } from "./request.js";
 import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep, type RetryPolicy } from "./retry.js";
 import { ToolRegistry, toContent, toolErrorOutcome, type AgentTool, type ContentInput, type ToolOutcome } from "./tools.js";
@@ -259,24 +256,7 @@ export class Agent {
    */
   async trimToolResults(options: { readonly maxChars?: number; readonly keepRecent?: number } = {}): Promise<number> {
     if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot trim while a turn is running");
-    const maxChars = options.maxChars ?? 2000;
-    const nodes = this.surface.state.nodes.toArray();
-    const candidates = nodes.slice(0, Math.max(0, nodes.length - (options.keepRecent ?? 4)));
-    let trimmed = 0;
-    for (const node of candidates) {
-      const event = this.log.get(node.seq);
-      if (event === undefined || !toolResultEvent.is(event)) continue;
-      const text = event.data.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-      if (text.length <= maxChars) continue;
-      const { callId, toolName, isError } = event.data;
-      const placeholder = `[trimmed: ${text.length} characters]\n${text.slice(0, 200)}`;
-      await this.surface.replaceGeneration(
-        { start: node.seq, end: node.seq },
-        toolResultEvent.input({ callId, toolName, isError, content: [{ type: "text", text: placeholder }], source: "trim" }),
-      );
-      trimmed++;
-    }
-    return trimmed;
+    return trimToolResults(this.log, this.surface, options);
   }
 
   /**
@@ -286,33 +266,7 @@ export class Agent {
    */
   async acceptQuarantine(digest: string): Promise<number> {
     if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot change the surface while a turn is running");
-    const swap = (blocks: readonly DeepReadonly<UserContent>[]): DeepReadonly<UserContent>[] =>
-      blocks.map((block) =>
-        block.type === "image" && block.image.digest === digest ? { type: "text", text: `[image ${digest} unavailable: quarantined]` } : block,
-      );
-    let replaced = 0;
-    for (const seq of this.#nodesReferencing(digest)) {
-      const event = this.log.get(seq)!;
-      const range = { start: seq, end: seq };
-      if (userMessageEvent.is(event)) {
-        await this.surface.replaceGeneration(range, userMessageEvent.input({ content: swap(event.data.content), source: event.data.source }));
-      } else if (toolResultEvent.is(event)) {
-        const { callId, toolName, isError, source } = event.data;
-        await this.surface.replaceGeneration(range, toolResultEvent.input({ callId, toolName, isError, source, content: swap(event.data.content) }));
-      }
-      replaced++;
-    }
-    return replaced;
-  }
-
-  /** Seqs of the current surface nodes whose content references the object `digest`. */
-  #nodesReferencing(digest: string): number[] {
-    const messages = this.surface.deriveMessages();
-    return this.surface.nodeSeqs().filter((_seq, i) => {
-      const message = messages[i];
-      if (message === undefined || (message.role !== "user" && message.role !== "tool")) return false;
-      return message.content.some((block) => block.type === "image" && block.image.digest === digest);
-    });
+    return acceptQuarantine(this.log, this.surface, digest);
   }
 
   async #endTurn(turn: number, reason: TurnEndReason, steps: number, text: string): Promise<TurnResult> {
@@ -369,7 +323,7 @@ export class Agent {
       const reason: StepEndReason = error instanceof StepFailure ? error.reason : signal.aborted ? "aborted" : "error";
       const failure = error instanceof StepFailure ? error.failure : error;
       await this.log.append([
-        ...this.#quarantineProposal(failure),
+        ...quarantineProposal(this.surface, failure),
         ...this.#closeOpenCalls(reason === "aborted" ? "not run: the turn was aborted" : "not run: the step failed"),
         stepEndEvent.input(reason === "aborted" ? { turn, step, reason } : { turn, step, reason, error: loggedError(failure) }),
       ]);
@@ -511,14 +465,6 @@ export class Agent {
       return toolErrorOutcome(new ToolError("TOOL_UNKNOWN", `no tool named ${call.name} is offered`));
     }
     return tool.invoke(call.arguments, { callId: call.callId, signal });
-  }
-
-  /** For a request that failed on an unreadable attachment: the logged proposal to quarantine it. */
-  #quarantineProposal(failure: unknown): EventInput[] {
-    if (!(failure instanceof AttachmentError) || failure.digest === undefined) return [];
-    const nodes = this.#nodesReferencing(failure.digest);
-    if (nodes.length === 0) return [];
-    return [attachmentQuarantineEvent.input({ digest: failure.digest, code: failure.code, message: failure.message, nodes })];
   }
 
   /** Error results for tool calls still awaiting results, so the surface stays sendable. */

@@ -9,6 +9,7 @@ export {
   type CompactionResult,
 } from "./compaction.js";
 export { forkPoints, forkSeed } from "./fork.js";
+export { acceptQuarantine, nodesReferencing, quarantineProposal, trimToolResults } from "./maintenance.js";
 export {
   agentEventDefinitions,
   attachmentQuarantineEvent,
