@@ -1,16 +1,10 @@
-import { readFile } from "node:fs/promises";
-import { expect, it, vi } from "vitest";
+import { captureLog, readmeShowsExample } from "dsh-testkit";
+import { expect, it } from "vitest";
 import { main } from "../examples/quickstart.js";
 
-it("runs the README quick start, whose code is examples/quickstart.ts verbatim", async () => {
-  const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
-  const example = await readFile(new URL("../examples/quickstart.ts", import.meta.url), "utf8");
-  expect(readme).toContain("```ts\n" + example + "```");
-  const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
-  try {
-    await expect(main()).resolves.toBe(true);
-    expect(log.mock.calls[0]).toEqual(["completed", "-", 'The tool said: [{"type":"text","text":"12:00 in UTC"}]']);
-  } finally {
-    log.mockRestore();
-  }
+it("runs the README example, which is examples/quickstart.ts verbatim", async () => {
+  expect(await readmeShowsExample(new URL("../", import.meta.url))).toBe(true);
+  const { result, lines } = await captureLog(main);
+  expect(result).toBe(true);
+  expect(lines[0]).toBe('completed - The tool said: [{"type":"text","text":"12:00 in UTC"}]');
 });

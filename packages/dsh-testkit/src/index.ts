@@ -1,1 +1,2 @@
 export { makePng } from "./png.js";
+export { captureLog, readmeShowsExample } from "./readme.js";

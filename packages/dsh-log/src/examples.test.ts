@@ -1,0 +1,11 @@
+import { captureLog, readmeShowsExample } from "dsh-testkit";
+import { expect, it } from "vitest";
+import { main } from "../examples/quickstart.js";
+
+it("runs the README example, which is examples/quickstart.ts verbatim", async () => {
+  expect(await readmeShowsExample(new URL("../", import.meta.url))).toBe(true);
+  const { result, lines } = await captureLog(main);
+    expect(result).toBe(1);
+    expect(lines[1]).toMatch(/^note\/added: .*expected string, received number/s);
+    expect(JSON.parse(lines[2]!)).toMatchObject({ line: 3, bytes: 24 });
+});
