@@ -6,6 +6,7 @@ import {
   compactionEndEvent,
   compactionStartEvent,
   compactionSummaryEvent,
+  stepEndEvent,
   type CompactionReason,
 } from "./events.js";
 import { loggedError } from "./logged-error.js";
@@ -92,8 +93,8 @@ export function measuredTokens(log: EventLog): number | undefined {
   for (let seq = log.length - 1; seq >= 0; seq--) {
     const event = log.get(seq)!;
     if (compactionEndEvent.is(event) && event.data.outcome === "completed") return undefined;
-    if (event.type === "step/end") {
-      const usage = (event.data as { usage?: { inputTokens: number; outputTokens: number } }).usage;
+    if (stepEndEvent.is(event)) {
+      const { usage } = event.data;
       return usage === undefined ? undefined : usage.inputTokens + usage.outputTokens;
     }
   }

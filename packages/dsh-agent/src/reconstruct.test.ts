@@ -176,7 +176,7 @@ describe("reconstructRequests", () => {
           seen.forks++;
         },
       ),
-      { numRuns: 60 },
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 60) },
     );
     // The generated sessions really did exercise breaks, retries, prompt replaces, compactions,
     // trims, config changes, resumes and forks.

@@ -1,4 +1,4 @@
-import type { ReconstructedRequest } from "dsh-agent";
+import { stepEndEvent, type ReconstructedRequest } from "dsh-agent";
 import { requestHeaderEvent, type EpochHeader } from "dsh-header";
 import { jsonEquals, type JsonValue } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
@@ -24,9 +24,8 @@ export interface CacheRow {
 function reportedUsage(events: readonly LogEvent[]): Map<string, number> {
   const usage = new Map<string, number>();
   for (const event of events) {
-    if (event.type !== "step/end") continue;
-    const data = event.data as { turn: number; step: number; usage?: { cacheReadTokens: number } };
-    if (data.usage !== undefined) usage.set(`${data.turn}.${data.step}`, data.usage.cacheReadTokens);
+    if (!stepEndEvent.is(event) || event.data.usage === undefined) continue;
+    usage.set(`${event.data.turn}.${event.data.step}`, event.data.usage.cacheReadTokens);
   }
   return usage;
 }

@@ -1,12 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Agent, requestRetryEvent, type CompactionOptions } from "dsh-agent";
+import { Agent, compactionEndEvent, compactionStartEvent, requestRetryEvent, stepStartEvent, type CompactionOptions } from "dsh-agent";
 import { headerAdmission, selectionFromHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig, type StreamChunk } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { loadScenario, startSimulator, type Simulator } from "dsh-simulator";
-import { toolResultEvent } from "dsh-surface";
+import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js";
@@ -143,21 +143,19 @@ function showProgress(io: CliIo) {
       midLine = !chunk.text.endsWith("\n");
     },
     event(event: LogEvent) {
-      if (event.type === "step/start") {
-        note(`step ${(event.data as { step: number }).step + 1}`);
-      } else if (event.type === "assistant/message") {
-        for (const block of (event.data as { content: { type: string; name?: string; arguments?: string }[] }).content) {
-          if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
-        }
+      if (stepStartEvent.is(event)) {
+        note(`step ${event.data.step + 1}`);
+      } else if (assistantMessageEvent.is(event)) {
+        for (const block of event.data.content) if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
       } else if (toolResultEvent.is(event) && event.data.replaces === undefined) {
         const text = event.data.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
         note(`  ← ${event.data.toolName}${event.data.isError ? " (error)" : ""}: ${text.split("\n").length} line(s)`);
       } else if (requestRetryEvent.is(event)) {
         note(`  retry ${event.data.attempt} in ${event.data.delayMs} ms after ${event.data.error.code}`);
-      } else if (event.type === "compaction/start") {
-        note(`  compacting (${(event.data as { reason: string }).reason})`);
-      } else if (event.type === "compaction/end") {
-        note(`  compaction ${(event.data as { outcome: string }).outcome}`);
+      } else if (compactionStartEvent.is(event)) {
+        note(`  compacting (${event.data.reason})`);
+      } else if (compactionEndEvent.is(event)) {
+        note(`  compaction ${event.data.outcome}`);
       }
     },
     finish() {

@@ -81,7 +81,7 @@ describe("SurfaceManager.deriveMessages", () => {
         const late = new SurfaceManager(log);
         expect(late.deriveMessages()).toEqual(deriveMessagesFromEvents(events));
       }),
-      { numRuns: 150 },
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 150) },
     );
   });
 

@@ -1,4 +1,16 @@
 import { parseArgs } from "node:util";
+import {
+  attachmentQuarantineEvent,
+  compactionEndEvent,
+  compactionStartEvent,
+  compactionSummaryEvent,
+  requestDispatchEvent,
+  requestRetryEvent,
+  stepEndEvent,
+  stepStartEvent,
+  turnEndEvent,
+  turnStartEvent,
+} from "dsh-agent";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent, replaceOf, type SurfaceEvent } from "dsh-surface";
@@ -34,29 +46,34 @@ function describeSurface(event: SurfaceEvent): string {
   }
 }
 
-function describe(event: LogEvent): { indent: number; text: string } | undefined {
-  const data = event.data as Record<string, unknown>;
-  switch (event.type) {
-    case "turn/start":
-      return { indent: 0, text: `turn ${String(data.turn)}` };
-    case "turn/end":
-      return { indent: 0, text: `turn ${String(data.turn)} ended: ${String(data.reason)}` };
-    case "step/start":
-      return { indent: 1, text: `step ${String(data.step)}${data.startsRequestSeries === true ? " (starts a request series)" : ""}` };
-    case "step/end": {
-      const usage = data.usage as { inputTokens: number; outputTokens: number; cacheReadTokens: number } | undefined;
-      const used = usage === undefined ? "" : ` — in ${usage.inputTokens}, out ${usage.outputTokens}, cache read ${usage.cacheReadTokens}`;
-      const error = data.error as { code: string } | undefined;
-      return { indent: 2, text: `step end: ${String(data.reason)}${data.finishReason === undefined ? "" : ` (${String(data.finishReason)})`}${error ? ` ${error.code}` : ""}${used}` };
-    }
-    case "request/dispatch":
-      return { indent: 2, text: "request dispatched" };
-    case "request/retry": {
-      const error = data.error as { code: string; message: string };
-      return { indent: 2, text: `retry ${String(data.attempt)} after ${String(data.delayMs)} ms: ${error.code} ${clip(error.message, 60)}` };
-    }
-    default:
-      break;
+function describe(event: LogEvent): { indent: number; text: string } {
+  if (turnStartEvent.is(event)) return { indent: 0, text: `turn ${event.data.turn}` };
+  if (turnEndEvent.is(event)) return { indent: 0, text: `turn ${event.data.turn} ended: ${event.data.reason}` };
+  if (stepStartEvent.is(event)) {
+    return { indent: 1, text: `step ${event.data.step}${event.data.startsRequestSeries === true ? " (starts a request series)" : ""}` };
+  }
+  if (stepEndEvent.is(event)) {
+    const { reason, finishReason, usage, error } = event.data;
+    const used = usage === undefined ? "" : ` — in ${usage.inputTokens}, out ${usage.outputTokens}, cache read ${usage.cacheReadTokens}`;
+    return { indent: 2, text: `step end: ${reason}${finishReason === undefined ? "" : ` (${finishReason})`}${error ? ` ${error.code}` : ""}${used}` };
+  }
+  if (requestDispatchEvent.is(event)) return { indent: 2, text: "request dispatched" };
+  if (requestRetryEvent.is(event)) {
+    const { attempt, delayMs, error } = event.data;
+    return { indent: 2, text: `retry ${attempt} after ${delayMs} ms: ${error.code} ${clip(error.message, 60)}` };
+  }
+  if (compactionStartEvent.is(event)) {
+    return { indent: 1, text: `compaction (${event.data.reason}) of nodes at seqs ${event.data.range.start}..${event.data.range.end}` };
+  }
+  if (compactionSummaryEvent.is(event)) {
+    const { provider, model, maxTokens, summary } = event.data;
+    return { indent: 2, text: `summary by ${provider}/${model} (maxTokens ${maxTokens}): ${JSON.stringify(clip(summary, 60))}` };
+  }
+  if (compactionEndEvent.is(event)) {
+    return { indent: 1, text: `compaction ${event.data.outcome}${event.data.error === undefined ? "" : `: ${event.data.error.code} ${clip(event.data.error.message, 60)}`}` };
+  }
+  if (attachmentQuarantineEvent.is(event)) {
+    return { indent: 2, text: `quarantine proposed for ${event.data.digest} (${event.data.code}), nodes at seqs ${event.data.nodes.join(", ")}` };
   }
   if (requestHeaderEvent.is(event)) {
     const { reason, startsSeries, header } = event.data;
@@ -83,7 +100,7 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
   ];
   for (const event of log) {
     const line = describe(event);
-    if (line !== undefined) lines.push(`${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${line.text}`);
+    lines.push(`${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${line.text}`);
   }
   io.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.ok;
