@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { llmCallConfigSchema, type LlmCallConfig } from "./config.js";
 import { LlmError } from "./errors.js";
-import { deepFreeze, isDeepFrozen, type DeepReadonly } from "./freeze.js";
+import { deepFreeze, freezeArrayOfFrozen, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 import { messageSchema, type Message } from "./messages.js";
 import { toolSchemaSchema, type ToolSchema } from "./tools.js";
 
@@ -57,12 +57,17 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
     throw new LlmError("LLM_INVALID_REQUEST", "invalid request: messages must be a non-empty array");
   }
   for (let index = 0; index < messages.length; index++) {
-    if (checkPart(messageSchema, messages[index], () => `messages[${index}]`)) checked.push(messages[index]);
+    const message = messages[index];
+    if (checkPart(messageSchema, message, () => `messages[${index}]`)) checked.push(message);
   }
   if ("tools" in options && checkPart(toolListSchema, tools, "tools")) checked.push(tools);
   if ("signal" in options && !(signal instanceof AbortSignal)) {
     throw new LlmError("LLM_INVALID_REQUEST", "invalid request: signal must be an AbortSignal");
   }
+  // Messages validated before are deep-frozen (`validated` holds nothing else); freeze the new ones,
+  // then the list itself without walking its elements a second time.
+  for (const part of checked) deepFreeze(part);
+  freezeArrayOfFrozen(messages);
   const frozen = deepFreeze(options);
   for (const part of checked) validated.add(part as object);
   return frozen;
