@@ -101,6 +101,13 @@ class StepFailure extends Error {
 
 const CLOSED_BY_INTERRUPTION = "not run: the session was interrupted before this call completed";
 
+/** Validates a call config from options or a hook, and returns a private frozen copy of it. */
+function frozenConfig(value: unknown, what: string, code: "AGENT_INVALID_OPTIONS" | "AGENT_INVALID_HOOK_RESULT"): LlmCallConfig {
+  const parsed = llmCallConfigSchema.safeParse(value);
+  if (!parsed.success) throw new AgentError(code, `${what}: ${z.prettifyError(parsed.error)}`);
+  return deepFreeze(structuredClone(parsed.data));
+}
+
 /**
  * The agent loop. Every step claims its inbox batch, assembles prompt and tools, runs
  * `agent/pre-step`, logs what enters the request, lets `agent/request` replace the call-config
@@ -125,10 +132,7 @@ export class Agent {
   #running: AbortController | undefined;
 
   constructor(options: AgentOptions) {
-    const config = llmCallConfigSchema.safeParse(options.config);
-    if (!config.success) {
-      throw new AgentError("AGENT_INVALID_OPTIONS", `invalid config: ${z.prettifyError(config.error)}`);
-    }
+    this.#selection = frozenConfig(options.config, "invalid config", "AGENT_INVALID_OPTIONS");
     this.log = options.log;
     this.log.ruleState(loopAdmission);
     this.log.ruleState(headerAdmission);
@@ -140,7 +144,6 @@ export class Agent {
     this.#maxSteps = options.maxSteps ?? 32;
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.#compaction = options.compaction;
-    this.#selection = config.data;
   }
 
   /** The tool registry; tools registered or removed here are offered from the next step on. */
@@ -164,9 +167,7 @@ export class Agent {
 
   /** Replaces the call-config selection from the next step on (the change is logged with it). */
   reconfigure(selection: LlmCallConfig): void {
-    const parsed = llmCallConfigSchema.safeParse(selection);
-    if (!parsed.success) throw new AgentError("AGENT_INVALID_OPTIONS", `invalid config: ${z.prettifyError(parsed.error)}`);
-    this.#selection = parsed.data;
+    this.#selection = frozenConfig(selection, "invalid config", "AGENT_INVALID_OPTIONS");
   }
 
   /** Aborts the running turn, if any. */
@@ -179,7 +180,7 @@ export class Agent {
    * empty), the step limit, an abort, or a failure. Failures are logged, then thrown.
    */
   async run(input: ContentInput, options: RunOptions = {}): Promise<TurnResult> {
-    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "a turn is already running");
+    this.#assertIdle("start a turn");
     const controller = new AbortController();
     this.#running = controller;
     const signal = options.signal === undefined ? controller.signal : AbortSignal.any([controller.signal, options.signal]);
@@ -244,7 +245,7 @@ export class Agent {
    * or `options` when given; the outcome is logged either way.
    */
   async compact(options: Omit<CompactionOptions, "contextWindow"> = this.#compaction ?? {}): Promise<CompactionResult> {
-    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot compact while a turn is running");
+    this.#assertIdle("compact");
     await this.#closeOrphanedTurn();
     return compactSurface(this.#compactionContext({ contextWindow: 0, ...options }), "manual");
   }
@@ -255,7 +256,7 @@ export class Agent {
    * short placeholder. Returns how many were trimmed.
    */
   async trimToolResults(options: { readonly maxChars?: number; readonly keepRecent?: number } = {}): Promise<number> {
-    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot trim while a turn is running");
+    this.#assertIdle("trim tool results");
     return trimToolResults(this.log, this.surface, options);
   }
 
@@ -265,8 +266,12 @@ export class Agent {
    * in place of the image. Earlier requests stay exactly as logged. Returns how many nodes changed.
    */
   async acceptQuarantine(digest: string): Promise<number> {
-    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", "cannot change the surface while a turn is running");
+    this.#assertIdle("accept a quarantine");
     return acceptQuarantine(this.log, this.surface, digest);
+  }
+
+  #assertIdle(action: string): void {
+    if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", `cannot ${action} while a turn is running`);
   }
 
   async #endTurn(turn: number, reason: TurnEndReason, steps: number, text: string): Promise<TurnResult> {
@@ -283,18 +288,13 @@ export class Agent {
     const batch = this.#inbox.claim();
     let systemPrompt: string;
     let tools: AgentTool[];
+    let toolSchemas: ToolSchema[];
     let decision: PreStepDecision;
     try {
       systemPrompt = await this.#systemPrompt({ turn, step });
       tools = this.#tools.list();
-      decision = await this.#runPreStep({
-        turn,
-        step,
-        batch,
-        systemPrompt,
-        tools: tools.map((tool) => tool.schema),
-        messages: this.surface.deriveMessages(),
-      });
+      toolSchemas = tools.map((tool) => tool.schema);
+      decision = await this.#runPreStep({ turn, step, batch, systemPrompt, tools: toolSchemas, messages: this.surface.deriveMessages() });
     } catch (error) {
       this.#inbox.restore(batch);
       throw error;
@@ -303,7 +303,6 @@ export class Agent {
       this.#inbox.restore(batch);
       return "blocked";
     }
-    const toolSchemas = tools.map((tool) => tool.schema);
     const promptChange = this.surface.systemPromptInput(systemPrompt);
     const entering: InboxItem[] = [
       ...batch,
@@ -356,15 +355,10 @@ export class Agent {
     startsRequestSeries: boolean,
     signal: AbortSignal,
   ): Promise<FrozenGenerateOptions> {
-    let selection = deepFreeze(structuredClone(this.#seed()));
+    let selection = frozenConfig(this.#seed(), "invalid config", "AGENT_INVALID_OPTIONS");
     for (const listener of this.#request) {
       const replaced = await listener(selection, { turn, step });
-      if (replaced === undefined) continue;
-      const parsed = llmCallConfigSchema.safeParse(replaced);
-      if (!parsed.success) {
-        throw new AgentError("AGENT_INVALID_HOOK_RESULT", `agent/request returned an invalid config: ${z.prettifyError(parsed.error)}`);
-      }
-      selection = deepFreeze(structuredClone(parsed.data));
+      if (replaced !== undefined) selection = frozenConfig(replaced, "agent/request returned an invalid config", "AGENT_INVALID_HOOK_RESULT");
     }
     const next = buildEpochHeader(selection, this.#runtime.modelDefaults(selection.provider, selection.model), toolSchemas);
     const owed = owedHeaderSnapshot({
@@ -482,14 +476,12 @@ export class Agent {
     if (loop.compacting) {
       closers.push(compactionEndEvent.input({ outcome: "failed", error: { code: "INTERRUPTED", message: "the session ended during the compaction" } }));
     }
-    if (loop.openTurn === undefined) {
-      if (closers.length > 0) await this.log.append(closers);
-      return;
-    }
     const turn = loop.openTurn;
-    closers.push(...this.#closeOpenCalls(CLOSED_BY_INTERRUPTION));
-    if (loop.openStep !== undefined) closers.push(stepEndEvent.input({ turn, step: loop.openStep.step, reason: "interrupted" }));
-    closers.push(turnEndEvent.input({ turn, reason: "interrupted" }));
-    await this.log.append(closers);
+    if (turn !== undefined) {
+      closers.push(...this.#closeOpenCalls(CLOSED_BY_INTERRUPTION));
+      if (loop.openStep !== undefined) closers.push(stepEndEvent.input({ turn, step: loop.openStep.step, reason: "interrupted" }));
+      closers.push(turnEndEvent.input({ turn, reason: "interrupted" }));
+    }
+    if (closers.length > 0) await this.log.append(closers);
   }
 }
