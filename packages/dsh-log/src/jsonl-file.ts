@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
-import { parseJsonl, serializeEventLine, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
+import { lineOfSeq, parseJsonl, serializeEventLine, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { JsonlFileSink } from "./jsonl-sink.js";
 import { EventLog, type EventLogOptions } from "./log.js";
 import type { EventRegistry } from "./registry.js";
@@ -91,7 +91,7 @@ export async function readJsonlLog(
 ): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined }> {
   const { header, events, tornTail } = parseJsonl(await readLogFile(path));
   const log = new EventLog({ registry });
-  log.load(events, (seq) => seq + 2);
+  log.load(events, lineOfSeq);
   return { header, log, tornTail };
 }
 
@@ -106,7 +106,7 @@ async function attach(
   const handle = await open(path, "a", 0o600);
   const log = new EventLog({ ...options, sink: new JsonlFileSink(handle, lock) });
   try {
-    log.load(events, (seq) => seq + 2);
+    log.load(events, lineOfSeq);
   } catch (error) {
     await handle.close();
     throw error;

@@ -49,6 +49,11 @@ export function serializeHeaderLine(header: JsonlHeader): string {
   return `${JSON.stringify(parent === undefined ? { format, version, sessionId, createdAt } : { format, version, sessionId, createdAt, parent })}\n`;
 }
 
+/** The 1-based line of the event with `seq` in a JSONL log (line 1 is the header). */
+export function lineOfSeq(seq: number): number {
+  return seq + 2;
+}
+
 const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
 
 /**
@@ -69,7 +74,7 @@ export function parseJsonl(text: string): ParsedJsonl {
     throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
   }
   const header = parseHeader(headerLine);
-  const events = lines.slice(1).map((line, index) => parseEventLine(line, index + 2));
+  const events = lines.slice(1).map((line, index) => parseEventLine(line, lineOfSeq(index)));
   return { header, events, tornTail };
 }
 
