@@ -72,26 +72,27 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     if (options.recordTo !== undefined) await appendFile(options.recordTo, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
+    /** Answers with an HTTP error, recording the request as one that reached no model. */
+    const refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>) => {
+      exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, fault });
+      sendError(response, status, message, headers);
+    };
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
-      exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, fault: undefined });
-      sendError(response, 401, "invalid API key");
+      refuse(401, "invalid API key");
       return;
     }
     let body: { model?: unknown; messages?: unknown; tools?: unknown };
     try {
       body = JSON.parse(raw) as typeof body;
     } catch {
-      exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, fault: undefined });
-      sendError(response, 400, "the body is not JSON");
+      refuse(400, "the body is not JSON");
       return;
     }
     const scripted =
       "policy" in options.scenario ? exploreResponse(body) : (options.scenario.responses[next++] ?? EXHAUSTED);
     if (scripted.fault === "http-429" || scripted.fault === "http-500") {
-      exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, fault: scripted.fault });
-      sendError(response, scripted.fault === "http-429" ? 429 : 500, scripted.fault === "http-429" ? "rate limited" : "internal error", {
-        "retry-after": "0",
-      });
+      const limited = scripted.fault === "http-429";
+      refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" });
       return;
     }
     const tokens = promptTokens(body);
