@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { createFileDurably } from "dsh-base";
 import { assertSha256Digest, computeDigest, verifyDigest, type Sha256Digest } from "./digest.js";
 import { AttachmentError } from "./errors.js";
 import type { AttachmentStore } from "./store.js";
@@ -23,24 +23,8 @@ export class FsAttachmentStore implements AttachmentStore {
     const digest = computeDigest(bytes);
     const target = this.pathOf(digest);
     if (await exists(target)) return digest;
-    const dir = join(target, "..");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const temp = join(dir, `.${randomBytes(8).toString("hex")}.tmp`);
-    const handle = await open(temp, "wx", 0o600);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await link(temp, target);
-    } catch (error) {
-      if (!isErrno(error, "EEXIST")) throw error;
-    } finally {
-      await unlink(temp);
-    }
-    await syncDirectory(dir);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await createFileDurably(target, bytes);
     return digest;
   }
 
@@ -69,15 +53,6 @@ async function exists(path: string): Promise<boolean> {
   } catch (error) {
     if (isErrno(error, "ENOENT")) return false;
     throw error;
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

@@ -1,3 +1,5 @@
+import { DshError } from "dsh-base";
+
 /** Stable codes of every error the llm layer throws or maps provider failures to. */
 export type LlmErrorCode =
   | "LLM_INVALID_REQUEST"
@@ -24,8 +26,8 @@ const RETRYABLE: ReadonlySet<LlmErrorCode> = new Set([
 ]);
 
 /** A failed model call. `retryable` says whether the same request may simply be sent again. */
-export class LlmError extends Error {
-  override readonly name = "LlmError";
+export class LlmError extends DshError<LlmErrorCode> {
+  override name = "LlmError";
   readonly retryable: boolean;
   /** The HTTP status, when the failure came from one. */
   readonly status: number | undefined;
@@ -33,11 +35,11 @@ export class LlmError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
-    readonly code: LlmErrorCode,
+    code: LlmErrorCode,
     message: string,
     options: { cause?: unknown; status?: number; retryAfterSeconds?: number; retryable?: boolean } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.retryable = options.retryable ?? RETRYABLE.has(code);
     this.status = options.status;
     this.retryAfterSeconds = options.retryAfterSeconds;

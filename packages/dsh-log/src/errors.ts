@@ -1,3 +1,5 @@
+import { DshError } from "dsh-base";
+
 /** Stable codes of every error the log throws. */
 export type LogErrorCode =
   | "LOG_INVALID_EVENT"
@@ -11,20 +13,16 @@ export type LogErrorCode =
   | "LOG_EXISTS"
   | "LOG_LOCKED"
   | "LOG_SINK_FAILED"
-  | "LOG_CLOSED";
+  | "LOG_CLOSED"
+  | "LOG_LOAD_REFUSED";
 
 /** A log operation failed; `code` says why and `line` (1-based, header = 1) locates a persisted problem. */
-export class LogError extends Error {
-  override readonly name = "LogError";
+export class LogError extends DshError<LogErrorCode> {
+  override name = "LogError";
+  readonly line: number | undefined;
 
-  constructor(
-    readonly code: LogErrorCode,
-    message: string,
-    options: { cause?: unknown; line?: number } = {},
-  ) {
-    super(options.line === undefined ? message : `line ${options.line}: ${message}`, { cause: options.cause });
+  constructor(code: LogErrorCode, message: string, options: { cause?: unknown; line?: number } = {}) {
+    super(code, options.line === undefined ? message : `line ${options.line}: ${message}`, options);
     this.line = options.line;
   }
-
-  readonly line: number | undefined;
 }

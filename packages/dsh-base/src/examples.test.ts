@@ -1,0 +1,10 @@
+import { captureLog, readmeShowsExample } from "dsh-testkit";
+import { expect, it } from "vitest";
+import { main } from "../examples/quickstart.js";
+
+it("runs the README example, which is examples/quickstart.ts verbatim", async () => {
+  expect(await readmeShowsExample(new URL("../", import.meta.url))).toBe(true);
+  const { result, lines } = await captureLog(main);
+  expect(result).toBe("first\n");
+  expect(lines).toEqual(["created", "exists", "NoteError [NOTE_EMPTY]: a note needs text"]);
+});

@@ -1,0 +1,2 @@
+export { DshError, isDshError } from "./errors.js";
+export { createFileDurably, syncPath } from "./durable-file.js";
