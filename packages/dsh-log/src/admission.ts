@@ -2,7 +2,6 @@ import { deepFreeze, findNonJson } from "dsh-llm";
 import { z } from "zod";
 import { LogError } from "./errors.js";
 import { EVENT_TYPE_PATTERN, type LogEvent } from "./event.js";
-import { rejectLegacyEvent } from "./legacy.js";
 import type { EventRegistry } from "./registry.js";
 
 /** A candidate event with its envelope filled in, before admission. */
@@ -14,7 +13,7 @@ export interface Candidate {
 }
 
 /**
- * Checks one candidate against the envelope rules, the legacy gate, JSON representability and the
+ * Checks one candidate against the envelope rules, the registry's retirements, JSON representability and the
  * schema of its type, and returns the event deep-frozen over a private copy of its data. The data is
  * stored exactly as given: schemas may reject, never repair.
  */
@@ -30,7 +29,8 @@ export function admitEnvelope(registry: EventRegistry, candidate: Candidate, exp
   if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) {
     throw new LogError("LOG_INVALID_EVENT", `${type}: time must be a non-negative integer of epoch ms`, at);
   }
-  rejectLegacyEvent(type, data, line);
+  const retired = registry.retirement(type, data);
+  if (retired !== undefined) throw new LogError("LOG_LEGACY_EVENT", `${type}: ${retired}`, at);
   const nonJson = findNonJson(data);
   if (nonJson !== undefined) {
     throw new LogError("LOG_INVALID_EVENT", `${type}: data is not exact JSON (${nonJson})`, at);

@@ -1,7 +1,6 @@
 export { LogError, type LogErrorCode } from "./errors.js";
 export { EVENT_TYPE_PATTERN, type EventInput, type LogEvent } from "./event.js";
 export { EventRegistry, defineEvent, type AdmissionRule, type EventDefinition } from "./registry.js";
-export { rejectLegacyEvent } from "./legacy.js";
 export { EventLog, type EventLogOptions, type LogListener, type LogSink } from "./log.js";
 export {
   JSONL_FORMAT,

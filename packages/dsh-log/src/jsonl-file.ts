@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { link, open, readFile, truncate, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { randomUUID } from "node:crypto";
+import { open, readFile, truncate } from "node:fs/promises";
+import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
@@ -47,17 +47,8 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
   const seeded = EventLog.from(options.registry, seed);
   const lock = await acquireLock(path);
   try {
-    const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-    await writeDurably(temp, serializeHeaderLine(header) + seeded.slice().map(serializeEventLine).join(""));
-    try {
-      await link(temp, path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new LogError("LOG_EXISTS", `${path} already exists`);
-      throw error;
-    } finally {
-      await unlink(temp);
-    }
-    await syncPath(dirname(path), "r");
+    const text = serializeHeaderLine(header) + seeded.slice().map(serializeEventLine).join("");
+    if ((await createFileDurably(path, text)) === "exists") throw new LogError("LOG_EXISTS", `${path} already exists`);
     return await attach(path, header, seeded.slice(), undefined, lock, options);
   } catch (error) {
     await lock.release();
@@ -75,7 +66,7 @@ export async function openJsonlLog(path: string, options: JsonlLogOptions): Prom
     const { header, events, tornTail } = parseJsonl(await readLogFile(path));
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);
-      await syncPath(path, "r+");
+      await syncPath(path);
     }
     return await attach(path, header, events, tornTail, lock, options);
   } catch (error) {
@@ -90,9 +81,7 @@ export async function readJsonlLog(
   registry: EventRegistry,
 ): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined }> {
   const { header, events, tornTail } = parseJsonl(await readLogFile(path));
-  const log = new EventLog({ registry });
-  log.load(events, lineOfSeq);
-  return { header, log, tornTail };
+  return { header, log: new EventLog({ registry, events, lineOf: lineOfSeq }), tornTail };
 }
 
 async function attach(
@@ -104,14 +93,13 @@ async function attach(
   options: JsonlLogOptions,
 ): Promise<JsonlLog> {
   const handle = await open(path, "a", 0o600);
-  const log = new EventLog({ ...options, sink: new JsonlFileSink(handle, lock) });
   try {
-    log.load(events, lineOfSeq);
+    const log = new EventLog({ ...options, sink: new JsonlFileSink(handle, lock), events, lineOf: lineOfSeq });
+    return { path, header, log, recovered };
   } catch (error) {
     await handle.close();
     throw error;
   }
-  return { path, header, log, recovered };
 }
 
 async function readLogFile(path: string): Promise<string> {
@@ -120,25 +108,5 @@ async function readLogFile(path: string): Promise<string> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new LogError("LOG_NOT_FOUND", `${path} does not exist`);
     throw error;
-  }
-}
-
-async function writeDurably(path: string, text: string): Promise<void> {
-  const handle = await open(path, "wx", 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** fsyncs a file (opened read-write) or a directory (opened read-only), making its changes durable. */
-async function syncPath(path: string, flags: "r" | "r+"): Promise<void> {
-  const handle = await open(path, flags);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

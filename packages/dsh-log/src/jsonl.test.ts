@@ -120,9 +120,9 @@ describe("JSONL persistence", () => {
     const { log } = await createJsonlLog(path, { registry: testRegistry() });
     await log.append(noteAdded.input({ text: "a" }));
     await log.close();
-    await appendFile(path, serializeEventLine({ seq: 1, type: "request/header-delta", time: 1, data: {} }));
+    await appendFile(path, serializeEventLine({ seq: 1, type: "note/versioned", time: 1, data: { version: 1 } }));
     await expect(readJsonlLog(path, testRegistry())).rejects.toMatchObject({ code: "LOG_LEGACY_EVENT", line: 3 });
-    await writeFile(path, (await readFile(path, "utf8")).replace(/.*header-delta.*\n/, ""));
+    await writeFile(path, (await readFile(path, "utf8")).replace(/.*note\/versioned.*\n/, ""));
     await appendFile(path, serializeEventLine({ seq: 1, type: "note/added", time: 1, data: { text: 1 } }));
     const rejection = readJsonlLog(path, testRegistry());
     await expect(rejection).rejects.toMatchObject({ code: "LOG_INVALID_EVENT", line: 3 });

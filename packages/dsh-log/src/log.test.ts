@@ -40,10 +40,11 @@ describe("EventLog.append", () => {
     ["undefined inside data", { type: "note/added", data: { text: "a", tags: undefined } }, "LOG_INVALID_EVENT", /undefined is not JSON/],
     ["a non-finite number", { type: "ui/x", data: { n: Number.NaN } }, "LOG_INVALID_EVENT", /not a finite number/],
     ["a fractional time", { type: "note/added", data: { text: "a" }, time: 1.5 }, "LOG_INVALID_EVENT", /time/],
-    ["a legacy header delta", { type: "request/header-delta", data: {} }, "LOG_LEGACY_EVENT", /retired/],
-    ["a fallback header", { type: "request/header", data: { reason: "fallback" } }, "LOG_LEGACY_EVENT", /fallback/],
+    ["a retired type", { type: "note/legacy", data: {} }, "LOG_LEGACY_EVENT", /^note\/legacy: a retired type: write note\/added$/],
+    ["a retired representation", { type: "note/versioned", data: { version: 1 } }, "LOG_LEGACY_EVENT", /version 1 is retired/],
+    ["a retired type even under an ignorable prefix", { type: "ui/x", data: null, retiredPrefix: true }, "LOG_LEGACY_EVENT", /ui\/x: gone/],
   ])("refuses %s", async (_what, input, code, message) => {
-    const log = memoryLog();
+    const log = "retiredPrefix" in input ? new EventLog({ registry: testRegistry().retire("ui/x", "gone") }) : memoryLog();
     const rejection = log.append(input);
     await expect(rejection).rejects.toMatchObject({ code });
     await expect(rejection).rejects.toThrow(message);

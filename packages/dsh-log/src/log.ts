@@ -9,7 +9,7 @@ export interface LogSink {
   close(): Promise<void>;
 }
 
-/** Receives each committed batch, in order, synchronously after commit. */
+/** Receives each batch that enters the log, in seq order, synchronously after it is committed or loaded. */
 export type LogListener = (events: readonly LogEvent[]) => void;
 
 /** Options of {@link EventLog}. */
@@ -21,12 +21,17 @@ export interface EventLogOptions {
   readonly clock?: () => number;
   /** Receives errors thrown by listeners; by default they are rethrown asynchronously. */
   readonly onListenerError?: (error: unknown) => void;
+  /** Already persisted events the log starts with, re-admitted exactly as on append (e.g. a file's content). */
+  readonly events?: Iterable<LogEvent>;
+  /** Maps a seq of `events` to its line, for error messages. */
+  readonly lineOf?: (seq: number) => number;
 }
 
 /**
  * The append-only session log. Appends are admitted synchronously and all-or-nothing (envelope,
- * schema, legacy gate, admission rules), committed in order, and durable when the returned promise
- * resolves. Events are deep-frozen.
+ * retirements, schema, admission rules), committed in order, and durable when the returned promise
+ * resolves. Events are deep-frozen. Listeners receive every batch that enters the log, appended or
+ * loaded, in seq order, even when a listener appends.
  */
 export class EventLog {
   readonly registry: EventRegistry;
@@ -35,6 +40,9 @@ export class EventLog {
   readonly #sink: LogSink | undefined;
   readonly #clock: () => number;
   readonly #onListenerError: (error: unknown) => void;
+  /** Committed batches not yet delivered to listeners, oldest first. */
+  readonly #undelivered: (readonly LogEvent[])[] = [];
+  #delivering = false;
   #ruleStates: unknown[];
   #failure: LogError | undefined;
   #closed = false;
@@ -50,13 +58,12 @@ export class EventLog {
           throw error;
         }));
     this.#ruleStates = this.registry.rules.map((rule) => rule.initial());
+    if (options.events !== undefined) this.#admitLoaded(options.events, options.lineOf);
   }
 
   /** Builds an in-memory log holding `events`, each re-admitted exactly as on append. */
   static from(registry: EventRegistry, events: Iterable<LogEvent>): EventLog {
-    const log = new EventLog({ registry });
-    log.load(events);
-    return log;
+    return new EventLog({ registry, events });
   }
 
   /** The number of events; also the seq the next event will get. */
@@ -98,7 +105,7 @@ export class EventLog {
     }
   }
 
-  /** Subscribes to committed batches; returns the unsubscribe function. */
+  /** Subscribes to every batch that enters the log (appended or loaded), in seq order; returns the unsubscribe function. */
   subscribe(listener: LogListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -112,41 +119,48 @@ export class EventLog {
   }
 
   /**
-   * Re-admits already persisted events (seq must continue this log) without writing them to the sink.
-   * `lineOf` maps an event to its line for error messages.
+   * Re-admits already persisted events into an in-memory log (seq must continue it), all or nothing,
+   * and delivers them to listeners like an append. A log with a sink refuses (`LOG_LOAD_REFUSED`):
+   * loaded events would never reach its file. `lineOf` maps a seq to its line for error messages.
    */
   load(events: Iterable<LogEvent>, lineOf?: (seq: number) => number): void {
+    this.#assertWritable();
+    if (this.#sink !== undefined) {
+      throw new LogError("LOG_LOAD_REFUSED", "load() is for in-memory logs: this log persists to a sink that loaded events would never reach");
+    }
+    const admitted = this.#admitLoaded(events, lineOf);
+    if (admitted.length > 0) this.#deliver(admitted);
+  }
+
+  #admitLoaded(events: Iterable<LogEvent>, lineOf: ((seq: number) => number) | undefined): LogEvent[] {
     const admitted: LogEvent[] = [];
     for (const event of events) {
       const seq = this.#events.length + admitted.length;
       admitted.push(admitEnvelope(this.registry, event, seq, lineOf?.(seq)));
     }
     this.#ruleStates = admitRules(this.registry, this.#ruleStates, admitted, lineOf && ((event) => lineOf(event.seq)));
-    this.#events.push(...admitted);
+    for (const event of admitted) this.#events.push(event);
+    return admitted;
+  }
+
+  #assertWritable(): void {
+    if (this.#closed) throw new LogError("LOG_CLOSED", "the log is closed");
+    if (this.#failure !== undefined) throw this.#failure;
   }
 
   #commit(inputs: readonly EventInput[]): Promise<readonly LogEvent[]> {
-    if (this.#closed) throw new LogError("LOG_CLOSED", "the log is closed");
-    if (this.#failure !== undefined) throw this.#failure;
+    this.#assertWritable();
     const start = this.#events.length;
-    const events = inputs.map((input, index) =>
-      admitEnvelope(
-        this.registry,
-        { seq: start + index, type: input.type, time: input.time ?? this.#clock(), data: input.data },
-        start + index,
-      ),
-    );
+    const events: LogEvent[] = [];
+    for (const [index, input] of inputs.entries()) {
+      const seq = start + index;
+      events.push(admitEnvelope(this.registry, { seq, type: input.type, time: input.time ?? this.#clock(), data: input.data }, seq));
+    }
     this.#ruleStates = admitRules(this.registry, this.#ruleStates, events);
-    this.#events.push(...events);
+    for (const event of events) this.#events.push(event);
     // Hand the batch to the sink before listeners run, so a listener that appends cannot reorder the file.
     const durable = this.#sink === undefined ? Promise.resolve() : this.#sink.write(events);
-    for (const listener of this.#listeners) {
-      try {
-        listener(events);
-      } catch (error) {
-        this.#onListenerError(error);
-      }
-    }
+    this.#deliver(events);
     return durable.then(
       () => events,
       (cause: unknown) => {
@@ -156,5 +170,25 @@ export class EventLog {
         throw this.#failure;
       },
     );
+  }
+
+  /** Delivers `events` to every listener after all earlier batches, even when called from a listener. */
+  #deliver(events: readonly LogEvent[]): void {
+    this.#undelivered.push(events);
+    if (this.#delivering) return;
+    this.#delivering = true;
+    try {
+      for (let batch = this.#undelivered.shift(); batch !== undefined; batch = this.#undelivered.shift()) {
+        for (const listener of this.#listeners) {
+          try {
+            listener(batch);
+          } catch (error) {
+            this.#onListenerError(error);
+          }
+        }
+      }
+    } finally {
+      this.#delivering = false;
+    }
   }
 }

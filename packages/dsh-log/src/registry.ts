@@ -40,11 +40,18 @@ export interface AdmissionRule<State = unknown> {
   admit(state: State, event: LogEvent): State;
 }
 
+/** A retired representation: every event of `type`, or only those whose data `matches`. */
+interface Retirement {
+  readonly why: string;
+  readonly matches: ((data: unknown) => boolean) | undefined;
+}
+
 /** Which event types a log admits, how their data is checked, and which rules every event passes. */
 export class EventRegistry {
   readonly #definitions = new Map<string, EventDefinition>();
   readonly #ignorablePrefixes: string[] = [];
   readonly #rules: AdmissionRule[] = [];
+  readonly #retired = new Map<string, Retirement[]>();
 
   /** Registers event definitions; a type can be defined once. */
   define(...definitions: EventDefinition[]): this {
@@ -65,6 +72,26 @@ export class EventRegistry {
     if (prefix === "") throw new LogError("LOG_INVALID_EVENT", "an ignorable prefix cannot be empty");
     this.#ignorablePrefixes.push(prefix);
     return this;
+  }
+
+  /**
+   * Retires a representation its owner no longer writes: events of `type` (only those whose data
+   * `matches`, when given) are refused with `LOG_LEGACY_EVENT` and `why`, on append and on load,
+   * before any schema or rule sees them.
+   */
+  retire(type: string, why: string, matches?: (data: unknown) => boolean): this {
+    const list = this.#retired.get(type) ?? [];
+    list.push({ why, matches });
+    this.#retired.set(type, list);
+    return this;
+  }
+
+  /** Why an event of `type` with `data` is a retired representation, or `undefined` if it is not. */
+  retirement(type: string, data: unknown): string | undefined {
+    for (const retirement of this.#retired.get(type) ?? []) {
+      if (retirement.matches === undefined || retirement.matches(data)) return retirement.why;
+    }
+    return undefined;
   }
 
   /** Adds an admission rule that every appended or loaded event must pass. */

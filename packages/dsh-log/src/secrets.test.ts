@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LlmRuntime, assistantContentSchema, generateOptionsSchema, type LlmAdapter } from "dsh-llm";
+import { LlmRuntime, type LlmAdapter } from "dsh-llm";
+import { assistantContentSchema, generateOptionsSchema } from "dsh-llm/schemas";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { z } from "zod";
 import { createJsonlLog } from "./jsonl-file.js";

@@ -10,6 +10,8 @@ export const noteAdded = defineEvent(
 );
 export const turnOpened = defineEvent("turn/opened", z.strictObject({ turn: z.number().int() }));
 export const turnClosed = defineEvent("turn/closed", z.strictObject({ turn: z.number().int() }));
+/** A type whose version 1 its owner retired, alongside the wholly retired `note/legacy`. */
+export const noteVersioned = defineEvent("note/versioned", z.strictObject({ version: z.number().int() }));
 
 /** A rule in the spirit of the real ones: a turn can only close while it is open. */
 export const turnPairing: AdmissionRule<number | undefined> = {
@@ -29,7 +31,12 @@ export const turnPairing: AdmissionRule<number | undefined> = {
 };
 
 export function testRegistry(): EventRegistry {
-  return new EventRegistry().define(noteAdded, turnOpened, turnClosed).ignore("ui/").rule(turnPairing);
+  return new EventRegistry()
+    .define(noteAdded, turnOpened, turnClosed, noteVersioned)
+    .ignore("ui/")
+    .rule(turnPairing)
+    .retire("note/legacy", "a retired type: write note/added")
+    .retire("note/versioned", "version 1 is retired: write version 2", (data) => (data as { version?: unknown }).version === 1);
 }
 
 /** JSON values exactly as JSON can carry them (fast-check may produce -0, which JSON turns into 0). */
