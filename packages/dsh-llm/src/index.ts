@@ -1,58 +1,33 @@
-export { findNonJson, jsonEquals, jsonObjectSchema, jsonValueSchema, type JsonObject, type JsonValue } from "./json.js";
-export {
-  assistantContentSchema,
-  imageBlockSchema,
-  reasoningBlockSchema,
-  textBlockSchema,
-  toolCallBlockSchema,
-  userContentSchema,
-  type AssistantContent,
-  type ContentBlock,
-  type ImageBlock,
-  type ReasoningBlock,
-  type TextBlock,
-  type ToolCallBlock,
-  type UserContent,
+export { findNonJson, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
+export type {
+  AssistantContent,
+  ContentBlock,
+  ImageBlock,
+  ReasoningBlock,
+  TextBlock,
+  ToolCallBlock,
+  UserContent,
 } from "./content.js";
-export {
-  assistantMessageSchema,
-  messageSchema,
-  messageSourceSchema,
-  systemMessageSchema,
-  toolResultMessageSchema,
-  userMessageSchema,
-  type AssistantMessage,
-  type Message,
-  type MessageSource,
-  type SystemMessage,
-  type ToolResultMessage,
-  type UserMessage,
+export type {
+  AssistantMessage,
+  Message,
+  MessageSource,
+  SystemMessage,
+  ToolResultMessage,
+  UserMessage,
 } from "./messages.js";
-export { toolSchemaSchema, type ToolSchema } from "./tools.js";
-export {
-  callConfigEquals,
-  llmCallConfigSchema,
-  reasoningEffortSchema,
-  type LlmCallConfig,
-  type ReasoningEffort,
-} from "./config.js";
-export { tokenUsageSchema, type TokenUsage } from "./usage.js";
+export type { ToolSchema } from "./tools.js";
+export { callConfigEquals, type LlmCallConfig, type ReasoningEffort } from "./config.js";
+export type { TokenUsage } from "./usage.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { deepFreeze, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
   freezeRequest,
-  generateOptionsSchema,
   isAgentLoopRequest,
   markAgentLoopRequest,
   type FrozenGenerateOptions,
   type GenerateOptions,
 } from "./request.js";
-export {
-  StreamAssembler,
-  finishReasonSchema,
-  type FinishReason,
-  type GenerateResult,
-  type StreamChunk,
-} from "./stream.js";
+export { StreamAssembler, type FinishReason, type GenerateResult, type StreamChunk } from "./stream.js";
 export type { AdapterContext, LlmAdapter, ModelDefaults } from "./adapter.js";
 export { LlmRuntime, type LlmRuntimeOptions, type LlmStreamEvent, type LlmStreamListener } from "./runtime.js";

@@ -28,6 +28,8 @@ export type FrozenGenerateOptions = DeepReadonly<GenerateOptions>;
 
 /** Parts of requests already validated and deep-frozen; being frozen, they stay valid. */
 const validated = new WeakSet<object>();
+/** Requests `freezeRequest` returned; freezing one again returns it without a walk. */
+const frozenRequests = new WeakSet<object>();
 
 /** Validates `value` unless it was validated (and frozen) before; returns whether it was checked now. */
 function checkPart(schema: z.ZodType, value: unknown, what: string | (() => string)): boolean {
@@ -44,9 +46,11 @@ const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools",
 
 /**
  * Validates `options` and returns them deep-frozen; throws `LLM_INVALID_REQUEST` on a bad shape.
- * Messages and tool lists seen in an earlier frozen request are not validated again.
+ * A request it returned before comes back as is; messages and tool lists seen in an earlier frozen
+ * request are not validated again.
  */
 export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
+  if (frozenRequests.has(options)) return options;
   for (const key of Object.keys(options)) {
     if (!requestKeys.has(key)) throw new LlmError("LLM_INVALID_REQUEST", `invalid request: unknown key ${key}`);
   }
@@ -70,6 +74,7 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
   freezeArrayOfFrozen(messages);
   const frozen = deepFreeze(options);
   for (const part of checked) validated.add(part as object);
+  frozenRequests.add(frozen);
   return frozen;
 }
 
