@@ -1,8 +1,6 @@
+import { assistantContentSchema, messageSourceSchema, userContentSchema } from "dsh-llm/schemas";
 import {
-  assistantContentSchema,
   deepFreeze,
-  messageSourceSchema,
-  userContentSchema,
   type AssistantMessage,
   type Message,
   type SystemMessage,
@@ -69,11 +67,6 @@ export type SurfaceEvent =
 /** Whether `event` is one of the four surface event types. */
 export function isSurfaceEvent(event: LogEvent): event is SurfaceEvent {
   return surfaceEventDefinitions.some((definition) => definition.is(event));
-}
-
-/** The replace marker of a surface event, if it is a replacement. */
-export function replaceOf(event: SurfaceEvent): SurfaceReplace | undefined {
-  return event.data.replaces;
 }
 
 /**

@@ -2,17 +2,14 @@ export {
   assistantMessageEvent,
   deriveEventMessage,
   isSurfaceEvent,
-  replaceOf,
-  surfaceEventDefinitions,
-  surfaceReplaceSchema,
   systemMessageEvent,
   toolResultEvent,
   userMessageEvent,
   type SurfaceEvent,
   type SurfaceReplace,
 } from "./events.js";
-export { foldSurface, surfaceAdmission, type SurfaceNode, type SurfaceState } from "./surface-rule.js";
-export { deriveMessagesFromEvents } from "./derive.js";
-export { SurfaceManager, type ReplacementInput } from "./surface-manager.js";
+export type { SurfaceNode, SurfaceState } from "./surface-rule.js";
+export { advanceSurface, deriveMessagesFromEvents, emptySurface, type SurfaceView } from "./projection.js";
+export { SurfaceManager, type ReplacementInput, type SurfaceRange } from "./surface-manager.js";
 export { registerSurfaceEvents } from "./register.js";
 export type { AppendList } from "./append-list.js";

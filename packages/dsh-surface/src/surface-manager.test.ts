@@ -2,7 +2,7 @@ import { isDeepFrozen, type Message } from "dsh-llm";
 import type { EventInput } from "dsh-log";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deriveMessagesFromEvents } from "./derive.js";
+import { deriveMessagesFromEvents } from "./projection.js";
 import { systemMessageEvent } from "./events.js";
 import { SurfaceManager } from "./surface-manager.js";
 import { assistant, surfaceLog, toolResult, user } from "./test-support/session.js";

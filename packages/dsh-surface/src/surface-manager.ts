@@ -1,38 +1,43 @@
 import type { Message } from "dsh-llm";
 import type { EventInput, EventLog, LogEvent } from "dsh-log";
-import {
-  deriveEventMessage,
-  isSurfaceEvent,
-  systemMessageEvent,
-  type SurfaceEvent,
-  type SurfaceReplace,
-} from "./events.js";
+import { systemMessageEvent, type SurfaceEvent } from "./events.js";
+import { advanceSurface, emptySurface, type SurfaceView } from "./projection.js";
 import { surfaceAdmission, type SurfaceState } from "./surface-rule.js";
+
+/** The current surface nodes `start..end`, named by their seqs, inclusive. */
+export interface SurfaceRange {
+  readonly start: number;
+  readonly end: number;
+}
 
 /** A surface event to append as a replacement, without its `replaces` marker (the manager adds it). */
 export type ReplacementInput = EventInput<SurfaceEvent["type"], object>;
 
 /**
- * The live surface of a log. It keeps `deriveMessages()` cached: each surface entry is projected
- * once, when first seen, with {@link deriveEventMessage}; a replace rebuilds the list, reusing the
- * projections of the nodes that survive. It reads the surface state the log's admission keeps.
+ * The live surface of a log. Every read first folds the events the log gained since the last read
+ * with {@link advanceSurface} (however they entered: appended, loaded or appended by a listener), so
+ * it is never stale. Each surface entry is projected once, when first seen.
  */
 export class SurfaceManager {
   readonly #log: EventLog;
-  readonly #projected = new Map<number, Message>();
-  #messages: Message[] = [];
-  readonly #unsubscribe: () => void;
+  #view: SurfaceView = emptySurface;
+  #position = 0;
 
-  /** Attaches to `log`, whose registry must include the surface definitions and rule. */
+  /** Attaches to `log`, whose registry must include the surface definitions and rule (`registerSurfaceEvents`). */
   constructor(log: EventLog) {
+    log.ruleState(surfaceAdmission);
     this.#log = log;
-    this.#rebuild();
-    this.#unsubscribe = log.subscribe((events) => this.#onCommit(events));
+  }
+
+  /** The surface after the log's last event. */
+  get view(): SurfaceView {
+    for (; this.#position < this.#log.length; this.#position++) this.#view = advanceSurface(this.#view, this.#log.get(this.#position)!);
+    return this.#view;
   }
 
   /** The admission state of the surface: nodes in order, generation, open tool calls. */
   get state(): SurfaceState {
-    return this.#log.ruleState(surfaceAdmission);
+    return this.view.state;
   }
 
   /** The current replace generation (0 until the first replace). */
@@ -47,12 +52,12 @@ export class SurfaceManager {
 
   /** A fresh array over the shared, deep-frozen messages of the current surface. */
   deriveMessages(): Message[] {
-    return this.#messages.slice();
+    return this.view.messages.toArray();
   }
 
   /** The content of the live system prompt at node 0, or `undefined` if the surface has none. */
   systemPrompt(): string | undefined {
-    const first = this.#messages[0];
+    const first = this.view.messages.at(0);
     return first?.role === "system" ? first.content : undefined;
   }
 
@@ -65,58 +70,29 @@ export class SurfaceManager {
     if (live === content) return undefined;
     const first = this.state.nodes.at(0);
     if (first === undefined) return systemMessageEvent.input({ content, source });
-    return systemMessageEvent.input({ content, source, replaces: this.#nextReplace(first.seq, first.seq) });
+    return systemMessageEvent.input({ content, source, replaces: { start: first.seq, end: first.seq, generation: this.generation + 1 } });
   }
 
   /** The replacement event for the nodes `start..end` (seqs), marked with the next generation. */
-  replaceInput(range: { readonly start: number; readonly end: number }, replacement: ReplacementInput): EventInput {
-    return { ...replacement, data: { ...replacement.data, replaces: this.#nextReplace(range.start, range.end) } };
+  replaceInput(range: SurfaceRange, replacement: ReplacementInput): EventInput {
+    return this.replaceInputs([{ range, replacement }])[0]!;
+  }
+
+  /**
+   * Replacement events for several disjoint node ranges, marked with consecutive generations, to be
+   * appended together in this order (one batch, so one cache break).
+   */
+  replaceInputs(replacements: readonly { readonly range: SurfaceRange; readonly replacement: ReplacementInput }[]): EventInput[] {
+    const next = this.generation + 1;
+    return replacements.map(({ range, replacement }, index) => ({
+      ...replacement,
+      data: { ...replacement.data, replaces: { start: range.start, end: range.end, generation: next + index } },
+    }));
   }
 
   /** Appends a replacement of the nodes `start..end`; used by compaction and tool-result trimming. */
-  async replaceGeneration(
-    range: { readonly start: number; readonly end: number },
-    replacement: ReplacementInput,
-  ): Promise<LogEvent> {
+  async replaceGeneration(range: SurfaceRange, replacement: ReplacementInput): Promise<LogEvent> {
     const [event] = await this.#log.append(this.replaceInput(range, replacement));
     return event!;
-  }
-
-  /** Stops following the log. */
-  detach(): void {
-    this.#unsubscribe();
-  }
-
-  #nextReplace(start: number, end: number): SurfaceReplace {
-    return { start, end, generation: this.generation + 1 };
-  }
-
-  #onCommit(events: readonly LogEvent[]): void {
-    const surface = events.filter(isSurfaceEvent);
-    if (surface.some((event) => event.data.replaces !== undefined)) {
-      this.#rebuild();
-      return;
-    }
-    for (const event of surface) this.#messages.push(this.#project(event));
-  }
-
-  #rebuild(): void {
-    const nodes = this.state.nodes.toArray();
-    const live = new Set(nodes.map((node) => node.seq));
-    for (const seq of this.#projected.keys()) if (!live.has(seq)) this.#projected.delete(seq);
-    this.#messages = nodes.map((node) => {
-      const event = this.#log.get(node.seq);
-      if (event === undefined || !isSurfaceEvent(event)) throw new RangeError(`surface node ${node.seq} is not in the log`);
-      return this.#project(event);
-    });
-  }
-
-  #project(event: SurfaceEvent): Message {
-    let message = this.#projected.get(event.seq);
-    if (message === undefined) {
-      message = deriveEventMessage(event);
-      this.#projected.set(event.seq, message);
-    }
-    return message;
   }
 }

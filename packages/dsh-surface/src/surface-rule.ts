@@ -130,10 +130,3 @@ export const surfaceAdmission: AdmissionRule<SurfaceState> = {
     return replace === undefined ? appendNode(state, event, node) : replaceNodes(state, event, node, replace);
   },
 };
-
-/** Folds the surface state over a log prefix, exactly as admission does. */
-export function foldSurface(events: Iterable<LogEvent>): SurfaceState {
-  let state = surfaceAdmission.initial();
-  for (const event of events) state = surfaceAdmission.admit(state, event);
-  return state;
-}
