@@ -1,11 +1,5 @@
-import {
-  callConfigEquals,
-  jsonEquals,
-  llmCallConfigSchema,
-  reasoningEffortSchema,
-  toolSchemaSchema,
-  type DeepReadonly,
-} from "dsh-llm";
+import { callConfigEquals, jsonEquals, type DeepReadonly } from "dsh-llm";
+import { llmCallConfigSchema, reasoningEffortSchema, toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 
 /** The config values that came from the adapter's model defaults rather than from the caller. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EpochHeader } from "./header.js";
-import { owedHeaderSnapshot, type HeaderDecision } from "./owed.js";
+import { owedHeaderEvent, owedHeaderSnapshot, type HeaderDecision, type HeaderStep } from "./owed.js";
 
 const a: EpochHeader = { config: { provider: "p", model: "a" } };
 const b: EpochHeader = { config: { provider: "p", model: "b" } };
@@ -19,5 +19,34 @@ describe("owedHeaderSnapshot", () => {
     ["a plain follow-up, a later step or a retry", {}, undefined],
   ])("%s", (_what, change, expected) => {
     expect(owedHeaderSnapshot({ ...base, ...change })).toEqual(expected);
+  });
+});
+
+describe("owedHeaderEvent", () => {
+  const tool = { name: "t", description: "", parameters: {} };
+  const step: HeaderStep = {
+    latest: undefined,
+    writtenByThisInstance: false,
+    selection: { provider: "p", model: "a" },
+    modelDefaults: { maxTokens: 100 },
+    tools: [tool],
+    startsRequestSeries: false,
+    followsReplace: false,
+  };
+
+  it("returns the owed snapshot as an event ready to append, built with adapter-default provenance", () => {
+    expect(owedHeaderEvent(step)).toEqual({
+      type: "request/header",
+      data: { reason: "initial", header: { config: { provider: "p", model: "a", maxTokens: 100 }, tools: [tool], adapterDefaults: { maxTokens: 100 } } },
+    });
+  });
+
+  it("compares the built header, defaults included, with the latest snapshot", () => {
+    const latest = owedHeaderEvent(step)!.data;
+    const later = { ...step, latest, writtenByThisInstance: true };
+    expect(owedHeaderEvent(later)).toBeUndefined();
+    expect(owedHeaderEvent({ ...later, tools: [] })?.data).toEqual({ reason: "change", header: { config: latest.header.config, adapterDefaults: { maxTokens: 100 } } });
+    expect(owedHeaderEvent({ ...later, modelDefaults: { maxTokens: 200 } })?.data.reason).toBe("change");
+    expect(owedHeaderEvent({ ...later, followsReplace: true })?.data).toEqual({ reason: "series", header: latest.header });
   });
 });

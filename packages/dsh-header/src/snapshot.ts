@@ -1,4 +1,4 @@
-import { LogError, defineEvent, type AdmissionRule, type LogEvent } from "dsh-log";
+import { EventLog, LogError, defineEvent, type AdmissionRule, type LogEvent } from "dsh-log";
 import { z } from "zod";
 import { epochHeaderSchema, type EpochHeader } from "./header.js";
 
@@ -43,29 +43,37 @@ export interface RequestHeaderSnapshot {
 /** The `request/header` event type. */
 export const requestHeaderEvent = defineEvent("request/header", requestHeaderDataSchema);
 
-/** The latest `request/header` snapshot of a log prefix, or `undefined` if none was written. */
-export function foldRequestHeader(events: Iterable<LogEvent>): RequestHeaderSnapshot | undefined {
-  let latest: RequestHeaderSnapshot | undefined;
-  for (const event of events) if (requestHeaderEvent.is(event)) latest = event.data;
-  return latest;
+/**
+ * The one header fold: the latest snapshot after `event`. It refuses (`LOG_RULE_VIOLATION`) a first
+ * snapshot that is not `initial` and any later `initial`. Admission, `foldRequestHeader` and request
+ * reconstruction all fold with it.
+ */
+export function foldHeader(latest: RequestHeaderSnapshot | undefined, event: LogEvent): RequestHeaderSnapshot | undefined {
+  if (!requestHeaderEvent.is(event)) return latest;
+  const reason = event.data.reason;
+  if (latest === undefined && reason !== "initial") {
+    throw new LogError("LOG_RULE_VIOLATION", `request/header at seq ${event.seq}: the first snapshot must be initial, not ${reason}`);
+  }
+  if (latest !== undefined && reason === "initial") {
+    throw new LogError("LOG_RULE_VIOLATION", `request/header at seq ${event.seq}: initial is only the first snapshot; later instances write resume`);
+  }
+  return event.data;
 }
 
 /**
- * The admission rule of snapshots: the first `request/header` of a log is `initial`, and no later
- * one is. Its state is the latest snapshot, so a live reader can fold in O(1).
+ * The latest `request/header` snapshot of a log prefix, or `undefined` if none was written. For a
+ * live `EventLog` whose registry has the header rule, it reads the rule's state in O(1).
  */
+export function foldRequestHeader(events: Iterable<LogEvent>): RequestHeaderSnapshot | undefined {
+  if (events instanceof EventLog && events.registry.rules.includes(headerAdmission as AdmissionRule)) return events.ruleState(headerAdmission);
+  let latest: RequestHeaderSnapshot | undefined;
+  for (const event of events) latest = foldHeader(latest, event);
+  return latest;
+}
+
+/** The admission rule of snapshots: {@link foldHeader}, whose state (the latest snapshot) a live reader reads in O(1). */
 export const headerAdmission: AdmissionRule<RequestHeaderSnapshot | undefined> = {
   name: "dsh-header/snapshots",
   initial: () => undefined,
-  admit(latest, event) {
-    if (!requestHeaderEvent.is(event)) return latest;
-    const reason = event.data.reason;
-    if (latest === undefined && reason !== "initial") {
-      throw new LogError("LOG_RULE_VIOLATION", `request/header at seq ${event.seq}: the first snapshot must be initial, not ${reason}`);
-    }
-    if (latest !== undefined && reason === "initial") {
-      throw new LogError("LOG_RULE_VIOLATION", `request/header at seq ${event.seq}: initial is only the first snapshot; later instances write resume`);
-    }
-    return event.data;
-  },
+  admit: foldHeader,
 };
