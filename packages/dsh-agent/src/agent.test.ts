@@ -1,6 +1,6 @@
 import { isAgentLoopRequest, LlmError, type LlmCallConfig } from "dsh-llm";
 import { describe, expect, it } from "vitest";
-import { requestHeaderEvent } from "dsh-header";
+import { foldRequestHeader, requestHeaderEvent, selectionFromHeader, type RequestHeaderSnapshot } from "dsh-header";
 import { reconstructRequests } from "./reconstruct.js";
 import { body, echoTool, harness, types } from "./test-support/harness.js";
 
@@ -100,7 +100,8 @@ describe("Agent.run", () => {
     const blocked = await agent.run("second");
     expect(blocked).toMatchObject({ reason: "blocked", steps: 0 });
     expect(adapter.received).toHaveLength(1);
-    expect(types(log).slice(-2)).toEqual(["turn/start", "turn/end"]);
+    expect(types(log).slice(-3)).toEqual(["turn/start", "step/reject", "turn/end"]);
+    expect(log.get(log.length - 2)?.data).toEqual({ turn: 1, step: 0, reason: "not now" });
   });
 
   it("lets agent/request replace the frozen seed only, logging a change snapshot", async () => {
@@ -190,14 +191,18 @@ describe("Agent.run", () => {
     await first;
   });
 
-  it("writes resume on a new instance's first request and restores the selection from the log", async () => {
+  it("writes resume on a new instance's first request; a selection restored from the log adds no drift", async () => {
     const first = harness(() => ({ text: "ok" }));
     await first.agent.run("one");
-    const second = harness(() => ({ text: "ok" }), { log: first.log, tools: [echoTool] });
+    const initial = foldRequestHeader(first.log)!;
+    const second = harness(() => ({ text: "ok" }), { log: first.log, config: selectionFromHeader(initial.header) });
     await second.agent.run("two");
     await second.agent.run("three");
-    const reasons = first.log.slice().filter((event) => requestHeaderEvent.is(event)).map((event) => (event.data as { reason: string }).reason);
-    expect(reasons).toEqual(["initial", "resume"]);
+    const snapshots = first.log.slice().filter((event) => requestHeaderEvent.is(event)).map((event) => event.data as RequestHeaderSnapshot);
+    expect(snapshots.map((snapshot) => snapshot.reason)).toEqual(["initial", "resume"]);
+    // The adapter default stays a default: restoring from header.config would record it as a choice.
+    expect(snapshots[1]!.header).toEqual(initial.header);
+    expect(initial.header.adapterDefaults).toEqual({ maxTokens: 4096 });
   });
 
   it("offers a tool registered mid-session from the next step, logged as a change", async () => {

@@ -1,12 +1,21 @@
 import { requestHeaderEvent } from "dsh-header";
 import { isAgentLoopRequest, LlmError } from "dsh-llm";
 import { EventLog } from "dsh-log";
-import type { SurfaceNode } from "dsh-surface";
+import { systemMessageEvent, userMessageEvent, type SurfaceNode } from "dsh-surface";
 import { describe, expect, it } from "vitest";
-import { compactionRange } from "./compaction.js";
-import { compactionStartEvent, createAgentRegistry } from "./events.js";
+import { compactionRange } from "./summary.js";
+import { compactionStartEvent, compactionSummaryEvent } from "./events.js";
+import { createAgentRegistry } from "./register.js";
 import { reconstructRequests } from "./reconstruct.js";
 import { body, harness, types } from "./test-support/harness.js";
+
+/** A surface the loop never requested over: a system prompt and two user messages. */
+const systemAndTurns = () => [
+  systemMessageEvent.input({ content: "s", source: "system-prompt" }),
+  userMessageEvent.input({ content: [{ type: "text", text: "a" }], source: "user" }),
+  userMessageEvent.input({ content: [{ type: "text", text: "b" }], source: "user" }),
+  userMessageEvent.input({ content: [{ type: "text", text: "c" }], source: "user" }),
+];
 
 const node = (seq: number, type: SurfaceNode["type"], extra: Partial<SurfaceNode> = {}): SurfaceNode => ({ seq, type, calls: [], ...extra });
 const result = (seq: number) => node(seq, "tool/result", { result: { callId: `c${seq}`, toolName: "t", isError: false } });
@@ -91,7 +100,57 @@ describe("compaction under token pressure", () => {
     await agent.run("one");
     await agent.run("two");
     await expect(agent.compact({ keepRecent: 1 })).resolves.toMatchObject({ outcome: "failed" });
-    expect(log.slice().at(-1)?.data).toMatchObject({ outcome: "failed", error: { message: "the summary call returned no text" } });
+    expect(log.slice().at(-1)?.data).toEqual({
+      outcome: "failed",
+      error: { code: "AGENT_COMPACTION_EMPTY_SUMMARY", message: "the summary call returned no text" },
+    });
+  });
+
+  it("fails with a code when there is no model to summarize with", async () => {
+    const { agent, log } = session();
+    await log.append(systemAndTurns());
+    await expect(agent.compact({ keepRecent: 1 })).resolves.toMatchObject({ outcome: "failed" });
+    expect(log.slice().at(-1)?.data).toMatchObject({ outcome: "failed", error: { code: "AGENT_COMPACTION_NO_MODEL" } });
+  });
+
+  it("sends the summary call exactly the envelope scalars compaction/summary logs, whatever the loop's config", async () => {
+    const config = { provider: "scripted", model: "model-a", temperature: 0.3, reasoningEffort: "low" as const, stop: ["END"], extensions: { x: 1 } };
+    const { agent, adapter, log } = harness((request) => (request.messages[0]?.source === "compaction" ? { text: "short" } : { text: "fine" }), { config });
+    await agent.run("one");
+    await agent.run("two");
+    await expect(agent.compact({ keepRecent: 1, summaryMaxTokens: 99 })).resolves.toMatchObject({ outcome: "completed" });
+    const summary = log.slice().find((event) => compactionSummaryEvent.is(event))!;
+    const { provider, model, maxTokens } = summary.data as { provider: string; model: string; maxTokens: number };
+    const call = adapter.received.find((request) => !isAgentLoopRequest(request))!;
+    expect(call.config).toEqual({ provider, model, maxTokens });
+    expect(maxTokens).toBe(99);
+  });
+});
+
+describe("trimming under token pressure", () => {
+  it("trims in one batch instead of compacting while there is something to trim, then compacts", async () => {
+    const { agent, adapter, log } = harness(
+      (request, index) => {
+        if (request.messages[0]?.source === "compaction") return { text: "summary" };
+        return index < 2 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text: String(index).repeat(400) }) }] } : { text: "ok" };
+      },
+      { compaction: { contextWindow: 100, threshold: 0.5, keepRecent: 2, trim: { maxChars: 50, keepRecent: 2 } } },
+    );
+    await agent.run("go");
+    const trimsOf = () => log.slice().filter((event) => event.type === "tool/result" && (event.data as { source: string }).source === "trim");
+    expect(trimsOf().length).toBeGreaterThan(0);
+    expect(types(log)).not.toContain("compaction/start");
+    for (const prompt of ["more", "and more", "still more"]) await agent.run(prompt);
+    const kinds = types(log);
+    expect(kinds).toContain("compaction/start");
+    // Each pressure check either trimmed (one batch) or compacted, never both.
+    for (const [index, kind] of kinds.entries()) {
+      if (kind !== "compaction/start") continue;
+      const since = kinds.lastIndexOf("request/dispatch", index);
+      expect(log.slice(since, index).filter((event) => event.type === "tool/result" && (event.data as { replaces?: unknown }).replaces !== undefined)).toEqual([]);
+    }
+    const loopRequests = adapter.received.filter((request) => isAgentLoopRequest(request));
+    expect((await reconstructRequests(log)).map((r) => body(r.request))).toEqual(loopRequests.map(body));
   });
 });
 
@@ -135,6 +194,30 @@ describe("manual compaction, trimming and recovery", () => {
     const last = adapter.received.at(-1)!;
     expect(JSON.stringify(last.messages)).toContain("[trimmed: 3006 characters]");
     expect((await reconstructRequests(log)).map((r) => body(r.request))).toEqual(adapter.received.map(body));
+  });
+
+  it("is idempotent: a trimmed result is never trimmed again, however small maxChars is", async () => {
+    const { agent, log } = harness((_r, index) =>
+      index === 0 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text: "x".repeat(300) }) }] } : { text: "ok" },
+    );
+    await agent.run("big output please");
+    await agent.run("next");
+    expect(await agent.trimToolResults({ maxChars: 1, keepRecent: 1 })).toBe(1);
+    const length = log.length;
+    expect(await agent.trimToolResults({ maxChars: 1, keepRecent: 1 })).toBe(0);
+    expect(log.length).toBe(length);
+  });
+
+  it("trims every old result of one pass in one batch, with consecutive generations", async () => {
+    const big = (text: string) => ({ name: "echo", arguments: JSON.stringify({ text: text.repeat(500) }) });
+    const { agent, log } = harness((_r, index) => (index === 0 ? { toolCalls: [big("a"), big("b")] } : { text: "ok" }));
+    await agent.run("two big outputs");
+    await agent.run("next");
+    const appended: number[] = [];
+    log.subscribe((events) => appended.push(events.length));
+    expect(await agent.trimToolResults({ maxChars: 10, keepRecent: 1 })).toBe(2);
+    expect(appended).toEqual([2]);
+    expect(log.slice(-2).map((event) => (event.data as { replaces: { generation: number } }).replaces.generation)).toEqual([1, 2]);
   });
 
   it("closes a compaction left open by a crash before new work starts", async () => {

@@ -1,17 +1,19 @@
+import { DshError } from "dsh-base";
+
 /** Stable codes of the errors the agent throws. */
-export type AgentErrorCode = "AGENT_BUSY" | "AGENT_INVALID_OPTIONS" | "AGENT_INVALID_HOOK_RESULT" | "AGENT_RECONSTRUCTION" | "AGENT_INVALID_FORK";
+export type AgentErrorCode =
+  | "AGENT_BUSY"
+  | "AGENT_INVALID_OPTIONS"
+  | "AGENT_INVALID_HOOK_RESULT"
+  | "AGENT_INVALID_LOG"
+  | "AGENT_RECONSTRUCTION"
+  | "AGENT_INVALID_FORK"
+  | "AGENT_COMPACTION_NO_MODEL"
+  | "AGENT_COMPACTION_EMPTY_SUMMARY";
 
-/** A misuse of the agent API; `code` says which. */
-export class AgentError extends Error {
-  override readonly name = "AgentError";
-
-  constructor(
-    readonly code: AgentErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+/** A misuse of the agent API, a log it cannot run on, or a failed compaction; `code` says which. */
+export class AgentError extends DshError<AgentErrorCode> {
+  override name = "AgentError";
 }
 
 /** Stable codes of tool failures, reported to the model as error results. */
@@ -24,14 +26,6 @@ export type ToolErrorCode =
   | "TOOL_NOT_RUN";
 
 /** A tool failure. Tools may throw it with their own message; the loop returns it to the model. */
-export class ToolError extends Error {
-  override readonly name = "ToolError";
-
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
+export class ToolError extends DshError<ToolErrorCode> {
+  override name = "ToolError";
 }

@@ -1,7 +1,5 @@
-import { registerHeaderEvents } from "dsh-header";
-import { finishReasonSchema, tokenUsageSchema } from "dsh-llm";
-import { EventRegistry, LogError, defineEvent, type AdmissionRule, type LogEvent } from "dsh-log";
-import { registerSurfaceEvents } from "dsh-surface";
+import { defineEvent } from "dsh-log";
+import { finishReasonSchema, tokenUsageSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 
 const turnNumber = z.number().int().nonnegative();
@@ -35,6 +33,12 @@ export const turnEndEvent = defineEvent(
 export const stepStartEvent = defineEvent(
   "step/start",
   z.strictObject({ turn: turnNumber, step: stepNumber, startsRequestSeries: z.literal(true).exactOptional() }),
+);
+
+/** `agent/pre-step` refused to open step `step`, with the listener's reason when it gave one; the turn then ends `blocked`. */
+export const stepRejectEvent = defineEvent(
+  "step/reject",
+  z.strictObject({ turn: turnNumber, step: stepNumber, reason: z.string().min(1).exactOptional() }),
 );
 
 /** The reconstruction boundary: the step's request is the fold of the log up to this event. */
@@ -117,11 +121,12 @@ export const attachmentQuarantineEvent = defineEvent(
   }),
 );
 
-/** The agent's event definitions. */
+/** The agent's event definitions, in the order they are registered. */
 export const agentEventDefinitions = [
   turnStartEvent,
   turnEndEvent,
   stepStartEvent,
+  stepRejectEvent,
   requestDispatchEvent,
   requestRetryEvent,
   stepEndEvent,
@@ -130,84 +135,3 @@ export const agentEventDefinitions = [
   compactionEndEvent,
   attachmentQuarantineEvent,
 ];
-
-/**
- * Where the loop stands in the log: turns begun, the open turn and step, whether the step
- * dispatched, and whether a compaction is under way.
- */
-export interface LoopState {
-  readonly turns: number;
-  readonly openTurn: number | undefined;
-  readonly openStep: { readonly step: number; readonly dispatched: boolean } | undefined;
-  readonly nextStep: number;
-  readonly compacting: boolean;
-}
-
-function refuse(event: LogEvent, message: string): never {
-  throw new LogError("LOG_RULE_VIOLATION", `loop: ${event.type} at seq ${event.seq}: ${message}`);
-}
-
-function checkTurn(event: LogEvent, state: LoopState, turn: number): void {
-  if (state.openTurn !== turn) refuse(event, `turn ${turn} is not open`);
-}
-
-/**
- * The admission rule of the loop's structure: turns and steps open and close in order, a step
- * dispatches at most once, retries and dispatches happen inside an open step, and a compaction
- * runs between steps, from start to end.
- */
-export const loopAdmission: AdmissionRule<LoopState> = {
-  name: "dsh-agent/loop",
-  initial: () => ({ turns: 0, openTurn: undefined, openStep: undefined, nextStep: 0, compacting: false }),
-  admit(state, event) {
-    if (compactionStartEvent.is(event)) {
-      if (state.compacting) refuse(event, "a compaction is already under way");
-      if (state.openStep !== undefined) refuse(event, `step ${state.openStep.step} is open; compaction runs between steps`);
-      return { ...state, compacting: true };
-    }
-    if (compactionSummaryEvent.is(event) || compactionEndEvent.is(event)) {
-      if (!state.compacting) refuse(event, "no compaction is under way");
-      return compactionEndEvent.is(event) ? { ...state, compacting: false } : state;
-    }
-    if (state.compacting && (turnStartEvent.is(event) || turnEndEvent.is(event) || stepStartEvent.is(event))) {
-      refuse(event, "a compaction is under way");
-    }
-    if (turnStartEvent.is(event)) {
-      if (state.openTurn !== undefined) refuse(event, `turn ${state.openTurn} is still open`);
-      if (event.data.turn !== state.turns) refuse(event, `the next turn is ${state.turns}`);
-      return { ...state, turns: state.turns + 1, openTurn: event.data.turn, openStep: undefined, nextStep: 0 };
-    }
-    if (turnEndEvent.is(event)) {
-      checkTurn(event, state, event.data.turn);
-      if (state.openStep !== undefined) refuse(event, `step ${state.openStep.step} is still open`);
-      return { ...state, openTurn: undefined };
-    }
-    if (stepStartEvent.is(event)) {
-      checkTurn(event, state, event.data.turn);
-      if (state.openStep !== undefined) refuse(event, `step ${state.openStep.step} is still open`);
-      if (event.data.step !== state.nextStep) refuse(event, `the next step is ${state.nextStep}`);
-      return { ...state, openStep: { step: event.data.step, dispatched: false }, nextStep: state.nextStep + 1 };
-    }
-    if (requestDispatchEvent.is(event) || requestRetryEvent.is(event) || stepEndEvent.is(event)) {
-      checkTurn(event, state, event.data.turn);
-      if (state.openStep?.step !== event.data.step) refuse(event, `step ${event.data.step} is not open`);
-      if (requestDispatchEvent.is(event)) {
-        if (state.openStep.dispatched) refuse(event, `step ${event.data.step} already dispatched its request`);
-        return { ...state, openStep: { step: event.data.step, dispatched: true } };
-      }
-      if (requestRetryEvent.is(event) && !state.openStep.dispatched) refuse(event, "a retry needs a dispatched request");
-      return stepEndEvent.is(event) ? { ...state, openStep: undefined } : state;
-    }
-    return state;
-  },
-};
-
-/** Registers the agent's event types and loop rule. */
-export function registerAgentEvents(registry: EventRegistry): EventRegistry {
-  return registry.define(...agentEventDefinitions).rule(loopAdmission);
-}
-
-/** A registry with everything a dsh agent session logs: surface, header and loop events. */
-export function createAgentRegistry(): EventRegistry {
-  return registerAgentEvents(registerHeaderEvents(registerSurfaceEvents(new EventRegistry())));
-}

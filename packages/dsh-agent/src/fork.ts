@@ -1,6 +1,7 @@
 import type { LogEvent } from "dsh-log";
 import { AgentError } from "./errors.js";
-import { loopAdmission, turnEndEvent } from "./events.js";
+import { turnEndEvent } from "./events.js";
+import { loopAdmission } from "./loop-rule.js";
 
 /** The seqs a log can be forked at: the ends of its closed turns. */
 export function forkPoints(events: readonly LogEvent[]): number[] {

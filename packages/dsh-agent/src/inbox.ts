@@ -1,4 +1,5 @@
 import type { DeepReadonly, UserContent } from "dsh-llm";
+import { toContent, type ContentInput } from "./tools.js";
 
 /** A value waiting to enter a step as a `user/message`. */
 export interface InboxItem {
@@ -10,9 +11,9 @@ export interface InboxItem {
 export class Inbox {
   #items: InboxItem[] = [];
 
-  /** Queues an item. */
-  push(item: InboxItem): void {
-    this.#items.push(item);
+  /** Queues content with its source. */
+  push(content: ContentInput, source: string): void {
+    this.#items.push({ content: toContent(content), source });
   }
 
   /** Takes every queued item atomically. */

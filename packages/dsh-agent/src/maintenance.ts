@@ -1,41 +1,42 @@
 import { AttachmentError } from "dsh-attachments";
 import type { DeepReadonly, UserContent } from "dsh-llm";
 import type { EventInput, EventLog } from "dsh-log";
-import { toolResultEvent, userMessageEvent, type SurfaceManager } from "dsh-surface";
+import { toolResultEvent, userMessageEvent, type ReplacementInput, type SurfaceManager, type SurfaceRange } from "dsh-surface";
+import type { TrimOptions } from "./compaction.js";
 import { attachmentQuarantineEvent } from "./events.js";
 
+/** The source of a trimmed tool result; a result with it is never trimmed again. */
+const TRIM_SOURCE = "trim";
+
+type Replacement = { readonly range: SurfaceRange; readonly replacement: ReplacementInput };
+
 /**
- * Trims old tool results: each result outside the `keepRecent` most recent nodes whose text is
- * longer than `maxChars` is replaced, as a logged single-entry replace of the same call, by a short
- * placeholder. Returns how many were trimmed.
+ * Trims old tool results in one batch: each result outside the `keepRecent` most recent nodes whose
+ * text is longer than `maxChars` is replaced, as a single-entry replace of the same call, by a short
+ * placeholder. Idempotent: a trimmed result is never trimmed again. Returns how many were trimmed.
  */
-export async function trimToolResults(
-  log: EventLog,
-  surface: SurfaceManager,
-  options: { readonly maxChars?: number; readonly keepRecent?: number },
-): Promise<number> {
+export async function trimToolResults(log: EventLog, surface: SurfaceManager, options: TrimOptions = {}): Promise<number> {
   const maxChars = options.maxChars ?? 2000;
   const nodes = surface.state.nodes.toArray();
-  const candidates = nodes.slice(0, Math.max(0, nodes.length - (options.keepRecent ?? 4)));
-  let trimmed = 0;
-  for (const node of candidates) {
+  const replacements: Replacement[] = [];
+  for (const node of nodes.slice(0, Math.max(0, nodes.length - (options.keepRecent ?? 4)))) {
     const event = log.get(node.seq);
-    if (event === undefined || !toolResultEvent.is(event)) continue;
+    if (event === undefined || !toolResultEvent.is(event) || event.data.source === TRIM_SOURCE) continue;
     const text = event.data.content.map((block) => (block.type === "text" ? block.text : "")).join("");
     if (text.length <= maxChars) continue;
     const { callId, toolName, isError } = event.data;
     const placeholder = `[trimmed: ${text.length} characters]\n${text.slice(0, 200)}`;
-    await surface.replaceGeneration(
-      { start: node.seq, end: node.seq },
-      toolResultEvent.input({ callId, toolName, isError, content: [{ type: "text", text: placeholder }], source: "trim" }),
-    );
-    trimmed++;
+    replacements.push({
+      range: { start: node.seq, end: node.seq },
+      replacement: toolResultEvent.input({ callId, toolName, isError, content: [{ type: "text", text: placeholder }], source: TRIM_SOURCE }),
+    });
   }
-  return trimmed;
+  if (replacements.length > 0) await log.append(surface.replaceInputs(replacements));
+  return replacements.length;
 }
 
 /** Seqs of the current surface nodes whose content references the object `digest`. */
-export function nodesReferencing(surface: SurfaceManager, digest: string): number[] {
+function nodesReferencing(surface: SurfaceManager, digest: string): number[] {
   const messages = surface.deriveMessages();
   return surface.nodeSeqs().filter((_seq, i) => {
     const message = messages[i];
@@ -54,25 +55,25 @@ export function quarantineProposal(surface: SurfaceManager, failure: unknown): E
 
 /**
  * Accepts the quarantine of an unreadable attachment: every surface node that references `digest`
- * is replaced (a logged replace per node) by the same message with a text placeholder in place of
- * the image. Earlier requests stay exactly as logged. Returns how many nodes changed.
+ * is replaced, in one batch, by the same message with a text placeholder in place of the image.
+ * Earlier requests stay exactly as logged. Returns how many nodes changed.
  */
 export async function acceptQuarantine(log: EventLog, surface: SurfaceManager, digest: string): Promise<number> {
   const swap = (blocks: readonly DeepReadonly<UserContent>[]): DeepReadonly<UserContent>[] =>
     blocks.map((block) =>
       block.type === "image" && block.image.digest === digest ? { type: "text", text: `[image ${digest} unavailable: quarantined]` } : block,
     );
-  let replaced = 0;
+  const replacements: Replacement[] = [];
   for (const seq of nodesReferencing(surface, digest)) {
     const event = log.get(seq)!;
     const range = { start: seq, end: seq };
     if (userMessageEvent.is(event)) {
-      await surface.replaceGeneration(range, userMessageEvent.input({ content: swap(event.data.content), source: event.data.source }));
+      replacements.push({ range, replacement: userMessageEvent.input({ content: swap(event.data.content), source: event.data.source }) });
     } else if (toolResultEvent.is(event)) {
       const { callId, toolName, isError, source } = event.data;
-      await surface.replaceGeneration(range, toolResultEvent.input({ callId, toolName, isError, source, content: swap(event.data.content) }));
+      replacements.push({ range, replacement: toolResultEvent.input({ callId, toolName, isError, source, content: swap(event.data.content) }) });
     }
-    replaced++;
   }
-  return replaced;
+  if (replacements.length > 0) await log.append(surface.replaceInputs(replacements));
+  return replacements.length;
 }

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAgentLoopRequest, jsonEquals, LlmError, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
-import { createJsonlLog, readJsonlLog, type LogEvent } from "dsh-log";
-import { replaceOf, isSurfaceEvent } from "dsh-surface";
+import { createJsonlLog, EventLog, EventRegistry, readJsonlLog, type LogEvent } from "dsh-log";
+import { isSurfaceEvent } from "dsh-surface";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentRegistry } from "./events.js";
+import { createAgentRegistry } from "./register.js";
 import { forkPoints, forkSeed } from "./fork.js";
 import { reconstructRequests } from "./reconstruct.js";
 import { body, harness } from "./test-support/harness.js";
@@ -69,10 +69,67 @@ function extendsPrefix(before: FrozenGenerateOptions, after: FrozenGenerateOptio
 function explanations(events: readonly LogEvent[], from: number, to: number): string[] {
   return events.slice(from + 1, to).flatMap((event) => {
     if (event.type === "request/header") return [`header:${(event.data as { reason: string }).reason}`];
-    if (isSurfaceEvent(event) && replaceOf(event) !== undefined) return [`replace:${event.type}`];
+    if (isSurfaceEvent(event) && event.data.replaces !== undefined) return [`replace:${event.type}`];
     return [];
   });
 }
+
+describe("reconstructRequests admission", () => {
+  /** A valid logged turn, as raw events, with one header whose data can be swapped. */
+  async function rawSession() {
+    const { agent, log } = harness(() => ({ text: "ok" }));
+    await agent.run("go");
+    return log.slice().map((event) => ({ ...event }));
+  }
+
+  it.each([
+    ["the retired fallback reason", (data: Record<string, unknown>) => ({ ...data, reason: "fallback" }), "LOG_LEGACY_EVENT"],
+    ["a header.system field", (data: Record<string, unknown>) => ({ ...data, header: { ...(data.header as object), system: "x" } }), "LOG_INVALID_EVENT"],
+    ["adapterDefaults: {}", (data: Record<string, unknown>) => ({ ...data, header: { ...(data.header as object), adapterDefaults: {} } }), "LOG_INVALID_EVENT"],
+    ["a first snapshot that is not initial", (data: Record<string, unknown>) => ({ ...data, reason: "series" }), "LOG_RULE_VIOLATION"],
+  ])("refuses raw events with %s, as loading would", async (_what, change, code) => {
+    const events = await rawSession();
+    const at = events.findIndex((event) => event.type === "request/header");
+    events[at] = { ...events[at]!, data: change(events[at]!.data as Record<string, unknown>) };
+    await expect(reconstructRequests(events)).rejects.toMatchObject({ code });
+  });
+
+  it("refuses a dispatch with no header before it, and a log whose registry lacks the agent's rules", async () => {
+    const events = await rawSession();
+    await expect(reconstructRequests(events.filter((event) => event.type !== "request/header").map((event, seq) => ({ ...event, seq })))).rejects.toMatchObject({
+      code: "LOG_RULE_VIOLATION",
+      message: expect.stringMatching(/needs a request\/header snapshot/),
+    });
+    await expect(reconstructRequests(new EventLog({ registry: new EventRegistry() }))).rejects.toMatchObject({ code: "AGENT_RECONSTRUCTION" });
+  });
+
+  it("admits raw events with a caller's registry, extra types included", async () => {
+    const events = [...(await rawSession())];
+    events.push({ seq: events.length, type: "ui/note", time: 1, data: { any: true } });
+    await expect(reconstructRequests(events)).rejects.toMatchObject({ code: "LOG_UNKNOWN_TYPE" });
+    await expect(reconstructRequests(events, { registry: createAgentRegistry().ignore("ui/") })).resolves.toHaveLength(1);
+  });
+});
+
+describe("events loaded into a live log", () => {
+  it("reach the agent's next request, which equals its rebuild", async () => {
+    const before = harness(() => ({ text: "first answer" }));
+    await before.agent.run("first question");
+    const { agent, adapter, log } = harness(() => ({ text: "second answer" }));
+    log.load(before.log.slice());
+    await agent.run("second question");
+    const sent = JSON.stringify(adapter.received[0]!.messages);
+    expect(sent).toContain("first question");
+    expect(sent).toContain("first answer");
+    expect((await reconstructRequests(log)).map((r) => body(r.request))).toEqual([...before.adapter.received, ...adapter.received].map(body));
+  });
+
+  it("are refused by a log that persists to a file", async () => {
+    const { log } = await createJsonlLog(join(dir, `load-${Date.now()}.jsonl`), { registry: createAgentRegistry() });
+    expect(() => log.load([])).toThrowError(expect.objectContaining({ code: "LOG_LOAD_REFUSED" }));
+    await log.close();
+  });
+});
 
 let sessions = 0;
 const seen = { requests: 0, breaks: 0, retries: 0, replaces: 0, compactions: 0, trims: 0, changes: 0, resumes: 0, forks: 0 };

@@ -1,17 +1,17 @@
 import { readImage, type AttachmentStore } from "dsh-attachments";
-import { requestHeaderEvent, type RequestHeaderSnapshot } from "dsh-header";
-import type { FrozenGenerateOptions, Message } from "dsh-llm";
-import type { LogEvent } from "dsh-log";
-import { deriveEventMessage, isSurfaceEvent, surfaceAdmission } from "dsh-surface";
+import type { RequestHeaderSnapshot } from "dsh-header";
+import type { FrozenGenerateOptions } from "dsh-llm";
+import { EventLog, type EventRegistry, type LogEvent } from "dsh-log";
+import { createAgentRegistry } from "./register.js";
+import { buildLoopRequest, emptyRequestFold, foldRequestEvent, type RequestFold } from "./request.js";
+import { loopAdmission } from "./loop-rule.js";
 import { AgentError } from "./errors.js";
-import { requestDispatchEvent } from "./events.js";
-import { buildLoopRequest } from "./request.js";
 
 /** One dispatched loop request, rebuilt from the log. */
 export interface ReconstructedRequest {
   readonly turn: number;
   readonly step: number;
-  /** The seq of the step's `request/dispatch`: the request is the fold of the log before it. */
+  /** The seq of the step's `request/dispatch`: the request is the fold of the log up to it. */
   readonly dispatchSeq: number;
   /** The header snapshot the request carried. */
   readonly snapshot: RequestHeaderSnapshot;
@@ -22,44 +22,39 @@ export interface ReconstructedRequest {
 export interface ReconstructOptions {
   /** When given, every referenced image is read and verified; a missing or corrupt one throws. */
   readonly attachments?: AttachmentStore;
+  /** The registry raw events are admitted with (default `createAgentRegistry()`); ignored for an `EventLog`. */
+  readonly registry?: EventRegistry;
+}
+
+/** An admitted log: an `EventLog` with the agent's rules as is, raw events admitted exactly as on load. */
+function admitted(events: EventLog | Iterable<LogEvent>, registry: EventRegistry | undefined): EventLog {
+  if (!(events instanceof EventLog)) return EventLog.from(registry ?? createAgentRegistry(), events);
+  try {
+    events.ruleState(loopAdmission);
+  } catch (cause) {
+    throw new AgentError("AGENT_RECONSTRUCTION", "the log's registry lacks the agent's events: create it with createAgentRegistry()", { cause });
+  }
+  return events;
 }
 
 /**
- * Rebuilds every dispatched loop request from the log alone, in dispatch order, by folding the
- * public projections: surface admission with {@link deriveEventMessage}, and the latest
- * `request/header` snapshot (what `foldRequestHeader` selects), through the loop's own builder.
+ * Rebuilds every dispatched loop request from the log alone, in dispatch order, by folding the one
+ * request projection the live loop uses (surface and header) through each `request/dispatch`. Raw
+ * events are admitted first with the same rules as loading a log, so a log the loop could not have
+ * written is refused, not rebuilt.
  */
 export async function reconstructRequests(
-  events: Iterable<LogEvent>,
+  events: EventLog | Iterable<LogEvent>,
   options: ReconstructOptions = {},
 ): Promise<ReconstructedRequest[]> {
-  let surface = surfaceAdmission.initial();
-  let snapshot: RequestHeaderSnapshot | undefined;
-  const bySeq = new Map<number, LogEvent>();
-  const projected = new Map<number, Message>();
   const requests: ReconstructedRequest[] = [];
-  for (const event of events) {
-    surface = surfaceAdmission.admit(surface, event);
-    if (isSurfaceEvent(event)) bySeq.set(event.seq, event);
-    if (requestHeaderEvent.is(event)) snapshot = event.data;
-    if (!requestDispatchEvent.is(event)) continue;
-    if (snapshot === undefined) {
-      throw new AgentError("AGENT_RECONSTRUCTION", `request/dispatch at seq ${event.seq} has no request/header before it`);
-    }
-    const messages = surface.nodes.toArray().map((node) => {
-      let message = projected.get(node.seq);
-      if (message === undefined) {
-        const source = bySeq.get(node.seq);
-        if (source === undefined || !isSurfaceEvent(source)) {
-          throw new AgentError("AGENT_RECONSTRUCTION", `surface node ${node.seq} is not in the log`);
-        }
-        message = deriveEventMessage(source);
-        projected.set(node.seq, message);
-      }
-      return message;
-    });
-    const { turn, step } = event.data;
-    requests.push({ turn, step, dispatchSeq: event.seq, snapshot, request: buildLoopRequest(messages, snapshot.header) });
+  let fold: RequestFold = emptyRequestFold;
+  for (const event of admitted(events, options.registry)) {
+    fold = foldRequestEvent(fold, event);
+    const dispatch = fold.dispatch;
+    if (dispatch === undefined) continue;
+    const { turn, step, dispatchSeq, snapshot, messages } = dispatch;
+    requests.push({ turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header) });
   }
   if (options.attachments !== undefined) await verifyAttachments(requests, options.attachments);
   return requests;

@@ -2,7 +2,7 @@ import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { EventLog } from "dsh-log";
 import { describe, expect, it } from "vitest";
 import { makePng } from "dsh-testkit";
-import { createAgentRegistry } from "./events.js";
+import { createAgentRegistry } from "./register.js";
 import { reconstructRequests } from "./reconstruct.js";
 import { harness, types } from "./test-support/harness.js";
 

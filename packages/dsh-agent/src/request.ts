@@ -1,19 +1,59 @@
-import type { EpochHeader } from "dsh-header";
+import { foldHeader, type EpochHeader, type RequestHeaderSnapshot } from "dsh-header";
 import { freezeRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
+import type { LogEvent } from "dsh-log";
+import { advanceSurface, emptySurface, type SurfaceView } from "dsh-surface";
+import { AgentError } from "./errors.js";
+import { requestDispatchEvent } from "./events.js";
 
 /**
  * Builds the frozen request of a loop step from the surface messages (system first) and the
  * header. The live loop and `reconstructRequests` both call this, so they cannot diverge.
  */
-export function buildLoopRequest(
-  messages: readonly Message[],
-  header: EpochHeader,
-  signal?: AbortSignal,
-): FrozenGenerateOptions {
+export function buildLoopRequest(messages: readonly Message[], header: EpochHeader, signal?: AbortSignal): FrozenGenerateOptions {
   return freezeRequest({
     config: header.config,
     messages,
     ...(header.tools === undefined ? {} : { tools: header.tools }),
     ...(signal === undefined ? {} : { signal }),
   });
+}
+
+/** What a `request/dispatch` event dispatched: the step, and the messages and snapshot at that point. */
+export interface Dispatch {
+  readonly turn: number;
+  readonly step: number;
+  /** The seq of the step's `request/dispatch`: the request is the fold of the log up to it. */
+  readonly dispatchSeq: number;
+  /** The header snapshot the request carried. */
+  readonly snapshot: RequestHeaderSnapshot;
+  readonly messages: readonly Message[];
+  /** The surface's replace generation at the dispatch. */
+  readonly generation: number;
+}
+
+/** The loop's request projection after a log prefix: the surface, the latest snapshot, and the dispatch just folded. */
+export interface RequestFold {
+  readonly surface: SurfaceView;
+  readonly snapshot: RequestHeaderSnapshot | undefined;
+  /** Set when the event just folded was a `request/dispatch`. */
+  readonly dispatch: Dispatch | undefined;
+}
+
+/** The fold of an empty log. */
+export const emptyRequestFold: RequestFold = Object.freeze({ surface: emptySurface, snapshot: undefined, dispatch: undefined });
+
+/**
+ * The one request projection, shared by the live loop and `reconstructRequests`: the surface
+ * ({@link advanceSurface}) and the header ({@link foldHeader}) folded event by event; at a
+ * `request/dispatch` it yields what the step's request contains. Pure.
+ */
+export function foldRequestEvent(fold: RequestFold, event: LogEvent): RequestFold {
+  const surface = advanceSurface(fold.surface, event);
+  const snapshot = foldHeader(fold.snapshot, event);
+  if (!requestDispatchEvent.is(event)) return { surface, snapshot, dispatch: undefined };
+  if (snapshot === undefined) {
+    throw new AgentError("AGENT_RECONSTRUCTION", `request/dispatch at seq ${event.seq} has no request/header before it (the log was not admitted)`);
+  }
+  const { turn, step } = event.data;
+  return { surface, snapshot, dispatch: { turn, step, dispatchSeq: event.seq, snapshot, messages: surface.messages.toArray(), generation: surface.state.generation } };
 }

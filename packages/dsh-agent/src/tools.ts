@@ -1,5 +1,5 @@
 import type { DeepReadonly, ToolSchema, UserContent } from "dsh-llm";
-import { toolSchemaSchema } from "dsh-llm";
+import { toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 import { AgentError, ToolError } from "./errors.js";
 

@@ -2,7 +2,7 @@ import { stepEndEvent, type ReconstructedRequest } from "dsh-agent";
 import { requestHeaderEvent, type EpochHeader } from "dsh-header";
 import { jsonEquals, type JsonValue } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
-import { isSurfaceEvent, replaceOf } from "dsh-surface";
+import { isSurfaceEvent } from "dsh-surface";
 
 /** The cache picture of one dispatched request. */
 export interface CacheRow {
@@ -61,7 +61,7 @@ export function explainBetween(events: readonly LogEvent[], fromSeq: number, toS
       out.push(`header ${what}${startsSeries === true ? " + series start" : ""}${changes.length > 0 ? `: ${changes.join("; ")}` : ""} (seq ${event.seq})`);
       header = event.data.header;
     } else if (isSurfaceEvent(event)) {
-      const replace = replaceOf(event);
+      const replace = event.data.replaces;
       if (replace === undefined) continue;
       const kind =
         event.type === "system/message" ? "system prompt change" : event.type === "tool/result" ? "tool-result trim" : "compaction";

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { Agent, compactionEndEvent, compactionStartEvent, requestRetryEvent, stepStartEvent, type CompactionOptions } from "dsh-agent";
-import { headerAdmission, selectionFromHeader } from "dsh-header";
+import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig, type StreamChunk } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
@@ -171,7 +171,7 @@ function showProgress(io: CliIo) {
  * snapshot then records as drift).
  */
 export function continuedConfig(log: EventLog, overrides: { provider?: string | undefined; model?: string | undefined }): LlmCallConfig {
-  const latest = log.ruleState(headerAdmission)?.header;
+  const latest = foldRequestHeader(log)?.header;
   const restored = latest === undefined ? undefined : selectionFromHeader(latest);
   const provider = overrides.provider ?? restored?.provider ?? "sim";
   if (restored !== undefined && provider === restored.provider && overrides.model === undefined) return restored;

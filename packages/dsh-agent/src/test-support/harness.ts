@@ -2,7 +2,7 @@ import { LlmRuntime, type FrozenGenerateOptions, type LlmCallConfig } from "dsh-
 import { EventLog } from "dsh-log";
 import { z } from "zod";
 import { Agent, type AgentOptions } from "../agent.js";
-import { createAgentRegistry } from "../events.js";
+import { createAgentRegistry } from "../register.js";
 import { defineTool } from "../tools.js";
 import { ScriptedAdapter, type ScriptedAnswer } from "./scripted-adapter.js";
 

@@ -13,7 +13,7 @@ import {
 } from "dsh-agent";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
-import { isSurfaceEvent, replaceOf, type SurfaceEvent } from "dsh-surface";
+import { isSurfaceEvent, type SurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { readSession } from "../session.js";
@@ -26,7 +26,7 @@ const clip = (text: string, length = 80) => {
 };
 
 function describeSurface(event: SurfaceEvent): string {
-  const replace = replaceOf(event);
+  const replace = event.data.replaces;
   const replaced = replace === undefined ? "" : ` (replaces ${replace.start}..${replace.end}, generation ${replace.generation})`;
   switch (event.type) {
     case "system/message":

@@ -1,0 +1,70 @@
+import { LlmError, type StreamChunk } from "dsh-llm";
+import type { StepOutcome } from "./answer.js";
+import { StepFailure } from "./attempts.js";
+import { compactSurface } from "./compaction.js";
+import { turnEndEvent, type TurnEndReason } from "./events.js";
+import { loggedError } from "./logged-error.js";
+import type { Loop } from "./loop.js";
+import { loopAdmission } from "./loop-rule.js";
+import { relievePressure } from "./pressure.js";
+import { runStep } from "./step.js";
+
+/** How a turn ended. */
+export interface TurnResult {
+  readonly turn: number;
+  readonly reason: TurnEndReason;
+  readonly steps: number;
+  /** The text of the last assistant message of the turn, if any. */
+  readonly text: string;
+}
+
+function isOverflow(error: unknown): boolean {
+  return error instanceof StepFailure && error.failure instanceof LlmError && error.failure.code === "LLM_CONTEXT_OVERFLOW";
+}
+
+async function endTurn(loop: Loop, turn: number, reason: TurnEndReason, steps: number, text: string): Promise<TurnResult> {
+  await loop.log.append(turnEndEvent.input({ turn, reason }));
+  return { turn, reason, steps, text };
+}
+
+/**
+ * Steps the open turn until the model answers without tool calls and the inbox is empty, the step
+ * limit, a rejection, an abort or a failure. Pressure is relieved before each step; a context
+ * overflow compacts once and retries. A failure is logged with the turn's end, then thrown.
+ */
+export async function runTurn(
+  loop: Loop,
+  turn: number,
+  signal: AbortSignal,
+  onChunk: ((chunk: StreamChunk) => void) | undefined,
+): Promise<TurnResult> {
+  const { maxSteps, compaction } = loop.settings;
+  let text = "";
+  let compactedForOverflow = false;
+  try {
+    for (let step = 0; step < maxSteps; step++) {
+      await relievePressure(loop, compaction, signal);
+      let outcome: StepOutcome | "blocked";
+      try {
+        outcome = await runStep(loop, turn, step, signal, onChunk);
+      } catch (error) {
+        if (!isOverflow(error) || compactedForOverflow || compaction === undefined) throw error;
+        compactedForOverflow = true;
+        const compacted = await compactSurface({ log: loop.log, surface: loop.surface, runtime: loop.runtime, options: compaction, signal }, "overflow");
+        if (compacted.outcome !== "completed") throw error;
+        continue;
+      }
+      if (outcome === "blocked") return await endTurn(loop, turn, "blocked", step, text);
+      text = outcome.text || text;
+      if (outcome.reason !== "completed") return await endTurn(loop, turn, outcome.reason, step + 1, text);
+      if (!outcome.continueTurn && loop.inbox.size === 0) return await endTurn(loop, turn, "completed", step + 1, text);
+    }
+    return await endTurn(loop, turn, "max-steps", maxSteps, text);
+  } catch (error) {
+    const failure = error instanceof StepFailure ? error.failure : error;
+    if (loop.log.ruleState(loopAdmission).openTurn === turn) {
+      await loop.log.append(turnEndEvent.input({ turn, reason: "error", error: loggedError(failure) }));
+    }
+    throw failure;
+  }
+}
