@@ -1,4 +1,4 @@
-import { captureLog, readmeShowsExample } from "dsh-testkit";
+import { apiMismatch, captureLog, readmeShowsExample } from "dsh-testkit";
 import { expect, it } from "vitest";
 import { main } from "../examples/quickstart.js";
 
@@ -7,4 +7,8 @@ it("runs the README example, which is examples/quickstart.ts verbatim", async ()
   const { result, lines } = await captureLog(main);
   expect(result).toBe(true);
   expect(lines[0]).toBe('completed - The tool said: [{"type":"text","text":"12:00 in UTC"}]');
+});
+
+it("documents in its README API table exactly what src/index.ts exports", async () => {
+  expect(await apiMismatch(new URL("../", import.meta.url))).toEqual({ undocumented: [], notExported: [] });
 });

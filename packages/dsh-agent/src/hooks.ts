@@ -1,3 +1,4 @@
+import { describeIssues } from "dsh-base";
 import type { DeepReadonly, LlmCallConfig, Message, ToolSchema } from "dsh-llm";
 import { userContentSchema } from "dsh-llm/schemas";
 import { z } from "zod";
@@ -57,7 +58,7 @@ const hookMessageSchema = z.array(userContentSchema).min(1);
 function hookMessage(content: ContentInput): InboxItem {
   const parsed = hookMessageSchema.safeParse(typeof content === "string" || Array.isArray(content) ? toContent(content) : content);
   if (!parsed.success) {
-    throw new AgentError("AGENT_INVALID_HOOK_RESULT", `agent/pre-step returned an invalid message: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, "; ")}`);
+    throw new AgentError("AGENT_INVALID_HOOK_RESULT", `agent/pre-step returned an invalid message: ${describeIssues(parsed.error.issues)}`);
   }
   return { content: parsed.data, source: "pre-step" };
 }

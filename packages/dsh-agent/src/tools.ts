@@ -1,3 +1,4 @@
+import { describeIssues } from "dsh-base";
 import type { DeepReadonly, ToolSchema, UserContent } from "dsh-llm";
 import { toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
@@ -67,7 +68,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
     parameters: parametersOf(definition.parameters),
   });
   if (!parsedSchema.success) {
-    throw new AgentError("AGENT_INVALID_OPTIONS", `invalid tool ${definition.name}: ${z.prettifyError(parsedSchema.error)}`);
+    throw new AgentError("AGENT_INVALID_OPTIONS", `invalid tool ${definition.name}: ${describeIssues(parsedSchema.error.issues)}`);
   }
   const schema = parsedSchema.data;
   return {
@@ -81,7 +82,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
       }
       const args = definition.parameters.safeParse(json);
       if (!args.success) {
-        return toolErrorOutcome(new ToolError("TOOL_INVALID_ARGUMENTS", z.prettifyError(args.error)));
+        return toolErrorOutcome(new ToolError("TOOL_INVALID_ARGUMENTS", describeIssues(args.error.issues)));
       }
       try {
         const output = await definition.execute(args.data, context);

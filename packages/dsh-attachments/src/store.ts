@@ -1,3 +1,4 @@
+import { describeIssues } from "dsh-base";
 import type { Sha256Digest } from "./digest.js";
 import { AttachmentError } from "./errors.js";
 import { describeImage, imageAttachmentRefSchema, verifyImageMetadata, type ImageAttachmentRef } from "./image-ref.js";
@@ -29,7 +30,7 @@ export async function putImage(store: AttachmentStore, bytes: Uint8Array): Promi
 export async function readImage(store: AttachmentStore, ref: ImageAttachmentRef): Promise<Uint8Array> {
   const parsed = imageAttachmentRefSchema.safeParse(ref);
   if (!parsed.success) {
-    throw new AttachmentError("ATTACHMENT_INVALID_REF", `invalid image reference: ${parsed.error.message}`);
+    throw new AttachmentError("ATTACHMENT_INVALID_REF", `invalid image reference: ${describeIssues(parsed.error.issues)}`);
   }
   const bytes = await store.get(parsed.data.digest);
   verifyImageMetadata(parsed.data, bytes);

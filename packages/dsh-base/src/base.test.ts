@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DshError, createFileDurably, isDshError, syncPath } from "./index.js";
+import { DshError, createFileDurably, describeIssues, isDshError, syncPath } from "./index.js";
 
 class TestError extends DshError<"TEST_A" | "TEST_B"> {
   override name = "TestError";
@@ -52,5 +52,18 @@ describe("createFileDurably", () => {
     await expect(syncPath(join(dir, "f"))).resolves.toBeUndefined();
     await expect(syncPath(dir)).resolves.toBeUndefined();
     await expect(syncPath(join(dir, "nope"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("describeIssues", () => {
+  it("writes every issue on one line with its path", () => {
+    expect(
+      describeIssues([
+        { path: ["header", "tools", 0, "name"], message: "too long" },
+        { path: [], message: "two\n  lines" },
+        { path: [1, "x"], message: "bad" },
+      ]),
+    ).toBe("header.tools[0].name: too long; two lines; [1].x: bad");
+    expect(describeIssues([])).toBe("");
   });
 });

@@ -1,2 +1,3 @@
 export { DshError, isDshError } from "./errors.js";
 export { createFileDurably, syncPath } from "./durable-file.js";
+export { describeIssues, type SchemaIssue } from "./issues.js";

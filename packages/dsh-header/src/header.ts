@@ -19,46 +19,43 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A shape writers never produce, with where it is. */
+interface WriterShapeProblem {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
 /** The shapes writers never produce; admission names them instead of reporting a generic key error. */
-function checkWriterShape(value: unknown, ctx: z.RefinementCtx): void {
-  if (!isRecord(value)) return;
+function writerShapeProblems(value: Record<string, unknown>): WriterShapeProblem[] {
+  const problems: WriterShapeProblem[] = [];
   if ("system" in value) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["system"],
-      message: "header.system is not allowed: the rendered system prompt is the system/message at surface node 0",
-    });
-  }
-  if (Array.isArray(value.tools) && value.tools.length === 0) {
-    ctx.addIssue({ code: "custom", path: ["tools"], message: "tools: [] is never written: omit tools when there are none" });
+    problems.push({ path: ["system"], message: "header.system is not allowed: the rendered system prompt is the system/message at surface node 0" });
   }
   if (Array.isArray(value.tools)) {
+    if (value.tools.length === 0) problems.push({ path: ["tools"], message: "tools: [] is never written: omit tools when there are none" });
     const names = value.tools.map((tool) => (isRecord(tool) ? tool.name : undefined));
     const duplicate = names.find((name, i) => names.indexOf(name) !== i);
-    if (duplicate !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["tools"], message: `tool ${String(duplicate)} is listed twice` });
-    }
+    if (duplicate !== undefined) problems.push({ path: ["tools"], message: `tool ${String(duplicate)} is listed twice` });
   }
   const defaults = value.adapterDefaults;
   if (isRecord(defaults)) {
     if (Object.keys(defaults).length === 0) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["adapterDefaults"],
-        message: "adapterDefaults: {} is never written: omit it when no value came from adapter defaults",
-      });
+      problems.push({ path: ["adapterDefaults"], message: "adapterDefaults: {} is never written: omit it when no value came from adapter defaults" });
     }
     const config = isRecord(value.config) ? value.config : {};
     for (const [key, recorded] of Object.entries(defaults)) {
       if (config[key] !== recorded) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["adapterDefaults", key],
-          message: `adapterDefaults.${key} (${JSON.stringify(recorded)}) must equal config.${key} (${JSON.stringify(config[key])})`,
-        });
+        const message = `adapterDefaults.${key} (${JSON.stringify(recorded)}) must equal config.${key} (${JSON.stringify(config[key])})`;
+        problems.push({ path: ["adapterDefaults", key], message });
       }
     }
   }
+  return problems;
+}
+
+function checkWriterShape(value: unknown, ctx: z.RefinementCtx): void {
+  if (!isRecord(value)) return;
+  for (const { path, message } of writerShapeProblems(value)) ctx.addIssue({ code: "custom", path: [...path], message });
 }
 
 /**

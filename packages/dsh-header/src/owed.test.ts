@@ -17,6 +17,7 @@ describe("owedHeaderSnapshot", () => {
     ["an unchanged step that starts a series", { startsRequestSeries: true }, { reason: "series" }],
     ["an unchanged step after a replace", { followsReplace: true }, { reason: "series" }],
     ["a plain follow-up, a later step or a retry", {}, undefined],
+    ["a snapshot this instance wrote that the log lacks", { latest: undefined }, { reason: "change" }],
   ])("%s", (_what, change, expected) => {
     expect(owedHeaderSnapshot({ ...base, ...change })).toEqual(expected);
   });

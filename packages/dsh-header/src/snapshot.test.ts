@@ -14,17 +14,20 @@ const headerLog = () => new EventLog({ registry: registerHeaderEvents(new EventR
 
 describe("request/header admission", () => {
   it.each([
-    ["a header.system field", { reason: "initial", header: { config, system: "You are" } }, /header\.system is not allowed/],
-    ["tools: []", { reason: "initial", header: { config, tools: [] } }, /tools: \[\] is never written/],
-    ["adapterDefaults: {}", { reason: "initial", header: { config, adapterDefaults: {} } }, /adapterDefaults: \{\} is never written/],
+    ["a header.system field", { reason: "initial", header: { config, system: "You are" } }, /^request\/header: header\.system: header\.system is not allowed: the rendered system prompt is the system\/message at surface node 0$/],
+    ["tools: []", { reason: "initial", header: { config, tools: [] } }, /^request\/header: header\.tools: tools: \[\] is never written: omit tools when there are none$/],
+    ["adapterDefaults: {}", { reason: "initial", header: { config, adapterDefaults: {} } }, /^request\/header: header\.adapterDefaults: adapterDefaults: \{\} is never written: omit it when no value came from adapter defaults$/],
     [
       "adapterDefaults that disagree with the config",
       { reason: "initial", header: { config: { ...config, maxTokens: 100 }, adapterDefaults: { maxTokens: 8192 } } },
-      /adapterDefaults\.maxTokens \(8192\) must equal config\.maxTokens \(100\)/,
+      /^request\/header: header\.adapterDefaults\.maxTokens: adapterDefaults\.maxTokens \(8192\) must equal config\.maxTokens \(100\)$/,
     ],
-    ["a tool listed twice", { reason: "initial", header: { config, tools: [tool, tool] } }, /tool read_file is listed twice/],
-    ["startsSeries: false", { reason: "change", startsSeries: false, header: { config } }, /startsSeries: false is never written/],
-    ["startsSeries on a series snapshot", { reason: "series", startsSeries: true, header: { config } }, /only written on a change snapshot/],
+    ["a tool listed twice", { reason: "initial", header: { config, tools: [tool, tool] } }, /^request\/header: header\.tools: tool read_file is listed twice$/],
+    ["startsSeries: false", { reason: "change", startsSeries: false, header: { config } }, /^request\/header: startsSeries: startsSeries: false is never written: omit it$/],
+    ["startsSeries on a series snapshot", { reason: "series", startsSeries: true, header: { config } }, /^request\/header: startsSeries: startsSeries is only written on a change snapshot \(a series snapshot starts a series by definition\)$/],
+    ["data that is not an object", null, /^request\/header: Invalid input: expected object, received null$/],
+    ["data that is a string", "initial", /^request\/header: Invalid input: expected object, received string$/],
+    ["a header that is not an object", { reason: "initial", header: [config] }, /^request\/header: header: Invalid input: expected object, received array$/],
     ["an unknown reason", { reason: "restart", header: { config } }, /reason/],
     ["an unknown config key", { reason: "initial", header: { config: { ...config, apiKey: "k" } } }, /apiKey/],
     ["an unknown header key", { reason: "initial", header: { config, note: "x" } }, /note/],
@@ -40,20 +43,28 @@ describe("request/header admission", () => {
 
   it("rejects the retired fallback reason and header deltas as legacy", async () => {
     const log = headerLog();
-    await expect(log.append({ type: "request/header", data: { reason: "fallback", header: { config } } })).rejects.toMatchObject({
-      code: "LOG_LEGACY_EVENT",
-    });
-    await expect(log.append({ type: "request/header-delta", data: { set: {} } })).rejects.toMatchObject({ code: "LOG_LEGACY_EVENT" });
+    await expect(log.append({ type: "request/header", data: { reason: "fallback", header: { config } } })).rejects.toThrowError(
+      expect.objectContaining({ code: "LOG_LEGACY_EVENT", message: "request/header: reason fallback is retired: use initial, resume, change or series" }),
+    );
+    await expect(log.append({ type: "request/header-delta", data: { set: {} } })).rejects.toThrowError(
+      expect.objectContaining({
+        code: "LOG_LEGACY_EVENT",
+        message: "request/header-delta: a retired event type: headers are logged as full request/header snapshots",
+      }),
+    );
+    // Only the fallback reason is retired: other snapshots (and data of any shape) reach admission.
+    await expect(log.append({ type: "request/header", data: null })).rejects.toMatchObject({ code: "LOG_INVALID_EVENT" });
+    await expect(log.append({ type: "request/header", data: { reason: "resume", header: { config } } })).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION" });
   });
 
   it("requires initial first and only first", async () => {
     const log = headerLog();
-    await expect(log.append(requestHeaderEvent.input({ reason: "resume", header: { config } }))).rejects.toThrow(
-      /the first snapshot must be initial, not resume/,
+    await expect(log.append(requestHeaderEvent.input({ reason: "resume", header: { config } }))).rejects.toThrowError(
+      expect.objectContaining({ code: "LOG_RULE_VIOLATION", message: "request/header at seq 0: the first snapshot must be initial, not resume" }),
     );
     await log.append(requestHeaderEvent.input({ reason: "initial", header: { config } }));
-    await expect(log.append(requestHeaderEvent.input({ reason: "initial", header: { config } }))).rejects.toThrow(
-      /initial is only the first snapshot/,
+    await expect(log.append(requestHeaderEvent.input({ reason: "initial", header: { config } }))).rejects.toThrowError(
+      expect.objectContaining({ code: "LOG_RULE_VIOLATION", message: "request/header at seq 1: initial is only the first snapshot; later instances write resume" }),
     );
     await log.append(requestHeaderEvent.input({ reason: "change", startsSeries: true, header: { config: { ...config, model: "x" } } }));
   });

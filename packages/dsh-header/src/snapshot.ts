@@ -22,15 +22,13 @@ export const requestHeaderDataSchema = z
   .superRefine((value, ctx) => {
     if (typeof value !== "object" || value === null || !("startsSeries" in value)) return;
     const { reason, startsSeries } = value as { reason?: unknown; startsSeries?: unknown };
-    if (startsSeries === false) {
-      ctx.addIssue({ code: "custom", path: ["startsSeries"], message: "startsSeries: false is never written: omit it" });
-    } else if (reason !== "change") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["startsSeries"],
-        message: "startsSeries is only written on a change snapshot (a series snapshot starts a series by definition)",
-      });
-    }
+    const message =
+      startsSeries === false
+        ? "startsSeries: false is never written: omit it"
+        : reason !== "change"
+          ? "startsSeries is only written on a change snapshot (a series snapshot starts a series by definition)"
+          : undefined;
+    if (message !== undefined) ctx.addIssue({ code: "custom", path: ["startsSeries"], message });
   })
   .pipe(strictSnapshotSchema);
 

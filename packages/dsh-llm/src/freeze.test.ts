@@ -77,5 +77,24 @@ describe("deepFreeze", () => {
 
   it("reports a structure with a mutable leaf as not deep-frozen", () => {
     expect(isDeepFrozen(Object.freeze({ inner: {} }))).toBe(false);
+    expect(isDeepFrozen(Object.freeze([Object.freeze({}), []]))).toBe(false);
+    expect(isDeepFrozen({})).toBe(false);
+    expect(isDeepFrozen(Object.freeze({ n: 1, s: "x" }))).toBe(true);
+    expect(isDeepFrozen(3)).toBe(true);
+  });
+
+  it("freezes functions reachable from the value, and their properties", () => {
+    const fn = Object.assign(() => 1, { meta: { a: 1 } });
+    deepFreeze({ fn });
+    expect(Object.isFrozen(fn)).toBe(true);
+    expect(Object.isFrozen(fn.meta)).toBe(true);
+  });
+
+  it("freezes objects held under symbol keys and inside arrays of arrays", () => {
+    const key = Symbol("k");
+    const value = { [key]: { a: 1 }, list: [[{ b: 2 }]] };
+    deepFreeze(value);
+    expect(Object.isFrozen(value[key])).toBe(true);
+    expect(Object.isFrozen(value.list[0]![0])).toBe(true);
   });
 });

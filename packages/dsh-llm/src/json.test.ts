@@ -17,7 +17,11 @@ describe("findNonJson", () => {
   });
 
   it.each<[string, unknown, RegExp]>([
-    ["undefined", { a: undefined }, /\$\.a: undefined/],
+    ["undefined", { a: undefined }, /^\$\.a: undefined is not JSON$/],
+    ["a deep undefined", { a: [{ b: { c: undefined } }] }, /^\$\.a\[0\]\.b\.c: undefined is not JSON$/],
+    ["Infinity", { n: [Number.POSITIVE_INFINITY] }, /^\$\.n\[0\]: Infinity is not a finite number$/],
+    ["a class instance", [new (class Point {})()], /^\$\[0\]: not a plain object$/],
+    ["a symbol", { s: Symbol("x") }, /^\$\.s: symbol is not JSON$/],
     ["NaN", [1, Number.NaN], /\$\[1\]: NaN is not a finite number/],
     ["-0", { n: -0 }, /-0 does not survive JSON/],
     ["a hole", [1, , 3], /sparse array hole/],
@@ -28,6 +32,13 @@ describe("findNonJson", () => {
     expect(findNonJson(value)).toMatch(message);
   });
 
+  it("accepts objects without a prototype and top-level primitives", () => {
+    expect(findNonJson(Object.assign(Object.create(null) as object, { a: 1 }))).toBeUndefined();
+    expect(findNonJson("text")).toBeUndefined();
+    expect(findNonJson(null)).toBeUndefined();
+    expect(findNonJson(undefined)).toBe("$: undefined is not JSON");
+  });
+
   it("detects a cycle", () => {
     const cyclic: { self?: unknown } = {};
     cyclic.self = cyclic;
@@ -36,6 +47,24 @@ describe("findNonJson", () => {
 });
 
 describe("jsonEquals", () => {
+  it.each<[string, unknown, unknown, boolean]>([
+    ["null and an object", null, {}, false],
+    ["an object and null", {}, null, false],
+    ["undefined and null", undefined, null, false],
+    ["null and undefined", null, undefined, false],
+    ["undefined and undefined", undefined, undefined, true],
+    ["an array and an object with its indexes", [1], { 0: 1 }, false],
+    ["an object and an array", { 0: 1 }, [1], false],
+    ["arrays of different lengths", [1], [1, 2], false],
+    ["equal nested arrays", [[1, { a: [2] }]], [[1, { a: [2] }]], true],
+    ["a number and its string", 1, "1", false],
+    ["a string and an object", "a", { a: 1 }, false],
+    ["objects whose keys differ", { a: 1 }, { b: 1 }, false],
+    ["objects with an undefined key on one side", { a: 1, b: undefined }, { a: 1, c: 2 }, false],
+  ])("compares %s", (_what, a, b, expected) => {
+    expect(jsonEquals(a as never, b as never)).toBe(expected);
+  });
+
   it("agrees with canonical comparison and ignores key order", () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {

@@ -55,10 +55,7 @@ export function findNonJson(value: unknown): string | undefined {
     }
     const proto: unknown = Object.getPrototypeOf(current);
     if (proto !== Object.prototype && proto !== null) return `${path}: not a plain object`;
-    for (const [key, child] of Object.entries(current)) {
-      if (child === undefined) return `${path}.${key}: undefined is not JSON`;
-      stack.push({ value: child, path: `${path}.${key}` });
-    }
+    for (const [key, child] of Object.entries(current)) stack.push({ value: child, path: `${path}.${key}` });
   }
   return undefined;
 }

@@ -27,17 +27,39 @@ describe("freezeRequest", () => {
   });
 
   it.each([
-    ["an unknown key", { ...request(), extra: 1 }, /unknown key extra/],
-    ["no messages", { ...request(), messages: [] }, /messages must be a non-empty array/],
-    ["a bad message", { ...request(), messages: [{ role: "user", content: [], source: "user" }] }, /messages\[0\]/],
-    ["an empty tool list", { ...request(), tools: [] }, /tools/],
-    ["an undefined config field", { ...request(), config: { ...config, maxTokens: undefined } }, /config/],
-    ["a non-signal", { ...request(), signal: {} }, /AbortSignal/],
+    ["an unknown key", { ...request(), extra: 1 }, /^invalid request: unknown key extra$/],
+    ["no messages", { ...request(), messages: [] }, /^invalid request: messages must be a non-empty array$/],
+    ["messages that are not an array", { ...request(), messages: "hi" }, /^invalid request: messages must be a non-empty array$/],
+    ["a bad message", { ...request(), messages: [request().messages[0], { role: "user", content: [], source: "user" }] }, /^invalid request messages\[1\]: content: Too small/],
+    ["an empty tool list", { ...request(), tools: [] }, /^invalid request tools: Too small/],
+    ["an undefined tool list", { ...request(), tools: undefined }, /^invalid request tools: /],
+    ["an undefined config field", { ...request(), config: { ...config, maxTokens: undefined } }, /^invalid request config: maxTokens: /],
+    ["a non-signal", { ...request(), signal: {} }, /^invalid request: signal must be an AbortSignal$/],
+    ["an undefined signal", { ...request(), signal: undefined }, /^invalid request: signal must be an AbortSignal$/],
   ])("rejects %s with LLM_INVALID_REQUEST", (_what, options, message) => {
     expect(() => freezeRequest(options as GenerateOptions)).toThrowError(message);
     expect(() => freezeRequest(options as GenerateOptions)).toThrowError(
       expect.objectContaining({ code: "LLM_INVALID_REQUEST" }),
     );
+  });
+});
+
+describe("freezeRequest on shared history", () => {
+  it("validates a message once it was frozen in a request, and leaves a refused request's parts unfrozen", () => {
+    const first = freezeRequest(request());
+    const next = freezeRequest({ config, messages: [...first.messages, { role: "assistant", content: [], source: "model" }] });
+    expect(next.messages[0]).toBe(first.messages[0]);
+    const fresh = { role: "user" as const, content: [{ type: "text" as const, text: "x" }], source: "user" };
+    expect(() => freezeRequest({ config, messages: [fresh], tools: [] })).toThrowError(/tools/);
+    expect(Object.isFrozen(fresh)).toBe(false);
+  });
+
+  it("returns a request it froze before as is, and keeps a signal live", () => {
+    const controller = new AbortController();
+    const frozen = freezeRequest({ ...request(), signal: controller.signal });
+    expect(freezeRequest(frozen)).toBe(frozen);
+    controller.abort();
+    expect(frozen.signal?.aborted).toBe(true);
   });
 });
 
@@ -47,6 +69,8 @@ describe("markAgentLoopRequest", () => {
     expect(isAgentLoopRequest(frozen)).toBe(true);
     expect(isAgentLoopRequest(freezeRequest(structuredClone(request())))).toBe(false);
     expect(isAgentLoopRequest({ ...frozen })).toBe(false);
+    expect(isAgentLoopRequest(null)).toBe(false);
+    expect(isAgentLoopRequest("request")).toBe(false);
   });
 
   it("refuses a request that is not deep-frozen", () => {

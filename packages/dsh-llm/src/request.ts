@@ -1,3 +1,4 @@
+import { describeIssues } from "dsh-base";
 import { z } from "zod";
 import { llmCallConfigSchema, type LlmCallConfig } from "./config.js";
 import { LlmError } from "./errors.js";
@@ -33,11 +34,11 @@ const frozenRequests = new WeakSet<object>();
 
 /** Validates `value` unless it was validated (and frozen) before; returns whether it was checked now. */
 function checkPart(schema: z.ZodType, value: unknown, what: string | (() => string)): boolean {
-  if (typeof value === "object" && value !== null && validated.has(value)) return false;
+  if (validated.has(value as object)) return false;
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const name = typeof what === "string" ? what : what();
-    throw new LlmError("LLM_INVALID_REQUEST", `invalid request ${name}: ${z.prettifyError(parsed.error)}`);
+    throw new LlmError("LLM_INVALID_REQUEST", `invalid request ${name}: ${describeIssues(parsed.error.issues)}`);
   }
   return true;
 }
@@ -94,5 +95,5 @@ export function markAgentLoopRequest(request: FrozenGenerateOptions): FrozenGene
 
 /** Whether `request` is the very object that {@link markAgentLoopRequest} marked. */
 export function isAgentLoopRequest(request: unknown): boolean {
-  return typeof request === "object" && request !== null && loopRequests.has(request);
+  return loopRequests.has(request as object);
 }

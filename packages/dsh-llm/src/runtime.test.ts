@@ -31,9 +31,47 @@ describe("LlmRuntime", () => {
     expect(runtime.modelDefaults("echo", "m")).toEqual({ maxTokens: 4096 });
   });
 
-  it("fails with LLM_NO_ADAPTER for an unknown provider", async () => {
+  it("fails with LLM_NO_ADAPTER for an unknown provider, naming the registered ones", async () => {
     const runtime = new LlmRuntime();
-    await expect(runtime.generate(request())).rejects.toMatchObject({ code: "LLM_NO_ADAPTER" });
+    await expect(runtime.generate(request())).rejects.toThrowError(
+      expect.objectContaining({ code: "LLM_NO_ADAPTER", message: "no adapter for provider echo (registered: none)" }),
+    );
+    runtime.register({ ...echoAdapter(), provider: "a" });
+    runtime.register({ ...echoAdapter(), provider: "b" });
+    expect(() => runtime.modelDefaults("echo", "m")).toThrowError("no adapter for provider echo (registered: a, b)");
+  });
+
+  it("registers adapters later, one per provider", async () => {
+    const runtime = new LlmRuntime();
+    runtime.register(echoAdapter());
+    await expect(runtime.generate(request())).resolves.toMatchObject({ finishReason: "stop" });
+    expect(() => runtime.register(echoAdapter())).toThrowError(
+      expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: "an adapter for provider echo is already registered" }),
+    );
+  });
+
+  it("reports empty defaults for an adapter that declares none, and refuses unknown events", () => {
+    const { modelDefaults: _none, ...plain } = echoAdapter();
+    const runtime = new LlmRuntime({ adapters: [plain] });
+    expect(runtime.modelDefaults("echo", "m")).toEqual({});
+    expect(() => runtime.on("llm/other" as "llm/stream", () => undefined)).toThrowError(
+      expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: "unknown runtime event llm/other" }),
+    );
+  });
+
+  it("hands the adapter its attachment store and the request's signal", async () => {
+    const contexts: unknown[] = [];
+    const store = { put: async () => "sha256:x", get: async () => new Uint8Array(), has: async () => false } as never;
+    const adapter: LlmAdapter = {
+      provider: "echo",
+      async *stream(_request, context) {
+        contexts.push(context);
+        yield { type: "finish", reason: "stop" };
+      },
+    };
+    const signal = new AbortController().signal;
+    await new LlmRuntime({ adapters: [adapter], attachments: store }).generate({ ...request(), signal });
+    expect(contexts).toEqual([{ attachments: store, signal }]);
   });
 
   it("lets llm/stream listeners read but never mutate the request", async () => {
@@ -53,6 +91,7 @@ describe("LlmRuntime", () => {
     await runtime.generate(loop);
     await runtime.generate(request());
     expect(events.map((event) => event.isAgentLoopRequest)).toEqual([true, false]);
+    expect(Object.isFrozen(events[0])).toBe(true);
     expect(mutations).toHaveLength(2);
     expect(mutations[0]).toBeInstanceOf(TypeError);
     expect(seen[0]).toBe(loop);
@@ -74,9 +113,9 @@ describe("LlmRuntime", () => {
     const runtime = new LlmRuntime({ adapters: [echoAdapter(seen)] });
     const controller = new AbortController();
     controller.abort();
-    await expect(runtime.generate({ ...request(), signal: controller.signal })).rejects.toMatchObject({
-      code: "LLM_ABORTED",
-    });
+    await expect(runtime.generate({ ...request(), signal: controller.signal })).rejects.toThrowError(
+      expect.objectContaining({ code: "LLM_ABORTED", message: "the request was aborted before dispatch" }),
+    );
     expect(seen).toHaveLength(0);
   });
 });

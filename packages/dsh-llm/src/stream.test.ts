@@ -38,19 +38,72 @@ describe("StreamAssembler", () => {
     );
   });
 
-  it.each<[string, StreamChunk[]]>([
-    ["a tool call without an id", [{ type: "tool-call-delta", index: 0, name: "x", argumentsDelta: "" }]],
+  it.each<[string, StreamChunk[], string]>([
+    ["a tool call without an id", [{ type: "tool-call-delta", index: 0, name: "x", argumentsDelta: "" }], "stream produced a tool call without an id or a name"],
+    ["a tool call without a name", [{ type: "tool-call-delta", index: 0, callId: "a", argumentsDelta: "" }], "stream produced a tool call without an id or a name"],
     [
       "a tool call that changes its id",
       [
         { type: "tool-call-delta", index: 0, callId: "a", name: "x", argumentsDelta: "" },
         { type: "tool-call-delta", index: 0, callId: "b", argumentsDelta: "" },
       ],
+      "tool call 0 changed its id mid-stream",
     ],
-    ["text after finish", [{ type: "finish", reason: "stop" }, { type: "text-delta", text: "late" }]],
-  ])("rejects %s as malformed", (_what, chunks) => {
+    [
+      "a tool call that changes its name",
+      [
+        { type: "tool-call-delta", index: 2, callId: "a", name: "x", argumentsDelta: "" },
+        { type: "tool-call-delta", index: 2, name: "y", argumentsDelta: "" },
+      ],
+      "tool call 2 changed its name mid-stream",
+    ],
+    [
+      "two tool calls with one id",
+      [
+        { type: "tool-call-delta", index: 0, callId: "a", name: "x", argumentsDelta: "" },
+        { type: "tool-call-delta", index: 1, callId: "a", name: "x", argumentsDelta: "" },
+      ],
+      "stream produced two tool calls with id a",
+    ],
+    ["text after finish", [{ type: "finish", reason: "stop" }, { type: "text-delta", text: "late" }], "stream sent text-delta after finish"],
+  ])("rejects %s as malformed", (_what, chunks, message) => {
     expect(() => assemble([...chunks, { type: "finish", reason: "stop" }])).toThrowError(
-      expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }),
+      expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message, retryable: true }),
     );
+  });
+
+  it("keeps id and name when later deltas repeat them or leave them empty, and ignores empty text", () => {
+    const result = assemble([
+      { type: "text-delta", text: "" },
+      { type: "tool-call-delta", index: 0, callId: "a", name: "x", argumentsDelta: "{" },
+      { type: "tool-call-delta", index: 0, callId: "a", name: "x", argumentsDelta: "" },
+      { type: "tool-call-delta", index: 0, callId: "", name: "", argumentsDelta: "}" },
+      { type: "reasoning-delta", text: "" },
+      { type: "text-delta", text: "after" },
+      { type: "finish", reason: "tool-calls" },
+    ]);
+    expect(result.content).toEqual([
+      { type: "tool-call", callId: "a", name: "x", arguments: "{}" },
+      { type: "text", text: "after" },
+    ]);
+    expect(result.usage).toBeUndefined();
+  });
+
+  it("keeps text and reasoning apart when they alternate", () => {
+    const result = assemble([
+      { type: "text-delta", text: "a" },
+      { type: "reasoning-delta", text: "r" },
+      { type: "text-delta", text: "b" },
+      { type: "finish", reason: "stop" },
+    ]);
+    expect(result.content).toEqual([
+      { type: "text", text: "a" },
+      { type: "reasoning", text: "r" },
+      { type: "text", text: "b" },
+    ]);
+  });
+
+  it("reports a stream that never finished with its message", () => {
+    expect(() => assemble([])).toThrowError("stream ended before the model finished");
   });
 });

@@ -71,12 +71,15 @@ export class StreamAssembler {
     if (this.#finishReason === undefined) {
       throw new LlmError("LLM_STREAM_INTERRUPTED", "stream ended before the model finished");
     }
+    const ids = new Set<string>();
     const content: AssistantContent[] = this.#blocks.map((block) => {
       if (block.type !== "tool-call") return { type: block.type, text: block.text };
       const { callId, name } = block.call;
       if (callId === "" || name === "") {
         throw new LlmError("LLM_MALFORMED_STREAM", "stream produced a tool call without an id or a name");
       }
+      if (ids.has(callId)) throw new LlmError("LLM_MALFORMED_STREAM", `stream produced two tool calls with id ${callId}`);
+      ids.add(callId);
       return { type: "tool-call", callId, name, arguments: block.call.arguments };
     });
     return { content, finishReason: this.#finishReason, usage: this.#usage };

@@ -1,5 +1,5 @@
+import { describeIssues } from "dsh-base";
 import { deepFreeze, findNonJson } from "dsh-llm";
-import { z } from "zod";
 import { LogError } from "./errors.js";
 import { EVENT_TYPE_PATTERN, type LogEvent } from "./event.js";
 import type { EventRegistry } from "./registry.js";
@@ -43,7 +43,7 @@ export function admitEnvelope(registry: EventRegistry, candidate: Candidate, exp
   } else {
     const parsed = definition.schema.safeParse(data);
     if (!parsed.success) {
-      throw new LogError("LOG_INVALID_EVENT", `${type}: ${z.prettifyError(parsed.error)}`, at);
+      throw new LogError("LOG_INVALID_EVENT", `${type}: ${describeIssues(parsed.error.issues)}`, at);
     }
   }
   const copy: unknown = data === undefined ? null : JSON.parse(JSON.stringify(data));

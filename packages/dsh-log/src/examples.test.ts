@@ -1,4 +1,4 @@
-import { captureLog, readmeShowsExample } from "dsh-testkit";
+import { apiMismatch, captureLog, readmeShowsExample } from "dsh-testkit";
 import { expect, it } from "vitest";
 import { main } from "../examples/quickstart.js";
 
@@ -8,4 +8,8 @@ it("runs the README example, which is examples/quickstart.ts verbatim", async ()
     expect(result).toBe(1);
     expect(lines[1]).toMatch(/^note\/added: .*expected string, received number/s);
     expect(JSON.parse(lines[2]!)).toMatchObject({ line: 3, bytes: 24 });
+});
+
+it("documents in its README API table exactly what src/index.ts exports", async () => {
+  expect(await apiMismatch(new URL("../", import.meta.url))).toEqual({ undocumented: [], notExported: [] });
 });

@@ -1,11 +1,8 @@
 export { LogError, type LogErrorCode } from "./errors.js";
-export { EVENT_TYPE_PATTERN, type EventInput, type LogEvent } from "./event.js";
+export type { EventInput, LogEvent } from "./event.js";
 export { EventRegistry, defineEvent, type AdmissionRule, type EventDefinition } from "./registry.js";
 export { EventLog, type EventLogOptions, type LogListener, type LogSink } from "./log.js";
 export {
-  JSONL_FORMAT,
-  JSONL_VERSION,
-  jsonlHeaderSchema,
   parseJsonl,
   serializeEventLine,
   serializeHeaderLine,

@@ -1,3 +1,4 @@
+import { describeIssues } from "dsh-base";
 import { z } from "zod";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
@@ -93,7 +94,7 @@ function parseHeader(line: string): JsonlHeader {
   }
   const parsed = jsonlHeaderSchema.safeParse(value);
   if (!parsed.success) {
-    throw new LogError("LOG_CORRUPT", `invalid header: ${z.prettifyError(parsed.error)}`, { line: 1 });
+    throw new LogError("LOG_CORRUPT", `invalid header: ${describeIssues(parsed.error.issues)}`, { line: 1 });
   }
   return parsed.data;
 }

@@ -1,5 +1,4 @@
 export { startSimulator, type SimulatedExchange, type Simulator, type SimulatorOptions } from "./server.js";
-export { loadScenario, scenarioSchema, scriptedResponseSchema, faultSchema, type Fault, type Scenario, type ScriptedResponse } from "./scenario.js";
-export { CACHE_UNIT, PrefixCache } from "./prefix-cache.js";
-export { promptTokens, renderPrompt, tokenize } from "./prompt.js";
-export { exploreResponse } from "./explore.js";
+export { loadScenario, type Fault, type Scenario, type ScriptedResponse } from "./scenario.js";
+export { CACHE_UNIT } from "./prefix-cache.js";
+export { promptTokens } from "./prompt.js";

@@ -1,2 +1,3 @@
 export { makePng } from "./png.js";
 export { captureLog, readmeShowsExample } from "./readme.js";
+export { apiMismatch } from "./api.js";
