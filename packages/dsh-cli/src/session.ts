@@ -2,7 +2,10 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
+import { parseArgs } from "node:util";
 import { readJsonlLog, type EventLog, type JsonlHeader } from "dsh-log";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
 
 /** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
 export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
@@ -27,4 +30,22 @@ export async function defaultLogPath(cwd: string, now: Date): Promise<string> {
   const path = resolve(cwd, ".dsh", "sessions", `${now.toISOString().replace(/[:.]/g, "-")}.jsonl`);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   return path;
+}
+
+/** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, and a boolean flag of their own. */
+export async function readLogWithObjects(
+  argv: readonly string[],
+  io: CliIo,
+  flag: "wire" | "json",
+  usage: string,
+): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore; readonly flag: boolean }> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { [flag]: { type: "boolean", default: false }, objects: { type: "string" } },
+  });
+  const [path] = positionals;
+  if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${usage}`, EXIT.usage);
+  const { log } = await readSession(io.cwd, path, io.stderr);
+  return { log, attachments: attachmentStore(io.cwd, values.objects as string | undefined), flag: values[flag] === true };
 }

@@ -1,35 +1,26 @@
-import { parseArgs } from "node:util";
 import { reconstructRequests } from "dsh-agent";
 import { serializeRequest } from "dsh-openai-compatible";
 import { promptTokens } from "dsh-simulator";
 import { cacheReport, type CacheRow } from "../cache-report.js";
-import { CliError, EXIT } from "../cli-error.js";
+import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { dialectOf } from "../providers.js";
-import { attachmentStore, readSession } from "../session.js";
+import { readLogWithObjects } from "../session.js";
 
 export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR]";
 
 /** `dsh cache`: per-step prefix stability and cache reads, with every break attributed to a logged event. */
 export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: { json: { type: "boolean", default: false }, objects: { type: "string" } },
-  });
-  const [path] = positionals;
-  if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${CACHE_USAGE}`, EXIT.usage);
-  const { log } = await readSession(io.cwd, path, io.stderr);
+  const { log, attachments, flag: json } = await readLogWithObjects(argv, io, "json", CACHE_USAGE);
   const events = log.slice();
-  const requests = await reconstructRequests(events);
-  const attachments = attachmentStore(io.cwd, values.objects);
+  const requests = await reconstructRequests(log);
   const tokens: number[][] = [];
   for (const { request } of requests) {
     const wire = await serializeRequest(request, { dialect: dialectOf(request.config.provider), attachments });
     tokens.push(promptTokens(JSON.parse(wire) as { tools?: unknown; messages?: unknown }));
   }
   const rows = cacheReport(events, requests, tokens);
-  if (values.json) {
+  if (json) {
     for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
   } else {
     io.stdout.write(formatReport(rows));

@@ -7,6 +7,7 @@ import {
   requestDispatchEvent,
   requestRetryEvent,
   stepEndEvent,
+  stepRejectEvent,
   stepStartEvent,
   turnEndEvent,
   turnStartEvent,
@@ -56,6 +57,9 @@ function describe(event: LogEvent): { indent: number; text: string } {
     const { reason, finishReason, usage, error } = event.data;
     const used = usage === undefined ? "" : ` — in ${usage.inputTokens}, out ${usage.outputTokens}, cache read ${usage.cacheReadTokens}`;
     return { indent: 2, text: `step end: ${reason}${finishReason === undefined ? "" : ` (${finishReason})`}${error ? ` ${error.code}` : ""}${used}` };
+  }
+  if (stepRejectEvent.is(event)) {
+    return { indent: 1, text: `step ${event.data.step} rejected by agent/pre-step${event.data.reason === undefined ? "" : `: ${clip(event.data.reason, 60)}`}` };
   }
   if (requestDispatchEvent.is(event)) return { indent: 2, text: "request dispatched" };
   if (requestRetryEvent.is(event)) {
