@@ -31,7 +31,7 @@ try {
   const steps = quick ? 200 : 1000;
   const progress = 95;
   const child = (...args: string[]) =>
-    execFileSync(process.execPath, ["--conditions=development", "--import", "tsx", join(here, "reconstruct.ts"), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
+    execFileSync(process.execPath, ["--conditions=dsh-source", "--import", "tsx", join(here, "reconstruct.ts"), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
   child("--write", dir, String(steps), String(progress));
   const output = child("--read", dir);
   const reconstruct = JSON.parse(output) as ReconstructResult;

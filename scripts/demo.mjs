@@ -12,7 +12,7 @@ const logPath = join(outDir, "session.jsonl");
 const wirePath = join(outDir, "received.jsonl");
 
 function dsh(args, { capture = false } = {}) {
-  const result = spawnSync(process.execPath, ["--conditions=development", "--import", "tsx", "packages/dsh-cli/src/bin.ts", ...args], {
+  const result = spawnSync(process.execPath, ["--conditions=dsh-source", "--import", "tsx", "packages/dsh-cli/src/bin.ts", ...args], {
     cwd: root,
     encoding: "utf8",
     stdio: capture ? ["ignore", "pipe", "inherit"] : "inherit",

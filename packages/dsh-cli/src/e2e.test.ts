@@ -78,7 +78,7 @@ describe("dsh run → dsh requests --wire", () => {
     const bin = fileURLToPath(new URL("./bin.ts", import.meta.url));
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
     const logPath = join(dir, "process.jsonl");
-    const child = spawnSync(process.execPath, ["--conditions=development", "--import", tsx, bin, "run", "--log", logPath, "Look around"], {
+    const child = spawnSync(process.execPath, ["--conditions=dsh-source", "--import", tsx, bin, "run", "--log", logPath, "Look around"], {
       cwd: project(),
       encoding: "utf8",
       env: { PATH: process.env.PATH },

@@ -17,7 +17,7 @@ afterAll(async () => {
 /** Runs the writer until it has acknowledged `acks` batches, lets it run `lingerMs` more, then SIGKILLs it. */
 function runAndKill(path: string, acks: number, lingerMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", writer, path], {
+    const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", writer, path], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let highest = -1;

@@ -11,7 +11,7 @@ export interface ChatCompletionsAdapterOptions {
   /** The API root, e.g. `https://api.deepseek.com`; `/chat/completions` is appended. */
   readonly baseUrl: string;
   /** The API key. Kept private to the adapter, sent only as a bearer token, never logged. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Defaults the provider applies per model, recorded as such in the header. */
   readonly modelDefaults?: (model: string) => ModelDefaults;
   /** Fails an attempt that receives no bytes for this long (default 120 s). */

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// The consumer test: build and pack every public package, install the tarballs into a fresh npm
+// project (nothing from the workspace), and use them as a downstream user would: import every
+// package under plain Node, under vitest and from an esbuild bundle, type-check and run each README
+// example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24).
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { installedVersion, nodeBinary, pnpm, root, run } from "./toolchain.mjs";
+
+const majors = process.argv.slice(2).map(Number);
+const packages = readdirSync(join(root, "packages"))
+  .map((name) => ({ name, dir: join(root, "packages", name), manifest: JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => manifest.private !== true);
+
+const work = mkdtempSync(join(tmpdir(), "dsh-consumer-"));
+const packs = join(work, "packs");
+const project = join(work, "project");
+mkdirSync(packs);
+mkdirSync(join(project, "checks"), { recursive: true });
+console.log(`consumer test in ${work}`);
+
+const { command, prefix } = pnpm();
+run(command, [...prefix, "build"]);
+for (const { dir } of packages) run(command, [...prefix, "pack", "--pack-destination", packs], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+
+// A fresh npm project: the tarballs, and the tools a downstream project would bring.
+writeFileSync(join(project, "package.json"), JSON.stringify({ name: "dsh-consumer", private: true, type: "module" }, null, 2));
+const tools = ["zod", "vitest", "typescript", "tsx", "esbuild", "@types/node"].map((name) => `${name}@${installedVersion(name)}`);
+const tarballs = readdirSync(packs).map((file) => join(packs, file));
+run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...tools], { cwd: project });
+
+// Every path a published manifest names is in its tarball (no export condition points at sources).
+for (const { name } of packages) {
+  const installed = join(project, "node_modules", name);
+  const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+  const targets = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {}), ...[...JSON.stringify(manifest.exports).matchAll(/"(\.\/[^"]+)"/g)].map((match) => match[1])];
+  for (const target of targets) {
+    if (target !== undefined && !existsSync(join(installed, target))) throw new Error(`${name}'s published manifest names ${target}, which its tarball lacks`);
+  }
+  for (const file of ["README.md", "LICENSE"]) if (!existsSync(join(installed, file))) throw new Error(`${name}'s tarball lacks ${file}`);
+}
+
+// Every package (and subpath) is importable and exports what its README's API table lists as values.
+const entries = packages.flatMap(({ name, manifest }) => Object.keys(manifest.exports).map((sub) => (sub === "." ? name : `${name}/${sub.slice(2)}`)));
+const importCheck = `${entries.map((entry, i) => `import * as m${i} from ${JSON.stringify(entry)};`).join("\n")}
+const modules = { ${entries.map((entry, i) => `${JSON.stringify(entry)}: m${i}`).join(", ")} };
+for (const [entry, module] of Object.entries(modules)) {
+  if (Object.keys(module).length === 0) throw new Error(\`\${entry} exports nothing\`);
+}
+export const loaded = Object.keys(modules).length;
+`;
+writeFileSync(join(project, "checks", "imports.mjs"), `${importCheck}console.log(\`imported \${loaded} entry points\`);\n`);
+
+// Each README example, copied as a user would copy it.
+const examples = packages.filter(({ dir }) => existsSync(join(dir, "examples", "quickstart.ts")));
+mkdirSync(join(project, "examples"));
+for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
+writeFileSync(
+  join(project, "checks", "consumer.test.ts"),
+  `import { expect, it } from "vitest";
+import { loaded } from "./imports.mjs";
+
+it("imports every package under vitest", () => {
+  expect(loaded).toBe(${entries.length});
+});
+${examples.map(({ name }) => `
+it("runs the ${name} README example", async () => {
+  const { main } = await import("../examples/${name}.js");
+  await expect(main()).resolves.not.toBe(false);
+});`).join("\n")}
+`,
+);
+writeFileSync(
+  join(project, "tsconfig.json"),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples"] }, null, 2),
+);
+const local = (name) => join(project, "node_modules", ".bin", name);
+
+console.log("\n== type-check the README examples against the installed declarations");
+run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
+console.log("\n== bundle every package with esbuild");
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+
+for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
+  const node = nodeBinary(major);
+  console.log(`\n== Node ${major}: plain import, bundle, vitest, README examples, the dsh binary`);
+  run(node, ["checks/imports.mjs"], { cwd: project });
+  run(node, ["bundle/imports.mjs"], { cwd: project });
+  run(node, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", project, "checks"], { cwd: project });
+  for (const { name } of examples) run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, stdio: ["ignore", "ignore", "inherit"] });
+  const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
+  run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, stdio: ["ignore", "ignore", "inherit"] });
+  run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, stdio: ["ignore", "ignore", "inherit"] });
+}
+console.log("\nconsumer test passed");

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// `npm test` and `npm run demo` on a machine with only Node and npm: install the pinned toolchain and
+// the locked dependencies when needed, then run the task.
+//   test  every package's tests from source, then the consumer test (packed tarballs in a fresh
+//         project, on Node 20, 22 and 24), then the core packages' tests on Node 22 and 24
+//   demo  the scripted demo of the README
+import { bin, ensureDependencies, run } from "./toolchain.mjs";
+
+const task = process.argv[2];
+ensureDependencies();
+if (task === "test") {
+  bin("vitest", ["run"]);
+  run(process.execPath, ["scripts/consumer-test.mjs"]);
+  run(process.execPath, ["scripts/node-matrix.mjs"]);
+} else if (task === "demo") {
+  run(process.execPath, ["scripts/demo.mjs"]);
+} else {
+  console.error("usage: node scripts/task.mjs test|demo");
+  process.exit(2);
+}
