@@ -21,8 +21,8 @@ mkdirSync(join(project, "checks"), { recursive: true });
 console.log(`consumer test in ${work}`);
 
 const { command, prefix } = pnpm();
-run(command, [...prefix, "build"]);
-for (const { dir } of packages) run(command, [...prefix, "pack", "--pack-destination", packs], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+run(command, [...prefix, "build"], { quiet: true });
+for (const { dir } of packages) run(command, [...prefix, "pack", "--pack-destination", packs], { cwd: dir, quiet: true });
 
 // A fresh npm project: the tarballs, and the tools a downstream project would bring.
 writeFileSync(join(project, "package.json"), JSON.stringify({ name: "dsh-consumer", private: true, type: "module" }, null, 2));
@@ -85,12 +85,12 @@ run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--f
 for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const node = nodeBinary(major);
   console.log(`\n== Node ${major}: plain import, bundle, vitest, README examples, the dsh binary`);
-  run(node, ["checks/imports.mjs"], { cwd: project });
-  run(node, ["bundle/imports.mjs"], { cwd: project });
-  run(node, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", project, "checks"], { cwd: project });
-  for (const { name } of examples) run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, stdio: ["ignore", "ignore", "inherit"] });
+  run(node, ["checks/imports.mjs"], { cwd: project, quiet: true });
+  run(node, ["bundle/imports.mjs"], { cwd: project, quiet: true });
+  run(node, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", project, "checks"], { cwd: project, quiet: true });
+  for (const { name } of examples) run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, quiet: true });
   const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
-  run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, stdio: ["ignore", "ignore", "inherit"] });
-  run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, stdio: ["ignore", "ignore", "inherit"] });
+  run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
+  run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
 }
 console.log("\nconsumer test passed");

@@ -1,4 +1,4 @@
-// `pnpm demo`: a multi-step scripted task on the embedded provider simulator, resumed by a second
+// `npm run demo`: a multi-step scripted task on the embedded provider simulator, resumed by a second
 // process on another model, then the prefix-cache report of the log, then proof that the requests
 // rebuilt from the log are, byte for byte, the bodies the simulator received over HTTP.
 import { spawnSync } from "node:child_process";
@@ -50,4 +50,4 @@ if (!identical || received.length - distinct.length !== retries) {
   process.exit(1);
 }
 console.log("\x1b[32m✓ every body the simulator received equals, byte for byte, the request rebuilt from the log\x1b[0m");
-console.log(`\nexplore further: pnpm dsh inspect ${logPath}`);
+console.log(`\nexplore further: npm run dsh -- inspect ${logPath}`);

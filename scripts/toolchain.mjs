@@ -7,11 +7,17 @@ import { join } from "node:path";
 export const root = join(import.meta.dirname, "..");
 const PNPM = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager.replace(/^pnpm@/, "");
 
-/** Runs a command with inherited output and exits with its status if it fails. */
+/**
+ * Runs a command with inherited output (or, with `quiet`, output shown only if it fails) and exits
+ * with its status if it fails.
+ */
 export function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options, env: { TURBO_TELEMETRY_DISABLED: "1", ...process.env, ...options.env } });
+  const { quiet = false, ...spawnOptions } = options;
+  const stdio = quiet ? "pipe" : "inherit";
+  const result = spawnSync(command, args, { cwd: root, stdio, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, ...spawnOptions, env: { TURBO_TELEMETRY_DISABLED: "1", ...process.env, ...options.env } });
   if (result.error !== undefined) throw result.error;
   if (result.status !== 0) {
+    if (quiet) process.stderr.write(`${result.stdout}${result.stderr}`);
     console.error(`\n${[command, ...args].join(" ")} exited with ${result.status ?? result.signal}`);
     process.exit(result.status ?? 1);
   }
