@@ -30,11 +30,14 @@ const tools = ["zod", "vitest", "typescript", "tsx", "esbuild", "@types/node"].m
 const tarballs = readdirSync(packs).map((file) => join(packs, file));
 run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...tools], { cwd: project });
 
+/** The file paths an `exports` map names (its leaves, not its subpath keys). */
+const targetsOf = (exports) => (typeof exports === "string" ? [exports] : Object.values(exports).flatMap(targetsOf));
+
 // Every path a published manifest names is in its tarball (no export condition points at sources).
 for (const { name } of packages) {
   const installed = join(project, "node_modules", name);
   const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
-  const targets = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {}), ...[...JSON.stringify(manifest.exports).matchAll(/"(\.\/[^"]+)"/g)].map((match) => match[1])];
+  const targets = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {}), ...targetsOf(manifest.exports)];
   for (const target of targets) {
     if (target !== undefined && !existsSync(join(installed, target))) throw new Error(`${name}'s published manifest names ${target}, which its tarball lacks`);
   }

@@ -1,4 +1,4 @@
-export { findNonJson, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
+export { MAX_JSON_DEPTH, findNonJson, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
 export type {
   AssistantContent,
   ContentBlock,

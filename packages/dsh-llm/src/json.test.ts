@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findNonJson, jsonEquals } from "./json.js";
+import { MAX_JSON_DEPTH, findNonJson, jsonEquals } from "./json.js";
 
 describe("findNonJson", () => {
   it("accepts every value that round-trips through JSON", () => {
@@ -37,6 +37,18 @@ describe("findNonJson", () => {
     expect(findNonJson("text")).toBeUndefined();
     expect(findNonJson(null)).toBeUndefined();
     expect(findNonJson(undefined)).toBe("$: undefined is not JSON");
+  });
+
+  it("refuses nesting deeper than MAX_JSON_DEPTH, at any depth, without overflowing the stack", () => {
+    const nest = (depth: number): unknown => {
+      let value: unknown = 1;
+      for (let i = 0; i < depth; i++) value = [value];
+      return value;
+    };
+    expect(findNonJson(nest(MAX_JSON_DEPTH))).toBeUndefined();
+    expect(findNonJson(nest(MAX_JSON_DEPTH + 1))).toMatch(/nests deeper than 512 levels$/);
+    expect(findNonJson(nest(100_000))).toMatch(/nests deeper than 512 levels$/);
+    expect(findNonJson({ a: nest(MAX_JSON_DEPTH) })).toBe(`$.a${"[0]".repeat(MAX_JSON_DEPTH - 1)}: nests deeper than 512 levels`);
   });
 
   it("detects a cycle", () => {

@@ -21,13 +21,17 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
 /** Zod schema of {@link JsonObject}. */
 export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), jsonValueSchema);
 
+/** How deeply JSON values may nest (arrays and objects) in anything dsh logs or sends. */
+export const MAX_JSON_DEPTH = 512;
+
 /**
- * Returns the first place in `value` that JSON cannot represent exactly (a path and a reason),
- * or `undefined` when `value` round-trips through JSON unchanged.
+ * Returns the first place in `value` that JSON cannot represent exactly (a path and a reason), or
+ * that nests deeper than {@link MAX_JSON_DEPTH}, or `undefined` when `value` round-trips through
+ * JSON unchanged. Iterative: any depth is reported, never a stack overflow.
  */
 export function findNonJson(value: unknown): string | undefined {
-  type Frame = { readonly value: unknown; readonly path: string } | { readonly leave: object };
-  const stack: Frame[] = [{ value, path: "$" }];
+  type Frame = { readonly value: unknown; readonly path: string; readonly depth: number } | { readonly leave: object };
+  const stack: Frame[] = [{ value, path: "$", depth: 0 }];
   const ancestors = new Set<object>();
   while (stack.length > 0) {
     const frame = stack.pop()!;
@@ -35,7 +39,7 @@ export function findNonJson(value: unknown): string | undefined {
       ancestors.delete(frame.leave);
       continue;
     }
-    const { value: current, path } = frame;
+    const { value: current, path, depth } = frame;
     if (current === null || typeof current === "string" || typeof current === "boolean") continue;
     if (typeof current === "number") {
       if (!Number.isFinite(current)) return `${path}: ${current} is not a finite number`;
@@ -44,18 +48,19 @@ export function findNonJson(value: unknown): string | undefined {
     }
     if (typeof current !== "object") return `${path}: ${typeof current} is not JSON`;
     if (ancestors.has(current)) return `${path}: cycle`;
+    if (depth === MAX_JSON_DEPTH) return `${path}: nests deeper than ${MAX_JSON_DEPTH} levels`;
     ancestors.add(current);
     stack.push({ leave: current });
     if (Array.isArray(current)) {
       for (let i = 0; i < current.length; i++) {
         if (!(i in current)) return `${path}[${i}]: sparse array hole`;
-        stack.push({ value: current[i], path: `${path}[${i}]` });
+        stack.push({ value: current[i], path: `${path}[${i}]`, depth: depth + 1 });
       }
       continue;
     }
     const proto: unknown = Object.getPrototypeOf(current);
     if (proto !== Object.prototype && proto !== null) return `${path}: not a plain object`;
-    for (const [key, child] of Object.entries(current)) stack.push({ value: child, path: `${path}.${key}` });
+    for (const [key, child] of Object.entries(current)) stack.push({ value: child, path: `${path}.${key}`, depth: depth + 1 });
   }
   return undefined;
 }

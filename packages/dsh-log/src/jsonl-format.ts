@@ -1,7 +1,10 @@
 import { describeIssues } from "dsh-base";
+import { isUtf8 } from "node:buffer";
 import { z } from "zod";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
+import { findDuplicateKey } from "./json-scan.js";
+import { MAX_JSON_DEPTH } from "dsh-llm";
 
 /** The format name written in every JSONL log header. */
 export const JSONL_FORMAT = "dsh-log";
@@ -58,25 +61,59 @@ export function lineOfSeq(seq: number): number {
 const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
 
 /**
- * Parses a JSONL log. An unterminated final line is a torn tail (never acknowledged, so dropped and
- * reported); any other unreadable line is corruption and throws `LOG_CORRUPT` naming the line.
- * Events are returned unadmitted: the caller admits them through a registry.
+ * Parses a JSONL log from its bytes. An unterminated final line is a torn tail (never acknowledged,
+ * so dropped and reported, its offset in bytes); anything else that is not exactly what the writer
+ * writes — invalid UTF-8, unreadable JSON, duplicate keys, another spelling of the same JSON — is
+ * corruption and throws `LOG_CORRUPT` naming the line. Events are returned unadmitted: the caller
+ * admits them through a registry.
  */
-export function parseJsonl(text: string): ParsedJsonl {
-  const lines = text.split("\n");
-  const last = lines.pop() ?? "";
-  let tornTail: TornTail | undefined;
-  if (last !== "") {
-    const offset = Buffer.byteLength(text) - Buffer.byteLength(last);
-    tornTail = { line: lines.length + 1, offset, bytes: Buffer.byteLength(last) };
+export function parseJsonl(bytes: Uint8Array): ParsedJsonl {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const complete = buffer.lastIndexOf(0x0a) + 1;
+  if (!isUtf8(buffer.subarray(0, complete))) throw invalidUtf8(buffer, complete);
+  const events: LogEvent[] = [];
+  let header: JsonlHeader | undefined;
+  let line = 1;
+  for (let start = 0; start < complete; line++) {
+    const end = buffer.indexOf(0x0a, start);
+    const text = buffer.toString("utf8", start, end);
+    if (header === undefined) header = parseHeader(text);
+    else events.push(parseEventLine(text, line));
+    start = end + 1;
   }
-  const headerLine = lines[0];
-  if (headerLine === undefined) {
-    throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
-  }
-  const header = parseHeader(headerLine);
-  const events = lines.slice(1).map((line, index) => parseEventLine(line, lineOfSeq(index)));
+  if (header === undefined) throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
+  const tornTail = complete < buffer.length ? { line, offset: complete, bytes: buffer.length - complete } : undefined;
   return { header, events, tornTail };
+}
+
+function invalidUtf8(buffer: Buffer, complete: number): LogError {
+  let line = 1;
+  for (let start = 0; start < complete; line++) {
+    const end = buffer.indexOf(0x0a, start);
+    if (!isUtf8(buffer.subarray(start, end))) break;
+    start = end + 1;
+  }
+  return new LogError("LOG_CORRUPT", "the line is not valid UTF-8", { line });
+}
+
+/** Throws unless `text` is exactly `written`, the writer's form of what it parsed to. */
+function checkWritten(text: string, written: () => string, lineNumber: number): void {
+  let expected: string;
+  try {
+    expected = written();
+  } catch (cause) {
+    if (!(cause instanceof RangeError)) throw cause;
+    throw new LogError("LOG_INVALID_EVENT", `data nests deeper than ${MAX_JSON_DEPTH} levels`, { cause, line: lineNumber });
+  }
+  if (expected === `${text}\n`) return;
+  const duplicate = findDuplicateKey(text);
+  throw new LogError(
+    "LOG_CORRUPT",
+    duplicate === undefined
+      ? "the line is not in the form the writer writes (extra whitespace, or a value spelled another way)"
+      : `the line repeats the key ${JSON.stringify(duplicate)} in one object`,
+    { line: lineNumber },
+  );
 }
 
 function parseHeader(line: string): JsonlHeader {
@@ -88,7 +125,7 @@ function parseHeader(line: string): JsonlHeader {
   if (version !== JSONL_VERSION) {
     throw new LogError(
       "LOG_UNSUPPORTED_FORMAT",
-      `${JSONL_FORMAT} version ${String(version)} is not supported (this reader knows version ${JSONL_VERSION})`,
+      `${JSONL_FORMAT} version ${JSON.stringify(version)} is not supported (this reader knows version ${JSONL_VERSION})`,
       { line: 1 },
     );
   }
@@ -96,6 +133,7 @@ function parseHeader(line: string): JsonlHeader {
   if (!parsed.success) {
     throw new LogError("LOG_CORRUPT", `invalid header: ${describeIssues(parsed.error.issues)}`, { line: 1 });
   }
+  checkWritten(line, () => serializeHeaderLine(parsed.data), 1);
   return parsed.data;
 }
 
@@ -110,6 +148,7 @@ function parseEventLine(line: string, lineNumber: number): LogEvent {
       line: lineNumber,
     });
   }
+  checkWritten(line, () => serializeEventLine(value as LogEvent), lineNumber);
   return value as LogEvent;
 }
 
