@@ -140,7 +140,7 @@ describe("every sent request equals its rebuild, whatever interleaves with the l
 
         // The log, written as JSONL and parsed back, rebuilds exactly the requests that were sent.
         const text = serializeHeaderLine({ format: "dsh-log", version: 1, sessionId: "s", createdAt: 0 }) + log.slice().map(serializeEventLine).join("");
-        const reloaded = parseJsonl(text).events;
+        const reloaded = parseJsonl(Buffer.from(text)).events;
         const received = instances.flatMap((instance) => instance.adapter.received);
         const sent = received.filter((request, i) => isAgentLoopRequest(request) && received.indexOf(request) === i);
         const rebuilt = await reconstructRequests(reloaded, { registry: registry() });

@@ -32,9 +32,14 @@ describe("createFileDurably", () => {
   it("creates the file with the given mode, never replaces it, and leaves no temporary file", async () => {
     const dir = await mkdtemp(join(tmpdir(), "dsh-base-test-"));
     const path = join(dir, "object");
-    expect(await createFileDurably(path, new Uint8Array([1, 2, 3]), 0o640)).toBe("created");
+    const seen: string[] = [];
+    const beforeLink = async (temp: string) => {
+      seen.push(await readFile(temp, "utf8"));
+    };
+    expect(await createFileDurably(path, new Uint8Array([0x61, 0x62]), { mode: 0o640, beforeLink })).toBe("created");
+    expect(seen).toEqual(["ab"]);
     expect(await createFileDurably(path, "other")).toBe("exists");
-    expect([...(await readFile(path))]).toEqual([1, 2, 3]);
+    expect([...(await readFile(path))]).toEqual([0x61, 0x62]);
     expect((await stat(path)).mode & 0o777).toBe(0o640);
     expect(await readdir(dir)).toEqual(["object"]);
   });
@@ -44,6 +49,8 @@ describe("createFileDurably", () => {
     await createFileDurably(join(dir, "a"), "text");
     expect((await stat(join(dir, "a"))).mode & 0o777).toBe(0o600);
     await expect(createFileDurably(join(dir, "missing", "b"), "x")).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(createFileDurably(join(dir, "c"), "x", { beforeLink: async () => Promise.reject(new Error("no")) })).rejects.toThrow("no");
+    expect((await readdir(dir)).sort()).toEqual(["a"]);
   });
 
   it("syncs files and directories, and reports a missing path", async () => {

@@ -2,14 +2,22 @@ import { randomBytes } from "node:crypto";
 import { link, open, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
+/** Options of {@link createFileDurably}. */
+export interface CreateFileOptions {
+  /** The file mode (default 0600). */
+  readonly mode?: number;
+  /** Runs on the complete, fsynced temporary file just before it is linked into place (e.g. to lock its identity). */
+  readonly beforeLink?: (temp: string) => Promise<void>;
+}
+
 /**
  * Creates `path` with `data`, all or nothing and durably: the bytes go to a temporary file beside
- * it, which is fsynced and hard-linked into place (never replacing an existing file), and the
- * directory is fsynced. Resolves `"exists"` without writing when `path` is already there.
+ * it (`.<name>.<random>.tmp`), which is fsynced and hard-linked into place (never replacing an
+ * existing file), and the directory is fsynced. Resolves `"exists"` when `path` is already there.
  */
-export async function createFileDurably(path: string, data: string | Uint8Array, mode = 0o600): Promise<"created" | "exists"> {
+export async function createFileDurably(path: string, data: string | Uint8Array, options: CreateFileOptions = {}): Promise<"created" | "exists"> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  const handle = await open(temp, "wx", mode);
+  const handle = await open(temp, "wx", options.mode ?? 0o600);
   try {
     try {
       await handle.writeFile(data);
@@ -17,6 +25,7 @@ export async function createFileDurably(path: string, data: string | Uint8Array,
     } finally {
       await handle.close();
     }
+    await options.beforeLink?.(temp);
     await link(temp, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return "exists";

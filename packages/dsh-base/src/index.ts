@@ -1,3 +1,3 @@
 export { DshError, isDshError } from "./errors.js";
-export { createFileDurably, syncPath } from "./durable-file.js";
+export { createFileDurably, syncPath, type CreateFileOptions } from "./durable-file.js";
 export { describeIssues, type SchemaIssue } from "./issues.js";

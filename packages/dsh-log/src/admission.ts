@@ -21,7 +21,7 @@ export function admitEnvelope(registry: EventRegistry, candidate: Candidate, exp
   const at = line === undefined ? {} : { line };
   const { seq, type, time, data } = candidate;
   if (seq !== expectedSeq) {
-    throw new LogError("LOG_INVALID_EVENT", `seq ${String(seq)} is not the next seq ${expectedSeq}`, at);
+    throw new LogError("LOG_INVALID_EVENT", `seq must be ${expectedSeq}, the next in the log, not ${JSON.stringify(seq) ?? String(seq)}`, at);
   }
   if (typeof type !== "string" || !EVENT_TYPE_PATTERN.test(type)) {
     throw new LogError("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`, at);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { open, readFile, truncate } from "node:fs/promises";
+import { open, readdir, readFile, truncate, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
@@ -45,30 +46,36 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
       : { parent: { sessionId: options.fork.parentSessionId, seedLength: seed.length } }),
   };
   const seeded = EventLog.from(options.registry, seed);
-  const lock = await acquireLock(path);
+  const text = serializeHeaderLine(header) + seeded.slice().map(serializeEventLine).join("");
+  let lock: FileLock | undefined;
   try {
-    const text = serializeHeaderLine(header) + seeded.slice().map(serializeEventLine).join("");
-    if ((await createFileDurably(path, text)) === "exists") throw new LogError("LOG_EXISTS", `${path} already exists`);
-    return await attach(path, header, seeded.slice(), undefined, lock, options);
+    // The lock is keyed by the file's identity: take it on the complete temporary file, which becomes the log.
+    const created = await createFileDurably(path, text, { beforeLink: async (temp) => void (lock = await acquireLock(temp)) });
+    if (created === "exists") throw new LogError("LOG_EXISTS", `${path} already exists`);
+    return { path, header, log: new EventLog({ ...options, sink: new JsonlFileSink(path, lock!), events: seeded.slice(), lineOf: lineOfSeq }), recovered: undefined };
   } catch (error) {
-    await lock.release();
+    await lock?.release();
     throw error;
   }
 }
 
 /**
- * Opens an existing JSONL log for appending: every event is re-admitted, a torn final line is
- * truncated away and reported in `recovered`, any other damage throws naming the line.
+ * Opens an existing JSONL log for appending: every event is re-admitted, and only then is a torn
+ * final line truncated away (reported in `recovered`); any other damage throws naming the line and
+ * leaves the file byte-identical. Temporary files a crashed creation left beside it are removed.
  */
 export async function openJsonlLog(path: string, options: JsonlLogOptions): Promise<JsonlLog> {
+  await readLogFile(path, 0);
   const lock = await acquireLock(path);
   try {
     const { header, events, tornTail } = parseJsonl(await readLogFile(path));
+    const log = new EventLog({ ...options, sink: new JsonlFileSink(path, lock), events, lineOf: lineOfSeq });
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);
       await syncPath(path);
     }
-    return await attach(path, header, events, tornTail, lock, options);
+    await removeLeftovers(path);
+    return { path, header, log, recovered: tornTail };
   } catch (error) {
     await lock.release();
     throw error;
@@ -84,29 +91,29 @@ export async function readJsonlLog(
   return { header, log: new EventLog({ registry, events, lineOf: lineOfSeq }), tornTail };
 }
 
-async function attach(
-  path: string,
-  header: JsonlHeader,
-  events: readonly LogEvent[],
-  recovered: TornTail | undefined,
-  lock: FileLock,
-  options: JsonlLogOptions,
-): Promise<JsonlLog> {
-  const handle = await open(path, "a", 0o600);
+/** The bytes of the log at `path` (the first `limit` only, when given); a missing file or a directory is `LOG_NOT_FOUND`. */
+async function readLogFile(path: string, limit?: number): Promise<Buffer> {
   try {
-    const log = new EventLog({ ...options, sink: new JsonlFileSink(handle, lock), events, lineOf: lineOfSeq });
-    return { path, header, log, recovered };
+    if (limit === undefined) return await readFile(path);
+    const handle = await open(path, "r");
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(limit), 0, limit, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    await handle.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new LogError("LOG_NOT_FOUND", `${path} does not exist`);
+    if (code === "EISDIR") throw new LogError("LOG_NOT_FOUND", `${path} is a directory, not a log file`);
     throw error;
   }
 }
 
-async function readLogFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new LogError("LOG_NOT_FOUND", `${path} does not exist`);
-    throw error;
+/** Removes the `.<name>.*.tmp` files a creation of `path` killed before its link left behind. */
+async function removeLeftovers(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  for (const name of await readdir(dirname(path))) {
+    if (name.startsWith(prefix) && name.endsWith(".tmp")) await unlink(join(dirname(path), name)).catch(() => undefined);
   }
 }

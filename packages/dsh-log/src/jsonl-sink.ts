@@ -1,4 +1,4 @@
-import type { FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import type { LogEvent } from "./event.js";
 import type { FileLock } from "./file-lock.js";
 import { serializeEventLine } from "./jsonl-format.js";
@@ -11,19 +11,21 @@ interface PendingWrite {
 }
 
 /**
- * Appends event lines to an open JSONL file with group commit: batches handed over while an fsync
- * is in flight are written together and made durable by the next single fsync.
+ * Appends event lines to a JSONL file with group commit: batches handed over while an fsync is in
+ * flight are written together and made durable by the next single fsync. The file is opened for
+ * appending on the first write, so a log that is only read never touches it.
  */
 export class JsonlFileSink implements LogSink {
-  readonly #handle: FileHandle;
+  readonly #path: string;
+  #handle: FileHandle | undefined;
   readonly #lock: FileLock;
   readonly #queue: PendingWrite[] = [];
   #draining = false;
   #idle: Promise<void> = Promise.resolve();
   #failure: unknown;
 
-  constructor(handle: FileHandle, lock: FileLock) {
-    this.#handle = handle;
+  constructor(path: string, lock: FileLock) {
+    this.#path = path;
     this.#lock = lock;
   }
 
@@ -40,7 +42,7 @@ export class JsonlFileSink implements LogSink {
 
   async close(): Promise<void> {
     await this.#idle;
-    await this.#handle.close();
+    await this.#handle?.close();
     await this.#lock.release();
   }
 
@@ -49,6 +51,7 @@ export class JsonlFileSink implements LogSink {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0);
         try {
+          this.#handle ??= await open(this.#path, "a", 0o600);
           await this.#handle.appendFile(batch.map((write) => write.text).join(""));
           await this.#handle.datasync();
         } catch (error) {

@@ -108,7 +108,7 @@ describe("admission round trip", () => {
         if (events.length > 0) {
           const index = pick % events.length;
           const shifted = events.map((event, i) => (i === index ? { ...event, seq: event.seq + 1 } : event));
-          expect(() => EventLog.from(testRegistry(), shifted)).toThrowError(/is not the next seq/);
+          expect(() => EventLog.from(testRegistry(), shifted)).toThrowError(`seq must be ${index}, the next in the log, not ${index + 1}`);
         }
       }),
       { numRuns: 100 },
