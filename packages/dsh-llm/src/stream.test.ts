@@ -72,6 +72,17 @@ describe("StreamAssembler", () => {
     );
   });
 
+  it.each<[string, StreamChunk[], RegExp]>([
+    ["a numeric tool-call id", [{ type: "tool-call-delta", index: 0, callId: 7 as unknown as string, name: "x", argumentsDelta: "{}" }], /content\[0\]\.callId: /],
+    ["negative usage", [{ type: "usage", usage: { inputTokens: -1, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } }], /usage\.inputTokens: /],
+    ["fractional usage", [{ type: "usage", usage: { inputTokens: 1, outputTokens: 0.5, cacheReadTokens: 0, cacheWriteTokens: 0 } }], /usage\.outputTokens: /],
+    ["a tool name the vocabulary refuses", [{ type: "tool-call-delta", index: 0, callId: "a", name: 3 as unknown as string, argumentsDelta: "" }], /content\[0\]\.name: /],
+  ])("refuses %s as a malformed answer (retryable), before anyone could log it", (_what, chunks, message) => {
+    const attempt = () => assemble([...chunks, { type: "finish", reason: "stop" }]);
+    expect(attempt).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", retryable: true }));
+    expect(attempt).toThrowError(message);
+  });
+
   it("keeps id and name when later deltas repeat them or leave them empty, and ignores empty text", () => {
     const result = assemble([
       { type: "text-delta", text: "" },

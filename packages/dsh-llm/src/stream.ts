@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { AssistantContent } from "./content.js";
+import { describeIssues } from "dsh-base";
+import { assistantContentSchema, type AssistantContent } from "./content.js";
 import { LlmError } from "./errors.js";
 import { tokenUsageSchema, type TokenUsage } from "./usage.js";
 
@@ -20,6 +21,9 @@ export type StreamChunk =
     }
   | { readonly type: "usage"; readonly usage: TokenUsage }
   | { readonly type: "finish"; readonly reason: FinishReason };
+
+/** What every answer must be before anyone logs it: valid content blocks and whole, non-negative token counts. */
+const resultSchema = z.strictObject({ content: z.array(assistantContentSchema), usage: tokenUsageSchema.optional() });
 
 /** A whole answer: the assistant content, why it ended, and the usage the provider reported. */
 export interface GenerateResult {
@@ -82,6 +86,10 @@ export class StreamAssembler {
       ids.add(callId);
       return { type: "tool-call", callId, name, arguments: block.call.arguments };
     });
+    const checked = resultSchema.safeParse({ content, usage: this.#usage });
+    if (!checked.success) {
+      throw new LlmError("LLM_MALFORMED_STREAM", `the provider's answer is malformed: ${describeIssues(checked.error.issues)}`);
+    }
     return { content, finishReason: this.#finishReason, usage: this.#usage };
   }
 

@@ -1,5 +1,6 @@
 import { LlmError, type AdapterContext, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { httpError } from "./errors.js";
+import { redactError, redactor, type Redactor } from "./redact.js";
 import { serializeRequest, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
 
@@ -8,14 +9,19 @@ export interface ChatCompletionsAdapterOptions {
   /** The `config.provider` name this adapter serves, e.g. `deepseek`. */
   readonly provider: string;
   readonly dialect: Dialect;
-  /** The API root, e.g. `https://api.deepseek.com`; `/chat/completions` is appended. */
+  /**
+   * The API root, e.g. `https://api.deepseek.com`; `/chat/completions` is appended to its path (a
+   * query string is kept). Credentials in it (`https://user:password@host`) are sent as basic auth.
+   */
   readonly baseUrl: string;
-  /** The API key. Kept private to the adapter, sent only as a bearer token, never logged. */
+  /** The API key. Kept private to the adapter, sent only as a bearer token, redacted from every error message. */
   readonly apiKey?: string | undefined;
   /** Defaults the provider applies per model, recorded as such in the header. */
   readonly modelDefaults?: (model: string) => ModelDefaults;
   /** Fails an attempt that receives no bytes for this long (default 120 s). */
   readonly idleTimeoutMs?: number;
+  /** Fails an attempt whose response headers do not arrive within this long (default: `idleTimeoutMs`). */
+  readonly headersTimeoutMs?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -23,19 +29,19 @@ export interface ChatCompletionsAdapterOptions {
 export class ChatCompletionsAdapter implements LlmAdapter {
   readonly provider: string;
   readonly dialect: Dialect;
-  readonly #url: string;
-  readonly #apiKey: string | undefined;
+  readonly #endpoint: Endpoint;
   readonly #modelDefaults: ((model: string) => ModelDefaults) | undefined;
   readonly #idleTimeoutMs: number;
+  readonly #headersTimeoutMs: number;
   readonly #fetch: typeof fetch;
 
   constructor(options: ChatCompletionsAdapterOptions) {
     this.provider = options.provider;
     this.dialect = options.dialect;
-    this.#url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-    this.#apiKey = options.apiKey;
+    this.#endpoint = endpoint(options.baseUrl, options.apiKey);
     this.#modelDefaults = options.modelDefaults;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+    this.#headersTimeoutMs = options.headersTimeoutMs ?? this.#idleTimeoutMs;
     this.#fetch = options.fetch ?? fetch;
   }
 
@@ -44,28 +50,72 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   }
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {
-    const body = await serializeRequest(request, { dialect: this.dialect, attachments: context.attachments });
-    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-    if (this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
-    let response: Response;
+    const { authorization, redact } = this.#endpoint;
     try {
-      response = await this.#fetch(this.#url, { method: "POST", headers, body, ...(context.signal ? { signal: context.signal } : {}) });
-    } catch (cause) {
-      if (context.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause });
-      throw new LlmError("LLM_NETWORK", `cannot reach ${this.#url}: ${networkReason(cause)}`, { cause });
-    }
-    if (!response.ok) {
-      throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
-    }
-    if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
-    try {
-      yield* parseChatCompletionStream(response.body, this.#idleTimeoutMs);
+      const body = await serializeRequest(request, { dialect: this.dialect, attachments: context.attachments });
+      const response = await this.#send(body, authorization, context.signal);
+      if (!response.ok) {
+        throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
+      }
+      if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
+      try {
+        yield* parseChatCompletionStream(response.body, this.#idleTimeoutMs);
+      } catch (error) {
+        if (context.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause: error });
+        if (error instanceof LlmError) throw error;
+        throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
+      }
     } catch (error) {
-      if (context.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause: error });
-      if (error instanceof LlmError) throw error;
-      throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
+      throw error instanceof LlmError ? redactError(error, redact) : error;
     }
   }
+
+  /** POSTs the body and resolves the response once its headers arrived, within the headers timeout. */
+  async #send(body: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+    if (authorization !== undefined) headers.authorization = authorization;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.#headersTimeoutMs);
+    const combined = signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, signal]);
+    try {
+      return await this.#fetch(this.#endpoint.url, { method: "POST", headers, body, signal: combined });
+    } catch (cause) {
+      if (signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause });
+      if (timeout.signal.aborted) {
+        throw new LlmError("LLM_TIMEOUT", `no response headers from ${this.#endpoint.url} within ${this.#headersTimeoutMs} ms`, { cause });
+      }
+      throw new LlmError("LLM_NETWORK", `cannot reach ${this.#endpoint.url}: ${networkReason(cause)}`, { cause });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Where and how an adapter sends: the endpoint URL (without credentials), its authorization, and what to redact. */
+interface Endpoint {
+  readonly url: string;
+  readonly authorization: string | undefined;
+  readonly redact: Redactor;
+}
+
+function endpoint(baseUrl: string, apiKey: string | undefined): Endpoint {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL", { retryable: false });
+  }
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = "";
+  url.password = "";
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`;
+  const basic = user === "" && password === "" ? undefined : `${user}:${password}`;
+  if (basic !== undefined && apiKey !== undefined) {
+    throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials and an apiKey is set: give one or the other", { retryable: false });
+  }
+  const authorization = apiKey !== undefined ? `Bearer ${apiKey}` : basic === undefined ? undefined : `Basic ${Buffer.from(basic).toString("base64")}`;
+  return { url: url.href, authorization, redact: redactor([apiKey, password, basic]) };
 }
 
 function networkReason(cause: unknown): string {

@@ -5,7 +5,8 @@ const OVERFLOW = /context[ _-]?length|maximum context|too many tokens|context wi
 /** Maps a non-2xx HTTP response to a typed error; the provider's own message is kept, truncated. */
 export function httpError(status: number, bodyText: string, retryAfter: string | null): LlmError {
   const message = providerMessage(bodyText);
-  const options = { status, ...(retryAfterSeconds(retryAfter) === undefined ? {} : { retryAfterSeconds: retryAfterSeconds(retryAfter)! }) };
+  const wait = retryAfterSeconds(retryAfter);
+  const options = { status, ...(wait === undefined ? {} : { retryAfterSeconds: wait }) };
   const detail = `HTTP ${status}${message === "" ? "" : `: ${message}`}`;
   if (status === 401 || status === 403) return new LlmError("LLM_AUTH", `the provider refused the credentials (${detail})`, options);
   if (status === 429) return new LlmError("LLM_RATE_LIMITED", `rate limited (${detail})`, options);
@@ -32,8 +33,11 @@ function providerMessage(bodyText: string): string {
   return message.replace(/\s+/g, " ").trim().slice(0, 300);
 }
 
-function retryAfterSeconds(header: string | null): number | undefined {
-  if (header === null) return undefined;
+/** Seconds to wait from a `Retry-After` header: a number of seconds or an HTTP date (in the past: 0). */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
   const seconds = Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }

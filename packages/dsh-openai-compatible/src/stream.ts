@@ -22,7 +22,7 @@ interface WireChunk {
     delta?: {
       content?: string | null;
       reasoning_content?: string | null;
-      tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[] | null;
+      tool_calls?: { index?: number; id?: unknown; function?: { name?: string; arguments?: string } }[] | null;
     };
     finish_reason?: string | null;
   }[];
@@ -61,10 +61,13 @@ function chunksOf(data: string): StreamChunk[] {
     if (typeof delta.content === "string" && delta.content !== "") out.push({ type: "text-delta", text: delta.content });
     for (const call of delta.tool_calls ?? []) {
       if (typeof call.index !== "number") throw new LlmError("LLM_MALFORMED_STREAM", "a tool-call delta has no index");
+      if (call.id !== undefined && call.id !== null && typeof call.id !== "string") {
+        throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${call.index} has a non-string id ${JSON.stringify(call.id)}`);
+      }
       out.push({
         type: "tool-call-delta",
         index: call.index,
-        ...(call.id === undefined ? {} : { callId: call.id }),
+        ...(typeof call.id === "string" ? { callId: call.id } : {}),
         ...(call.function?.name === undefined ? {} : { name: call.function.name }),
         argumentsDelta: call.function?.arguments ?? "",
       });
