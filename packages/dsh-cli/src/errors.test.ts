@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { Agent, createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore, putImage } from "dsh-attachments";
@@ -123,5 +124,37 @@ describe("workspace tools", () => {
     expect(await text(readFileTool, { path: "/etc/passwd" })).toContain("outside the working directory");
     expect(await text(readFileTool, { path: "missing.txt" })).toContain("does not exist");
     expect(await text(listDir, { path: "a.txt" })).toContain("is not a directory");
+  });
+
+  it("never read outside while a path component is swapped between an inside directory and a symlink to an outside one", async () => {
+    const root = join(dir, "race");
+    await mkdir(join(root, "d"), { recursive: true });
+    await mkdir(join(dir, "elsewhere"), { recursive: true });
+    await writeFile(join(root, "d", "file.txt"), "inside");
+    await writeFile(join(dir, "elsewhere", "file.txt"), "OUTSIDE-SECRET");
+    const [, readFileTool] = workspaceTools(root);
+    const context = { callId: "c", signal: new AbortController().signal };
+    // Another process swaps the component as fast as it can, as an attacker would.
+    const swap = `const fs = require("node:fs"); for (;;) { fs.renameSync("d", "d.real"); fs.symlinkSync(process.argv[1], "d"); fs.unlinkSync("d"); fs.renameSync("d.real", "d"); }`;
+    const swapper = spawn(process.execPath, ["-e", swap, join(dir, "elsewhere")], { cwd: root, stdio: "ignore" });
+    const results = [];
+    for (let i = 0; i < 2000; i++) results.push(JSON.stringify((await readFileTool!.invoke('{"path":"d/file.txt"}', context)).content));
+    swapper.kill("SIGKILL");
+    expect(results.filter((result) => result.includes("OUTSIDE-SECRET"))).toEqual([]);
+    expect(results.some((result) => result.includes("inside"))).toBe(true);
+  });
+
+  it("reads only what it returns from a large file, and refuses FIFOs and devices without hanging", async () => {
+    const root = join(dir, "big");
+    await mkdir(root, { recursive: true });
+    await writeFile(join(root, "big.txt"), "x".repeat(200_000));
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    await symlink("/dev/zero", join(root, "zero"));
+    const [, readFileTool] = workspaceTools(root);
+    const context = { callId: "c", signal: new AbortController().signal };
+    const big = (await readFileTool!.invoke('{"path":"big.txt"}', context)).content[0] as { text: string };
+    expect(big.text).toBe(`${"x".repeat(64 * 1024)}\n[truncated: 200000 bytes in all]`);
+    expect(JSON.stringify((await readFileTool!.invoke('{"path":"pipe"}', context)).content)).toContain("pipe is not a regular file");
+    expect(JSON.stringify((await readFileTool!.invoke('{"path":"zero"}', context)).content)).toContain("outside the working directory");
   });
 });
