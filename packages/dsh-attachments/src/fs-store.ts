@@ -1,6 +1,6 @@
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { createFileDurably } from "dsh-base";
+import { ConfinedFileError, createFileDurably, openConfined, readHead } from "dsh-base";
 import { assertSha256Digest, computeDigest, verifyDigest, type Sha256Digest } from "./digest.js";
 import { AttachmentError } from "./errors.js";
 import type { AttachmentStore } from "./store.js";
@@ -28,17 +28,31 @@ export class FsAttachmentStore implements AttachmentStore {
     return digest;
   }
 
-  async get(digest: Sha256Digest): Promise<Uint8Array> {
-    let bytes: Buffer;
+  /**
+   * Reads only a regular file inside the store (never through a symlink or a swapped directory, never
+   * a FIFO or device), no more than `maxBytes` of it, and verifies its digest.
+   */
+  async get(digest: Sha256Digest, options: { readonly maxBytes?: number } = {}): Promise<Uint8Array> {
+    let handle;
     try {
-      bytes = await readFile(this.pathOf(digest));
+      handle = await openConfined(this.root, this.pathOf(digest));
     } catch (error) {
-      if (isErrno(error, "ENOENT")) {
-        throw new AttachmentError("ATTACHMENT_MISSING", `object ${digest} is not in the store at ${this.root}`, { digest });
+      if (!(error instanceof ConfinedFileError)) throw error;
+      if (error.code === "FILE_MISSING") {
+        throw new AttachmentError("ATTACHMENT_MISSING", `object ${digest} is not in the store at ${this.root}`, { digest, cause: error });
       }
-      throw error;
+      throw new AttachmentError("ATTACHMENT_CORRUPT", `object ${digest} is not a regular file inside the store at ${this.root}`, { digest, cause: error });
     }
-    return verifyDigest(digest, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    try {
+      const { size } = await handle.stat();
+      if (options.maxBytes !== undefined && size > options.maxBytes) {
+        throw new AttachmentError("ATTACHMENT_CORRUPT", `object ${digest} holds ${size} bytes, more than the ${options.maxBytes} recorded`, { digest });
+      }
+      const bytes = await readHead(handle, size);
+      return verifyDigest(digest, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } finally {
+      await handle.close();
+    }
   }
 
   async has(digest: Sha256Digest): Promise<boolean> {

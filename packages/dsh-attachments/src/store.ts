@@ -10,8 +10,11 @@ import { describeImage, imageAttachmentRefSchema, verifyImageMetadata, type Imag
 export interface AttachmentStore {
   /** Stores `bytes` (idempotently) and returns their digest. */
   put(bytes: Uint8Array): Promise<Sha256Digest>;
-  /** Returns a private copy of the verified bytes stored under `digest`. */
-  get(digest: Sha256Digest): Promise<Uint8Array>;
+  /**
+   * Returns a private copy of the verified bytes stored under `digest`. With `maxBytes` (the recorded
+   * length), an object that holds more is refused without being read.
+   */
+  get(digest: Sha256Digest, options?: { readonly maxBytes?: number }): Promise<Uint8Array>;
   /** Whether an object is stored under `digest` (without verifying it). */
   has(digest: Sha256Digest): Promise<boolean>;
 }
@@ -32,7 +35,7 @@ export async function readImage(store: AttachmentStore, ref: ImageAttachmentRef)
   if (!parsed.success) {
     throw new AttachmentError("ATTACHMENT_INVALID_REF", `invalid image reference: ${describeIssues(parsed.error.issues)}`);
   }
-  const bytes = await store.get(parsed.data.digest);
+  const bytes = await store.get(parsed.data.digest, { maxBytes: parsed.data.byteLength });
   verifyImageMetadata(parsed.data, bytes);
   return bytes;
 }

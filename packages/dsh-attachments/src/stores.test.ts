@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { appendFile, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -85,5 +86,55 @@ describe("FsAttachmentStore on disk", () => {
     await writeFile(store.pathOf(ref.digest), makePng(2, 2, 0x10));
     await expect(store.get(ref.digest)).rejects.toMatchObject({ code: "ATTACHMENT_CORRUPT", digest: ref.digest });
     await expect(readImage(store, ref)).rejects.toMatchObject({ code: "ATTACHMENT_CORRUPT" });
+  });
+});
+
+describe("FsAttachmentStore against a hostile filesystem", () => {
+  async function store() {
+    const base = await mkdtemp(join(tmpdir(), "dsh-hostile-"));
+    const fsStore = new FsAttachmentStore(join(base, "objects"));
+    const ref = await putImage(fsStore, makePng(2, 2));
+    return { base, fsStore, ref, path: fsStore.pathOf(ref.digest) };
+  }
+
+  it.each([
+    ["a symlink to a file outside the store", async (path: string, base: string) => {
+      await writeFile(join(base, "outside.png"), makePng(2, 2));
+      await rm(path);
+      await symlink(join(base, "outside.png"), path);
+    }],
+    ["a FIFO (without hanging)", async (path: string) => {
+      await rm(path);
+      execFileSync("mkfifo", [path]);
+    }],
+    ["a symlink to /dev/zero (without reading forever)", async (path: string) => {
+      await rm(path);
+      await symlink("/dev/zero", path);
+    }],
+    ["a directory", async (path: string) => {
+      await rm(path);
+      await mkdir(path);
+    }],
+    ["a directory of the store swapped for a symlink outside", async (path: string, base: string) => {
+      const dir = join(path, "..");
+      await mkdir(join(base, "elsewhere"));
+      await writeFile(join(base, "elsewhere", path.slice(dir.length + 1)), makePng(2, 2));
+      await rm(dir, { recursive: true });
+      await symlink(join(base, "elsewhere"), dir);
+    }],
+  ])("refuses an object that is %s as corrupt, naming its digest", async (_what, tamper) => {
+    const { base, fsStore, ref, path } = await store();
+    await tamper(path, base);
+    const reading = readImage(fsStore, ref);
+    await expect(reading).rejects.toMatchObject({ name: "AttachmentError", code: "ATTACHMENT_CORRUPT", digest: ref.digest });
+    await expect(reading).rejects.toThrow(`object ${ref.digest} is not a regular file inside the store`);
+  });
+
+  it("refuses, without reading it, an object file larger than its recorded length", async () => {
+    const { fsStore, ref, path } = await store();
+    await appendFile(path, Buffer.alloc(1_000_000));
+    await expect(readImage(fsStore, ref)).rejects.toThrowError(
+      expect.objectContaining({ code: "ATTACHMENT_CORRUPT", message: `object ${ref.digest} holds ${ref.byteLength + 1_000_000} bytes, more than the ${ref.byteLength} recorded` }),
+    );
   });
 });
