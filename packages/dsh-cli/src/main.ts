@@ -2,11 +2,13 @@ import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
 import { COMPACT_USAGE, compactCommand } from "./commands/compact.js";
 import { FORK_USAGE, forkCommand } from "./commands/fork.js";
 import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
+import { QUARANTINE_USAGE, quarantineCommand } from "./commands/quarantine.js";
 import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
 import { RESUME_USAGE, resumeCommand } from "./commands/resume.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
 import type { CliIo } from "./io.js";
+import { printable } from "./printable.js";
 
 const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
   run: runCommand,
@@ -16,6 +18,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   requests: requestsCommand,
   cache: cacheCommand,
   inspect: inspectCommand,
+  quarantine: quarantineCommand,
 };
 
 export const USAGE = `usage:
@@ -26,6 +29,7 @@ export const USAGE = `usage:
   ${REQUESTS_USAGE}
   ${CACHE_USAGE}
   ${INSPECT_USAGE}
+  ${QUARANTINE_USAGE}
 
 exit codes: 0 ok, 1 failed, 2 usage, 3 log missing or corrupt, 4 attachment missing or corrupt,
 5 provider unreachable or failing, 130 interrupted`;
@@ -39,12 +43,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const command = COMMANDS[name];
   try {
-    if (command === undefined) throw new CliError(`unknown command ${name}\n${USAGE}`, EXIT.usage);
+    if (command === undefined) throw new CliError(`unknown command ${name} (dsh help lists the commands)`, EXIT.usage);
     return await command(rest, io);
   } catch (error) {
     const usageError = error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");
     const { line, exitCode } = usageError ? { line: error.message, exitCode: EXIT.usage } : describeFailure(error);
-    io.stderr.write(`dsh: ${line}\n`);
+    io.stderr.write(`dsh: ${printable(line)}\n`);
     return exitCode;
   }
 }

@@ -1,14 +1,14 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Agent, compactionEndEvent, compactionStartEvent, requestRetryEvent, stepStartEvent, type CompactionOptions } from "dsh-agent";
+import { Agent, type CompactionOptions } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
-import { LlmRuntime, type LlmCallConfig, type StreamChunk } from "dsh-llm";
-import type { EventLog, LogEvent } from "dsh-log";
+import { LlmRuntime, type LlmCallConfig } from "dsh-llm";
+import type { EventLog } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { loadScenario, startSimulator, type Simulator } from "dsh-simulator";
-import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
+import { showProgress } from "./progress.js";
 import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js";
 import { attachmentStore } from "./session.js";
 import { workspaceTools } from "./workspace-tools.js";
@@ -65,8 +65,9 @@ export async function startProvider(providerName: string, values: ProviderValues
   if (!inProcess && (values.scenario !== undefined || values["record-wire"] !== undefined)) {
     throw new CliError("--scenario and --record-wire apply to the embedded simulator only", EXIT.usage);
   }
-  const apiKey = apiKeyFor(profile, io.env);
-  if (profile.name !== "sim" && apiKey === undefined) {
+  const credentialedUrl = values["base-url"] !== undefined && URL.canParse(values["base-url"]) && new URL(values["base-url"]).username !== "";
+  const apiKey = credentialedUrl ? undefined : apiKeyFor(profile, io.env);
+  if (profile.name !== "sim" && apiKey === undefined && !credentialedUrl) {
     throw new CliError(`no API key for ${profile.name}: set ${profile.keyVariables.join(" or ")}`, EXIT.usage);
   }
   let simulator: Simulator | undefined;
@@ -126,43 +127,6 @@ export async function runTurn(agent: Agent, logPath: string, prompt: string, io:
     await agent.log.close();
     io.stderr.write(`dsh: log: ${logPath}\n`);
   }
-}
-
-/** Progress while a run streams: answer text on stdout, steps, tool calls, retries and compactions on stderr. */
-function showProgress(io: CliIo) {
-  let midLine = false;
-  const note = (text: string) => {
-    if (midLine) io.stdout.write("\n");
-    midLine = false;
-    io.stderr.write(`dsh: ${text}\n`);
-  };
-  return {
-    chunk(chunk: StreamChunk) {
-      if (chunk.type !== "text-delta" || chunk.text === "") return;
-      io.stdout.write(chunk.text);
-      midLine = !chunk.text.endsWith("\n");
-    },
-    event(event: LogEvent) {
-      if (stepStartEvent.is(event)) {
-        note(`step ${event.data.step + 1}`);
-      } else if (assistantMessageEvent.is(event)) {
-        for (const block of event.data.content) if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
-      } else if (toolResultEvent.is(event) && event.data.replaces === undefined) {
-        const text = event.data.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
-        note(`  ← ${event.data.toolName}${event.data.isError ? " (error)" : ""}: ${text.split("\n").length} line(s)`);
-      } else if (requestRetryEvent.is(event)) {
-        note(`  retry ${event.data.attempt} in ${event.data.delayMs} ms after ${event.data.error.code}`);
-      } else if (compactionStartEvent.is(event)) {
-        note(`  compacting (${event.data.reason})`);
-      } else if (compactionEndEvent.is(event)) {
-        note(`  compaction ${event.data.outcome}`);
-      }
-    },
-    finish() {
-      if (midLine) io.stdout.write("\n");
-      midLine = false;
-    },
-  };
 }
 
 /**

@@ -49,3 +49,12 @@ export async function readLogWithObjects(
   const { log } = await readSession(io.cwd, path, io.stderr);
   return { log, attachments: attachmentStore(io.cwd, values.objects as string | undefined), flag: values[flag] === true };
 }
+
+/** The prompt a command was given: its words joined, or all of standard input when it is a single `-`. */
+export async function promptOf(words: readonly string[], io: CliIo): Promise<string> {
+  if (words.length === 1 && words[0] === "-") {
+    if (io.stdin === undefined) throw new CliError("PROMPT - reads standard input, which this caller does not provide", EXIT.usage);
+    return (await io.stdin()).trim();
+  }
+  return words.join(" ").trim();
+}

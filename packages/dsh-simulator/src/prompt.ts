@@ -39,16 +39,46 @@ export function renderPrompt(body: { tools?: unknown; messages?: unknown }): str
   return parts;
 }
 
-/** Tokens of some text, with a real BPE tokenizer (o200k_base, not DeepSeek's own). */
+/** Text is tokenized in windows of this many UTF-16 units, which bounds the BPE's cost per window. */
+const WINDOW = 256;
+/** Segments already tokenized; consecutive requests repeat all but their newest messages. */
+const memo = new Map<string, readonly number[]>();
+const MEMO_ENTRIES = 8192;
+
+/**
+ * Tokens of some text, with a real BPE tokenizer (o200k_base, not DeepSeek's own). The text is cut
+ * into windows of 256 units (never inside a surrogate pair), so a long run of one letter costs linear
+ * time, not quadratic; special-token text such as `<|endoftext|>` is plain text.
+ */
 export function tokenize(text: string): number[] {
-  return encode(text);
+  const tokens: number[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(text.length, start + WINDOW);
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end++;
+    for (const token of encode(text.slice(start, end), { disallowedSpecial: new Set() })) tokens.push(token);
+    start = end;
+  }
+  return tokens;
+}
+
+function segmentTokens(segment: string): readonly number[] {
+  let tokens = memo.get(segment);
+  if (tokens === undefined) {
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    tokens = tokenize(segment);
+    memo.set(segment, tokens);
+  }
+  return tokens;
 }
 
 /**
  * The prompt tokens of a Chat Completions body. Each rendered segment is tokenized on its own, as
  * role markers are atomic special tokens in real chat templates: appending a message never changes
- * the tokens of the messages before it.
+ * the tokens of the messages before it, and a segment seen before is not tokenized again.
  */
 export function promptTokens(body: { tools?: unknown; messages?: unknown }): number[] {
-  return renderPrompt(body).flatMap(tokenize);
+  const tokens: number[] = [];
+  for (const segment of renderPrompt(body)) for (const token of segmentTokens(segment)) tokens.push(token);
+  return tokens;
 }

@@ -5,6 +5,7 @@ import { cacheReport, type CacheRow } from "../cache-report.js";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { dialectOf } from "../providers.js";
+import { printable } from "../printable.js";
 import { readLogWithObjects } from "../session.js";
 
 export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR]";
@@ -31,7 +32,7 @@ export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<
 function formatReport(rows: readonly CacheRow[]): string {
   const lines = ["step    prompt  stable  cache-read  note"];
   for (const row of rows) {
-    const note = row.isBreak ? (row.explanations.length > 0 ? `break: ${row.explanations.join("; ")}` : "break: UNEXPLAINED") : "";
+    const note = printable(row.isBreak ? (row.explanations.length > 0 ? `break: ${row.explanations.join("; ")}` : "break: UNEXPLAINED") : "");
     lines.push(
       [
         `${row.turn}.${row.step}`.padEnd(6),

@@ -4,7 +4,7 @@ import { AgentError, createAgentRegistry, forkSeed } from "dsh-agent";
 import { createJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { readSession } from "../session.js";
+import { promptOf, readSession } from "../session.js";
 import { TURN_OPTIONS, TURN_USAGE, continueSession } from "../session-runner.js";
 
 export const FORK_USAGE = `dsh fork LOG --at SEQ --log NEW ${TURN_USAGE} [PROMPT]`;
@@ -33,7 +33,7 @@ export async function forkCommand(argv: readonly string[], io: CliIo): Promise<n
   const newPath = resolve(io.cwd, values.log);
   const fork = await createJsonlLog(newPath, { registry: createAgentRegistry(), fork: { parentSessionId: header.sessionId, seed } });
   io.stderr.write(`dsh: forked ${header.sessionId} at seq ${at} (${seed.length} events) into ${newPath}\n`);
-  const prompt = words.join(" ").trim();
+  const prompt = await promptOf(words, io);
   if (prompt === "") {
     await fork.log.close();
     return EXIT.ok;

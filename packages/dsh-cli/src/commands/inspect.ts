@@ -17,6 +17,7 @@ import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent, type SurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
+import { printable } from "../printable.js";
 import { readSession } from "../session.js";
 
 export const INSPECT_USAGE = "dsh inspect LOG";
@@ -104,7 +105,7 @@ export async function inspectCommand(argv: readonly string[], io: CliIo): Promis
   ];
   for (const event of log) {
     const line = describe(event);
-    lines.push(`${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${line.text}`);
+    lines.push(`${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${printable(line.text)}`);
   }
   io.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.ok;

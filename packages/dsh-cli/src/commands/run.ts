@@ -4,7 +4,7 @@ import { createAgentRegistry } from "dsh-agent";
 import { createJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { defaultLogPath } from "../session.js";
+import { defaultLogPath, promptOf } from "../session.js";
 import { TURN_OPTIONS, TURN_USAGE, cliAgent, runTurn, startProvider } from "../session-runner.js";
 
 export const RUN_USAGE = `dsh run ${TURN_USAGE} [--log PATH] PROMPT`;
@@ -12,7 +12,7 @@ export const RUN_USAGE = `dsh run ${TURN_USAGE} [--log PATH] PROMPT`;
 /** `dsh run`: one agent turn on PROMPT, logged to a new JSONL file. */
 export async function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { ...TURN_OPTIONS, log: { type: "string" } } });
-  const prompt = positionals.join(" ").trim();
+  const prompt = await promptOf(positionals, io);
   if (prompt === "") throw new CliError(`missing PROMPT\nusage: ${RUN_USAGE}`, EXIT.usage);
   const provider = await startProvider(values.provider ?? "sim", values, io);
   try {

@@ -1,0 +1,32 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { Agent, createAgentRegistry } from "dsh-agent";
+import { LlmRuntime } from "dsh-llm";
+import { openJsonlLog } from "dsh-log";
+import { CliError, EXIT } from "../cli-error.js";
+import type { CliIo } from "../io.js";
+import { continuedConfig } from "../session-runner.js";
+
+export const QUARANTINE_USAGE = "dsh quarantine accept LOG DIGEST";
+
+/**
+ * `dsh quarantine accept`: accepts the quarantine of an unreadable image: every current surface node
+ * that references DIGEST is replaced (one logged batch) by the same message with a placeholder.
+ * Earlier requests still reference the image, exactly as they were sent.
+ */
+export async function quarantineCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: {} });
+  const [action, path, digest] = positionals;
+  if (action !== "accept" || path === undefined || digest === undefined || positionals.length > 3) throw new CliError(`usage: ${QUARANTINE_USAGE}`, EXIT.usage);
+  const { log } = await openJsonlLog(resolve(io.cwd, path), { registry: createAgentRegistry() });
+  try {
+    // No model is called: the runtime stays empty, and the selection only satisfies the constructor.
+    const agent = new Agent({ log, runtime: new LlmRuntime(), config: continuedConfig(log, {}) });
+    const replaced = await agent.acceptQuarantine(digest);
+    if (replaced === 0) throw new CliError(`no current surface node references ${digest}`, EXIT.failure);
+    io.stdout.write(`quarantined ${digest}: replaced ${replaced} surface node(s) with a placeholder\n`);
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}

@@ -1,0 +1,59 @@
+import { compactionEndEvent, compactionStartEvent, requestRetryEvent, stepStartEvent } from "dsh-agent";
+import type { StreamChunk } from "dsh-llm";
+import type { LogEvent } from "dsh-log";
+import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
+import type { CliIo } from "./io.js";
+import { printable } from "./printable.js";
+
+/**
+ * Progress while a run streams: the answer's text on stdout, steps, tool calls, retries and
+ * compactions on stderr, all made printable. On a terminal the text streams as it arrives (a retried
+ * attempt's partial text is marked as discarded); otherwise each answer's text is written once it is
+ * logged, so stdout holds exactly the answers.
+ */
+export function showProgress(io: CliIo) {
+  const live = io.stdout.isTTY === true;
+  let pending = "";
+  let midLine = false;
+  const write = (text: string) => {
+    if (text === "") return;
+    io.stdout.write(printable(text, true));
+    midLine = !text.endsWith("\n");
+  };
+  const note = (text: string) => {
+    if (midLine) io.stdout.write("\n");
+    midLine = false;
+    io.stderr.write(`dsh: ${printable(text)}\n`);
+  };
+  return {
+    chunk(chunk: StreamChunk) {
+      if (chunk.type !== "text-delta") return;
+      if (live) write(chunk.text);
+      else pending += chunk.text;
+    },
+    event(event: LogEvent) {
+      if (stepStartEvent.is(event)) {
+        note(`step ${event.data.step + 1}`);
+      } else if (assistantMessageEvent.is(event)) {
+        if (!live) write(event.data.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(""));
+        pending = "";
+        for (const block of event.data.content) if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
+      } else if (toolResultEvent.is(event) && event.data.replaces === undefined) {
+        const text = event.data.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
+        note(`  ← ${event.data.toolName}${event.data.isError ? " (error)" : ""}: ${text.split("\n").length} line(s)`);
+      } else if (requestRetryEvent.is(event)) {
+        if (live && midLine) note("  (the partial answer above is discarded)");
+        pending = "";
+        note(`  retry ${event.data.attempt} in ${event.data.delayMs} ms after ${event.data.error.code}`);
+      } else if (compactionStartEvent.is(event)) {
+        note(`  compacting (${event.data.reason})`);
+      } else if (compactionEndEvent.is(event)) {
+        note(`  compaction ${event.data.outcome}`);
+      }
+    },
+    finish() {
+      if (midLine) io.stdout.write("\n");
+      midLine = false;
+    },
+  };
+}
