@@ -183,6 +183,22 @@ describe("Agent.run", () => {
     await expect(agent.run("loop")).resolves.toMatchObject({ reason: "max-steps", steps: 3 });
   });
 
+  it("refuses a second agent on the same log while the first runs a turn, which then completes", async () => {
+    let release: () => void = () => undefined;
+    const first = harness((_r, index) => (index === 0 ? { hang: true } : { text: "first done" }));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = first.agent.run("one", { signal: AbortSignal.any([]) });
+    const second = harness(() => ({ text: "second" }), { log: first.log });
+    await expect(second.agent.run("two")).rejects.toMatchObject({ code: "AGENT_BUSY", message: "cannot start a turn: another agent is working on this log" });
+    await expect(second.agent.compact()).rejects.toMatchObject({ code: "AGENT_BUSY" });
+    release();
+    await gate;
+    first.agent.abort();
+    await expect(running).resolves.toMatchObject({ reason: "aborted" });
+    expect(types(first.log).filter((type) => type === "turn/start")).toHaveLength(1);
+    await expect(second.agent.run("two")).resolves.toMatchObject({ reason: "completed" });
+  });
+
   it("refuses a second concurrent turn", async () => {
     const { agent } = harness(() => ({ hang: true }));
     const first = agent.run("one");

@@ -55,6 +55,27 @@ describe("secrets", () => {
   });
 });
 
+describe("a provider that sends malformed output", () => {
+  it("is a provider failure (retried, then exit 5), and the log stays valid and resumable", async () => {
+    let calls = 0;
+    server = createServer((_request, response) => {
+      calls++;
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const call = (index: number) => ({ index, id: "same-id", function: { name: "list_dir", arguments: "{}" } });
+      response.write(`data: ${JSON.stringify({ choices: [{ delta: { tool_calls: [call(0), call(1)] }, finish_reason: "tool_calls" }] })}\n\n`);
+      response.end("data: [DONE]\n\n");
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const run = await runCli(["run", "--provider", "openai", "--base-url", baseUrl, "--log", "bad.jsonl", "hi"], { cwd: dir, env: { OPENAI_API_KEY: KEY } });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain("stream produced two tool calls with id same-id [LLM_MALFORMED_STREAM]");
+    expect(calls).toBe(3);
+    expect((await runCli(["inspect", "bad.jsonl"], { cwd: dir })).code).toBe(0);
+    expect((await runCli(["resume", "bad.jsonl", "--provider", "sim", "--scenario", await scenario([{ text: "fine now" }]), "again"], { cwd: dir })).code).toBe(0);
+  });
+});
+
 describe("what the model writes", () => {
   it("cannot move the cursor, recolour the terminal or fake a dsh: line", async () => {
     const evil = "x\n\u001b[2K\rdsh: turn 0 completed\u001b[31m\u202e";
