@@ -1,7 +1,8 @@
 import { requestHeaderEvent } from "dsh-header";
 import { LogError, type AdmissionRule, type LogEvent } from "dsh-log";
-import { assistantMessageEvent, isSurfaceEvent } from "dsh-surface";
+import { assistantMessageEvent, isSurfaceEvent, surfaceEventTypes } from "dsh-surface";
 import {
+  agentEventDefinitions,
   compactionEndEvent,
   compactionStartEvent,
   compactionSummaryEvent,
@@ -86,6 +87,7 @@ function admitStepEvent(state: LoopState, event: LogEvent, turn: number, step: n
  */
 export const loopAdmission: AdmissionRule<LoopState> = {
   name: "dsh-agent/loop",
+  types: new Set([...agentEventDefinitions.map((definition) => definition.type), ...surfaceEventTypes, requestHeaderEvent.type]),
   initial: () => ({ turns: 0, openTurn: undefined, openStep: undefined, nextStep: 0, compacting: false, hasHeader: false }),
   admit(state, event) {
     const open = state.openStep;

@@ -72,6 +72,7 @@ export function foldRequestHeader(events: Iterable<LogEvent>): RequestHeaderSnap
 /** The admission rule of snapshots: {@link foldHeader}, whose state (the latest snapshot) a live reader reads in O(1). */
 export const headerAdmission: AdmissionRule<RequestHeaderSnapshot | undefined> = {
   name: "dsh-header/snapshots",
+  types: new Set([requestHeaderEvent.type]),
   initial: () => undefined,
   admit: foldHeader,
 };

@@ -71,3 +71,52 @@ export function isDeepFrozen(value: unknown): boolean {
   for (const object of reachableObjects(value)) if (!Object.isFrozen(object)) return false;
   return true;
 }
+
+/** Whether `value` is a number JSON cannot carry exactly (`-0`, `NaN`, `±Infinity`). */
+function inexactNumber(value: unknown): boolean {
+  return typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0));
+}
+
+/**
+ * Deep-freezes a value `JSON.parse` just produced (a tree: no cycles, no shared parts, nothing but
+ * plain objects, arrays and primitives) in one iterative walk, refusing what JSON cannot carry back
+ * exactly. Returns how many object keys it holds — fewer than the source text spelled out means the
+ * text repeated a key — or, as a string, why it is refused: nesting deeper than `maxDepth` levels, or
+ * a `-0` or non-finite number.
+ */
+export function freezeParsedJson(value: unknown, maxDepth: number): number | string {
+  if (typeof value !== "object" || value === null) return inexactNumber(value) ? `${String(value)} does not survive JSON` : 0;
+  // One stack for every call (the walk never re-enters itself): most events are small, and fresh arrays per event add up.
+  const stack = walkStack;
+  const depths = walkDepths;
+  const bottom = stack.length;
+  stack.push(value);
+  depths.push(1);
+  let keys = 0;
+  try {
+    while (stack.length > bottom) {
+      const current = stack.pop()!;
+      const depth = depths.pop()!;
+      if (depth > maxDepth) return `nests deeper than ${maxDepth} levels`;
+      Object.freeze(current);
+      const isArray = Array.isArray(current);
+      for (const key in current) {
+        if (!isArray) keys++;
+        const child = (current as Record<string, unknown>)[key];
+        if (typeof child === "object" && child !== null) {
+          stack.push(child);
+          depths.push(depth + 1);
+        } else if (inexactNumber(child)) {
+          return `${Object.is(child, -0) ? "-0" : String(child)} does not survive JSON`;
+        }
+      }
+    }
+    return keys;
+  } finally {
+    stack.length = bottom;
+    depths.length = bottom;
+  }
+}
+
+const walkStack: object[] = [];
+const walkDepths: number[] = [];

@@ -1,4 +1,4 @@
-export { MAX_JSON_DEPTH, findNonJson, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
+export { MAX_JSON_DEPTH, findNonJson, frozenJsonCopy, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
 export type {
   AssistantContent,
   ContentBlock,
@@ -20,7 +20,7 @@ export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type LlmCallConfig, type ReasoningEffort } from "./config.js";
 export type { TokenUsage } from "./usage.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
-export { deepFreeze, isDeepFrozen, type DeepReadonly } from "./freeze.js";
+export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
   freezeRequest,
   isAgentLoopRequest,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, findNonJson, jsonEquals } from "./json.js";
+import { isDeepFrozen } from "./freeze.js";
+import { MAX_JSON_DEPTH, findNonJson, frozenJsonCopy, jsonEquals } from "./json.js";
 
 describe("findNonJson", () => {
   it("accepts every value that round-trips through JSON", () => {
@@ -91,5 +92,32 @@ describe("jsonEquals", () => {
         expect(jsonEquals(x, JSON.parse(JSON.stringify(x)))).toBe(true);
       }),
     );
+  });
+});
+
+describe("frozenJsonCopy", () => {
+  it("copies exact JSON deep-frozen, keeping key order, and shares nothing with the source", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const source = JSON.parse(JSON.stringify(value)) as unknown;
+        const copy = frozenJsonCopy(source);
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(source));
+        expect(isDeepFrozen(copy)).toBe(true);
+        if (typeof source === "object" && source !== null) expect(copy).not.toBe(source);
+      }),
+    );
+  });
+
+  it("refuses exactly what findNonJson refuses", () => {
+    const deep: unknown[] = [];
+    let cursor = deep;
+    for (let i = 0; i < MAX_JSON_DEPTH + 2; i++) cursor = (cursor[0] = []) as unknown[];
+    const cyclic: { self?: unknown } = {};
+    cyclic.self = cyclic;
+    for (const bad of [{ a: undefined }, [Number.NaN], { n: -0 }, [1, , 2], new Date(0), () => 1, 1n, Symbol("s"), deep, cyclic, [Number.POSITIVE_INFINITY]]) {
+      expect(frozenJsonCopy(bad)).toBeUndefined();
+      expect(findNonJson(bad)).toBeDefined();
+    }
+    expect(frozenJsonCopy(Object.assign(Object.create(null) as object, { a: [1, "x", null, true] }))).toEqual({ a: [1, "x", null, true] });
   });
 });

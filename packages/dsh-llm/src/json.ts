@@ -80,3 +80,47 @@ export function jsonEquals(a: JsonValue | undefined, b: JsonValue | undefined): 
   if (keys.length !== Object.keys(objectB).length) return false;
   return keys.every((key) => Object.hasOwn(objectB, key) && jsonEquals(objectA[key], objectB[key]));
 }
+
+/**
+ * A deep-frozen copy of `value` if it is exact JSON nesting at most {@link MAX_JSON_DEPTH} levels,
+ * else `undefined` ({@link findNonJson} says why). One iterative walk; object keys keep their order.
+ */
+export function frozenJsonCopy(value: unknown): JsonValue | undefined {
+  const root: { value?: unknown } = {};
+  type Frame = { readonly source: unknown; readonly target: Record<string, unknown> | unknown[]; readonly key: string | number; readonly depth: number };
+  const stack: Frame[] = [{ source: value, target: root as Record<string, unknown>, key: "value", depth: 0 }];
+  const made: object[] = [];
+  while (stack.length > 0) {
+    const { source, target, key, depth } = stack.pop()!;
+    if (source === null || typeof source === "string" || typeof source === "boolean") {
+      (target as Record<string | number, unknown>)[key] = source;
+      continue;
+    }
+    if (typeof source === "number") {
+      if (!Number.isFinite(source) || Object.is(source, -0)) return undefined;
+      (target as Record<string | number, unknown>)[key] = source;
+      continue;
+    }
+    if (typeof source !== "object" || depth === MAX_JSON_DEPTH) return undefined;
+    if (Array.isArray(source)) {
+      const copy: unknown[] = new Array<unknown>(source.length);
+      for (let i = 0; i < source.length; i++) {
+        if (!(i in source)) return undefined;
+        stack.push({ source: source[i], target: copy, key: i, depth: depth + 1 });
+      }
+      (target as Record<string | number, unknown>)[key] = copy;
+      made.push(copy);
+      continue;
+    }
+    const proto: unknown = Object.getPrototypeOf(source);
+    if (proto !== Object.prototype && proto !== null) return undefined;
+    const copy: Record<string, unknown> = {};
+    // Keys are assigned in order now (values filled in below), so the copy keeps the source's key order.
+    for (const entry of Object.keys(source)) copy[entry] = null;
+    for (const entry of Object.keys(source)) stack.push({ source: (source as Record<string, unknown>)[entry], target: copy, key: entry, depth: depth + 1 });
+    (target as Record<string | number, unknown>)[key] = copy;
+    made.push(copy);
+  }
+  for (const object of made) Object.freeze(object);
+  return root.value as JsonValue;
+}

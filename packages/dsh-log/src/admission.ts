@@ -1,8 +1,12 @@
 import { describeIssues } from "dsh-base";
-import { deepFreeze, findNonJson } from "dsh-llm";
-import { LogError } from "./errors.js";
-import { EVENT_TYPE_PATTERN, type LogEvent } from "./event.js";
-import type { EventRegistry } from "./registry.js";
+import { findNonJson, frozenJsonCopy } from "dsh-llm";
+import { LogError, type LogErrorCode } from "./errors.js";
+import type { LogEvent } from "./event.js";
+import type { EventRegistry, TypeEntry } from "./registry.js";
+
+function refuse(code: LogErrorCode, message: string): never {
+  throw new LogError(code, message);
+}
 
 /** A candidate event with its envelope filled in, before admission. */
 export interface Candidate {
@@ -13,63 +17,79 @@ export interface Candidate {
 }
 
 /**
- * Checks one candidate against the envelope rules, the registry's retirements, JSON representability and the
- * schema of its type, and returns the event deep-frozen over a private copy of its data. The data is
- * stored exactly as given: schemas may reject, never repair.
+ * Checks one candidate whose `type` is a string (described by `entry`) against the envelope rules,
+ * the registry's retirements, JSON representability and the schema of its type, and returns the event
+ * deep-frozen over a private copy of its data; an event the JSONL reader `parsed` (already exact,
+ * frozen and private) is returned as is. The data is stored exactly as given: schemas may reject,
+ * never repair.
  */
-export function admitEnvelope(registry: EventRegistry, candidate: Candidate, expectedSeq: number, line?: number): LogEvent {
-  const at = line === undefined ? {} : { line };
+function admitEnvelope(entry: TypeEntry, candidate: Candidate & { readonly type: string }, expectedSeq: number, parsed: boolean): LogEvent {
   const { seq, type, time, data } = candidate;
-  if (seq !== expectedSeq) {
-    throw new LogError("LOG_INVALID_EVENT", `seq must be ${expectedSeq}, the next in the log, not ${JSON.stringify(seq) ?? String(seq)}`, at);
+  if (seq !== expectedSeq || Object.is(seq, -0)) refuse("LOG_INVALID_EVENT", `seq must be ${expectedSeq}, the next in the log, not ${Object.is(seq, -0) ? "-0" : (JSON.stringify(seq) ?? String(seq))}`);
+  if (!entry.valid) refuse("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`);
+  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) refuse("LOG_INVALID_EVENT", `${type}: time must be a non-negative integer of epoch ms`);
+  for (const retirement of entry.retirements) {
+    if (retirement.matches === undefined || retirement.matches(data)) refuse("LOG_LEGACY_EVENT", `${type}: ${retirement.why}`);
   }
-  if (typeof type !== "string" || !EVENT_TYPE_PATTERN.test(type)) {
-    throw new LogError("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`, at);
+  // A parsed event is the reader's private, frozen tree; anything else is copied, so the caller keeps its own.
+  const stored = parsed ? data : frozenJsonCopy(data);
+  if (stored === undefined) refuse("LOG_INVALID_EVENT", `${type}: data is not exact JSON (${findNonJson(data) ?? "unknown"})`);
+  if (entry.definition !== undefined) {
+    const checked = entry.definition.schema.safeParse(data);
+    if (!checked.success) refuse("LOG_INVALID_EVENT", `${type}: ${describeIssues(checked.error.issues)}`);
+  } else if (!entry.ignorable) {
+    refuse("LOG_UNKNOWN_TYPE", `unknown event type ${type} (not registered and not ignorable)`);
   }
-  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) {
-    throw new LogError("LOG_INVALID_EVENT", `${type}: time must be a non-negative integer of epoch ms`, at);
-  }
-  const retired = registry.retirement(type, data);
-  if (retired !== undefined) throw new LogError("LOG_LEGACY_EVENT", `${type}: ${retired}`, at);
-  const nonJson = findNonJson(data);
-  if (nonJson !== undefined) {
-    throw new LogError("LOG_INVALID_EVENT", `${type}: data is not exact JSON (${nonJson})`, at);
-  }
-  const definition = registry.definition(type);
-  if (definition === undefined) {
-    if (!registry.isIgnorable(type)) {
-      throw new LogError("LOG_UNKNOWN_TYPE", `unknown event type ${type} (not registered and not ignorable)`, at);
-    }
-  } else {
-    const parsed = definition.schema.safeParse(data);
-    if (!parsed.success) {
-      throw new LogError("LOG_INVALID_EVENT", `${type}: ${describeIssues(parsed.error.issues)}`, at);
-    }
-  }
-  const copy: unknown = data === undefined ? null : JSON.parse(JSON.stringify(data));
-  return deepFreeze({ seq, type, time, data: copy }) as LogEvent;
+  return parsed ? (candidate as LogEvent) : (Object.freeze({ seq, type, time, data: stored }) as LogEvent);
 }
 
-/** Folds `events` through every admission rule starting from `states`; throws on the first refusal. */
-export function admitRules(
+/** How {@link admitBatch} admits. */
+export interface BatchOptions {
+  /** The candidates are events the JSONL reader parsed: exact, frozen and private already. */
+  readonly parsed?: boolean;
+  /** Maps a seq to its line in a file, for error messages. */
+  readonly lineOf?: ((seq: number) => number) | undefined;
+  /** Where admitted events go (default: a new array). All or nothing only when it is new or thrown away on failure. */
+  readonly into?: LogEvent[];
+}
+
+/**
+ * Admits `candidates` in order, as seqs `firstSeq, firstSeq + 1, …`: each through the envelope checks,
+ * then through every rule that looks at its type, folding a copy of `states`. The first refusal
+ * throws, naming the candidate's line when `lineOf` is given; returns the events and the new states.
+ */
+export function admitBatch(
   registry: EventRegistry,
+  candidates: Iterable<Candidate>,
+  firstSeq: number,
   states: readonly unknown[],
-  events: readonly LogEvent[],
-  lineOf?: (event: LogEvent) => number,
-): unknown[] {
+  options: BatchOptions = {},
+): { readonly events: LogEvent[]; readonly states: unknown[] } {
   const next = [...states];
-  for (const event of events) {
-    registry.rules.forEach((rule, index) => {
-      try {
-        next[index] = rule.admit(next[index], event);
-      } catch (cause) {
-        const line = lineOf?.(event);
-        if (cause instanceof LogError && line !== undefined && cause.line === undefined) {
-          throw new LogError(cause.code, cause.message, { cause, line });
-        }
-        throw cause;
+  const rules = registry.rules;
+  const events = options.into ?? [];
+  const parsed = options.parsed === true;
+  let seq = firstSeq;
+  let lastType: string | undefined;
+  let entry: TypeEntry | undefined;
+  try {
+    for (const candidate of candidates) {
+      const { type } = candidate;
+      if (typeof type !== "string") refuse("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`);
+      // Consecutive events often share a type: look its entry up only when it changes.
+      if (type !== lastType) {
+        entry = registry.entry(type);
+        lastType = type;
       }
-    });
+      const event = admitEnvelope(entry!, candidate as Candidate & { readonly type: string }, seq, parsed);
+      for (const index of entry!.rules) next[index] = rules[index]!.admit(next[index], event);
+      events.push(event);
+      seq++;
+    }
+  } catch (cause) {
+    const line = options.lineOf?.(seq);
+    if (cause instanceof LogError && line !== undefined && cause.line === undefined) throw new LogError(cause.code, cause.message, { cause, line });
+    throw cause;
   }
-  return next;
+  return { events, states: next };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmod, link, mkdir, open, readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, open, readFile, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -114,12 +114,24 @@ export async function lockFileOf(path: string): Promise<string> {
  * process, this one included, throws `LOG_LOCKED`.
  */
 export async function acquireLock(path: string): Promise<FileLock> {
-  const lockPath = await lockFileOf(path);
+  // Holding the file open pins its identity: while the lock exists, its inode cannot be freed and reused.
+  const pin = await open(path, "r");
+  try {
+    return await lockPinned(path, pin);
+  } catch (error) {
+    await pin.close();
+    throw error;
+  }
+}
+
+async function lockPinned(path: string, pin: FileHandle): Promise<FileLock> {
+  const { dev, ino } = await pin.stat();
+  const lockPath = join(lockDirectory(), `${dev}-${ino}.lock`);
   await mkdir(lockDirectory(), { recursive: true, mode: 0o700 });
   await chmod(lockDirectory(), 0o700);
   const text = JSON.stringify({ pid: process.pid, host: hostname(), start: await processStart("self"), path } satisfies Holder);
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await createLockFile(lockPath, text)) return heldLock(lockPath, text);
+    if (await createLockFile(lockPath, text)) return heldLock(lockPath, text, pin);
     const current = await readHolder(lockPath);
     if (current === undefined) continue;
     const { holder } = current;
@@ -131,7 +143,7 @@ export async function acquireLock(path: string): Promise<FileLock> {
   throw new LogError("LOG_LOCKED", `${path} could not be locked: other processes keep taking it over`);
 }
 
-function heldLock(lockPath: string, text: string): FileLock {
+function heldLock(lockPath: string, text: string, pin: FileHandle): FileLock {
   let released = false;
   return {
     async release() {
@@ -139,6 +151,7 @@ function heldLock(lockPath: string, text: string): FileLock {
       released = true;
       const current = await readHolder(lockPath).catch(() => undefined);
       if (current?.text === text) await unlink(lockPath).catch(() => undefined);
+      await pin.close();
     },
   };
 }

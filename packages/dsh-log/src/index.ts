@@ -3,13 +3,13 @@ export type { EventInput, LogEvent } from "./event.js";
 export { EventRegistry, defineEvent, type AdmissionRule, type EventDefinition } from "./registry.js";
 export { EventLog, type EventLogOptions, type LogListener, type LogSink } from "./log.js";
 export {
-  parseJsonl,
   serializeEventLine,
   serializeHeaderLine,
   type JsonlHeader,
   type ParsedJsonl,
   type TornTail,
 } from "./jsonl-format.js";
+export { parseJsonl } from "./jsonl-parse.js";
 export {
   createJsonlLog,
   openJsonlLog,

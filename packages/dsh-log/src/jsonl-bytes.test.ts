@@ -77,12 +77,22 @@ describe("reading a JSONL log as bytes", () => {
     ["another spelling of a string", '{"seq":0,"type":"note/added","time":1,"data":{"text":"\\u0061"}}'],
     ["another spelling of a number", '{"seq":0,"type":"note/added","time":1.0,"data":{"text":"a"}}'],
     ["the envelope keys in another order", '{"type":"note/added","seq":0,"time":1,"data":{"text":"a"}}'],
-  ])("refuses a line in a form the writer never writes: %s", async (_what, text) => {
-    await expectRefused(await file(HEADER, `${text}\n`), { code: "LOG_CORRUPT", line: 2, message: /not in the form the writer writes/ });
+    ["a carriage return before the newline", '{"seq":0,"type":"note/added","time":1,"data":{"text":"a"}}\r'],
+  ])("loads a line that means exactly what the writer would have written: %s", async (_what, text) => {
+    const { log } = await readJsonlLog(await file(HEADER, `${text}\n`), registry());
+    expect(log.slice()).toEqual([{ seq: 0, type: "note/added", time: 1, data: { text: "a" } }]);
+  });
+
+  it.each([
+    ["-0", '{"seq":0,"type":"ui/x","time":1,"data":{"n":-0}}', "data -0 does not survive JSON"],
+    ["a number too large for a double", '{"seq":0,"type":"ui/x","time":1,"data":[1e400]}', "data Infinity does not survive JSON"],
+    ["-0 as the seq", '{"seq":-0,"type":"ui/x","time":1,"data":null}', "seq must be 0, the next in the log, not -0"],
+  ])("refuses a line whose values JSON cannot carry back: %s", async (_what, text, message) => {
+    await expectRefused(await file(HEADER, `${text}\n`), { code: "LOG_INVALID_EVENT", line: 2, message: `line 2: ${message}` });
   });
 
   it("refuses a header in another form, a seq written as a string, and data nested too deeply, each naming its line", async () => {
-    await expectRefused(await file('{"format":"dsh-log", "version":1,"sessionId":"s","createdAt":0}\n'), { code: "LOG_CORRUPT", line: 1, message: /not in the form/ });
+    await expectRefused(await file('{"format":"dsh-log", "version":1,"sessionId":"s","createdAt":0}\n'), { code: "LOG_CORRUPT", line: 1, message: "line 1: the header is not in the form the writer writes" });
     await expectRefused(await file(HEADER, '{"seq":"0","type":"note/added","time":1,"data":{"text":"a"}}\n'), {
       code: "LOG_INVALID_EVENT",
       line: 2,

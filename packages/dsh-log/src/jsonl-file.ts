@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { open, readdir, readFile, truncate, unlink } from "node:fs/promises";
+import { open, readdir, truncate, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
-import { lineOfSeq, parseJsonl, serializeEventLine, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
+import { lineOfSeq, serializeEventLine, serializeHeaderLine, type JsonlHeader, type ParsedJsonl, type TornTail } from "./jsonl-format.js";
+import { JsonlParser } from "./jsonl-parse.js";
 import { JsonlFileSink } from "./jsonl-sink.js";
 import { EventLog, type EventLogOptions } from "./log.js";
 import type { EventRegistry } from "./registry.js";
@@ -65,10 +66,10 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
  * leaves the file byte-identical. Temporary files a crashed creation left beside it are removed.
  */
 export async function openJsonlLog(path: string, options: JsonlLogOptions): Promise<JsonlLog> {
-  await readLogFile(path, 0);
+  await (await openLogFile(path)).close();
   const lock = await acquireLock(path);
   try {
-    const { header, events, tornTail } = parseJsonl(await readLogFile(path));
+    const { header, events, tornTail } = await parseLogFile(path);
     const log = new EventLog({ ...options, sink: new JsonlFileSink(path, lock), events, lineOf: lineOfSeq });
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);
@@ -87,21 +88,52 @@ export async function readJsonlLog(
   path: string,
   registry: EventRegistry,
 ): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined }> {
-  const { header, events, tornTail } = parseJsonl(await readLogFile(path));
+  const { header, events, tornTail } = await parseLogFile(path);
   return { header, log: new EventLog({ registry, events, lineOf: lineOfSeq }), tornTail };
 }
 
-/** The bytes of the log at `path` (the first `limit` only, when given); a missing file or a directory is `LOG_NOT_FOUND`. */
-async function readLogFile(path: string, limit?: number): Promise<Buffer> {
+/** Bytes read from a log file at a time; lines longer than this grow the buffer. */
+const READ_BYTES = 1 << 20;
+
+/**
+ * Parses the log at `path` as it reads it, a megabyte at a time into one reused buffer, so a large
+ * log never sits in memory as bytes and objects at once. A missing file or a directory is `LOG_NOT_FOUND`.
+ */
+async function parseLogFile(path: string): Promise<ParsedJsonl> {
+  const handle = await openLogFile(path);
   try {
-    if (limit === undefined) return await readFile(path);
-    const handle = await open(path, "r");
-    try {
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(limit), 0, limit, 0);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
+    const parser = new JsonlParser();
+    // Byte 0 stays free: the parser turns the byte before a chunk into "[".
+    let buffer = Buffer.allocUnsafe(1 + READ_BYTES);
+    let carried = 0;
+    for (;;) {
+      if (1 + carried === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+      const { bytesRead } = await handle.read(buffer, 1 + carried, buffer.length - 1 - carried, null);
+      if (bytesRead === 0) break;
+      const filled = 1 + carried + bytesRead;
+      const newline = buffer.lastIndexOf(0x0a, filled - 1);
+      if (newline < 1) {
+        carried += bytesRead;
+        continue;
+      }
+      parser.lines(buffer, 1, newline + 1);
+      buffer.copy(buffer, 1, newline + 1, filled);
+      carried = filled - newline - 1;
     }
+    return parser.end(carried);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function openLogFile(path: string): Promise<FileHandle> {
+  try {
+    const handle = await open(path, "r");
+    if ((await handle.stat()).isDirectory()) {
+      await handle.close();
+      throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    }
+    return handle;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new LogError("LOG_NOT_FOUND", `${path} does not exist`);

@@ -1,6 +1,7 @@
 import { LogError } from "./errors.js";
 import type { EventInput, LogEvent } from "./event.js";
-import { admitEnvelope, admitRules } from "./admission.js";
+import { admitBatch } from "./admission.js";
+import { isParsedBatch } from "./verified.js";
 import type { AdmissionRule, EventRegistry } from "./registry.js";
 
 /** Where committed events go to become durable; `write` resolves once they are. */
@@ -58,7 +59,8 @@ export class EventLog {
           throw error;
         }));
     this.#ruleStates = this.registry.rules.map((rule) => rule.initial());
-    if (options.events !== undefined) this.#admitLoaded(options.events, options.lineOf);
+    // A constructor's log starts empty and is thrown away if an event is refused: it can take the events in place.
+    if (options.events !== undefined) this.#admitLoaded(options.events, options.lineOf, true);
   }
 
   /** Builds an in-memory log holding `events`, each re-admitted exactly as on append. */
@@ -128,19 +130,16 @@ export class EventLog {
     if (this.#sink !== undefined) {
       throw new LogError("LOG_LOAD_REFUSED", "load() is for in-memory logs: this log persists to a sink that loaded events would never reach");
     }
-    const admitted = this.#admitLoaded(events, lineOf);
+    const admitted = this.#admitLoaded(events, lineOf, false);
     if (admitted.length > 0) this.#deliver(admitted);
   }
 
-  #admitLoaded(events: Iterable<LogEvent>, lineOf: ((seq: number) => number) | undefined): LogEvent[] {
-    const admitted: LogEvent[] = [];
-    for (const event of events) {
-      const seq = this.#events.length + admitted.length;
-      admitted.push(admitEnvelope(this.registry, event, seq, lineOf?.(seq)));
-    }
-    this.#ruleStates = admitRules(this.registry, this.#ruleStates, admitted, lineOf && ((event) => lineOf(event.seq)));
-    for (const event of admitted) this.#events.push(event);
-    return admitted;
+  #admitLoaded(events: Iterable<LogEvent>, lineOf: ((seq: number) => number) | undefined, inPlace: boolean): readonly LogEvent[] {
+    const parsed = isParsedBatch(events);
+    const admitted = admitBatch(this.registry, events, this.#events.length, this.#ruleStates, { parsed, lineOf, ...(inPlace ? { into: this.#events } : {}) });
+    this.#ruleStates = admitted.states;
+    if (!inPlace) for (const event of admitted.events) this.#events.push(event);
+    return admitted.events;
   }
 
   #assertWritable(): void {
@@ -150,13 +149,10 @@ export class EventLog {
 
   #commit(inputs: readonly EventInput[]): Promise<readonly LogEvent[]> {
     this.#assertWritable();
-    const start = this.#events.length;
-    const events: LogEvent[] = [];
-    for (const [index, input] of inputs.entries()) {
-      const seq = start + index;
-      events.push(admitEnvelope(this.registry, { seq, type: input.type, time: input.time ?? this.#clock(), data: input.data }, seq));
-    }
-    this.#ruleStates = admitRules(this.registry, this.#ruleStates, events);
+    const time = this.#clock;
+    const candidates = inputs.map((input, index) => ({ seq: this.#events.length + index, type: input.type, time: input.time ?? time(), data: input.data }));
+    const { events, states } = admitBatch(this.registry, candidates, this.#events.length, this.#ruleStates);
+    this.#ruleStates = states;
     for (const event of events) this.#events.push(event);
     // Hand the batch to the sink before listeners run, so a listener that appends cannot reorder the file.
     const durable = this.#sink === undefined ? Promise.resolve() : this.#sink.write(events);

@@ -36,14 +36,28 @@ export function defineEvent<const Type extends string, Schema extends z.ZodType>
  */
 export interface AdmissionRule<State = unknown> {
   readonly name: string;
+  /** The event types the rule looks at; events of other types pass it untouched. Omitted: every type. */
+  readonly types?: ReadonlySet<string>;
   initial(): State;
   admit(state: State, event: LogEvent): State;
 }
 
 /** A retired representation: every event of `type`, or only those whose data `matches`. */
-interface Retirement {
+export interface Retirement {
   readonly why: string;
   readonly matches: ((data: unknown) => boolean) | undefined;
+}
+
+/** What admission needs to know about one event type, worked out once per type. */
+export interface TypeEntry {
+  /** Whether the name is a valid event type name. */
+  readonly valid: boolean;
+  readonly definition: EventDefinition | undefined;
+  /** Unknown, but under an ignorable prefix. */
+  readonly ignorable: boolean;
+  readonly retirements: readonly Retirement[];
+  /** The indexes (in {@link EventRegistry.rules}) of the rules that look at this type. */
+  readonly rules: readonly number[];
 }
 
 /** Which event types a log admits, how their data is checked, and which rules every event passes. */
@@ -52,6 +66,8 @@ export class EventRegistry {
   readonly #ignorablePrefixes: string[] = [];
   readonly #rules: AdmissionRule[] = [];
   readonly #retired = new Map<string, Retirement[]>();
+  /** Per type name, what {@link entry} worked out; cleared whenever the registry changes. */
+  readonly #entries = new Map<string, TypeEntry>();
 
   /** Registers event definitions; a type can be defined once. */
   define(...definitions: EventDefinition[]): this {
@@ -61,6 +77,7 @@ export class EventRegistry {
       }
       this.#definitions.set(definition.type, definition);
     }
+    this.#entries.clear();
     return this;
   }
 
@@ -71,6 +88,7 @@ export class EventRegistry {
   ignore(prefix: string): this {
     if (prefix === "") throw new LogError("LOG_INVALID_EVENT", "an ignorable prefix cannot be empty");
     this.#ignorablePrefixes.push(prefix);
+    this.#entries.clear();
     return this;
   }
 
@@ -83,15 +101,33 @@ export class EventRegistry {
     const list = this.#retired.get(type) ?? [];
     list.push({ why, matches });
     this.#retired.set(type, list);
+    this.#entries.clear();
     return this;
   }
 
   /** Why an event of `type` with `data` is a retired representation, or `undefined` if it is not. */
   retirement(type: string, data: unknown): string | undefined {
-    for (const retirement of this.#retired.get(type) ?? []) {
+    for (const retirement of this.entry(type).retirements) {
       if (retirement.matches === undefined || retirement.matches(data)) return retirement.why;
     }
     return undefined;
+  }
+
+  /** What admission needs to know about `type`, worked out once and then looked up. */
+  entry(type: string): TypeEntry {
+    let entry = this.#entries.get(type);
+    if (entry === undefined) {
+      const definition = this.#definitions.get(type);
+      entry = {
+        valid: EVENT_TYPE_PATTERN.test(type),
+        definition,
+        ignorable: definition === undefined && this.#ignorablePrefixes.some((prefix) => type.startsWith(prefix)),
+        retirements: this.#retired.get(type) ?? [],
+        rules: this.#rules.flatMap((rule, index) => (rule.types === undefined || rule.types.has(type) ? [index] : [])),
+      };
+      this.#entries.set(type, entry);
+    }
+    return entry;
   }
 
   /** Adds an admission rule that every appended or loaded event must pass. */
@@ -102,6 +138,7 @@ export class EventRegistry {
       }
       this.#rules.push(rule);
     }
+    this.#entries.clear();
     return this;
   }
 
@@ -112,7 +149,7 @@ export class EventRegistry {
 
   /** Whether `type` is unknown but admitted as opaque JSON. */
   isIgnorable(type: string): boolean {
-    return !this.#definitions.has(type) && this.#ignorablePrefixes.some((prefix) => type.startsWith(prefix));
+    return this.entry(type).ignorable;
   }
 
   /** The admission rules in registration order. */

@@ -64,9 +64,12 @@ export type SurfaceEvent =
   | LogEvent<"assistant/message", z.output<typeof assistantMessageEvent.schema>>
   | LogEvent<"tool/result", z.output<typeof toolResultEvent.schema>>;
 
+/** The four surface event type names. */
+export const surfaceEventTypes: ReadonlySet<string> = new Set(surfaceEventDefinitions.map((definition) => definition.type));
+
 /** Whether `event` is one of the four surface event types. */
 export function isSurfaceEvent(event: LogEvent): event is SurfaceEvent {
-  return surfaceEventDefinitions.some((definition) => definition.is(event));
+  return surfaceEventTypes.has(event.type);
 }
 
 /**

@@ -2,6 +2,7 @@ export {
   assistantMessageEvent,
   deriveEventMessage,
   isSurfaceEvent,
+  surfaceEventTypes,
   systemMessageEvent,
   toolResultEvent,
   userMessageEvent,

@@ -1,6 +1,6 @@
 import { LogError, type AdmissionRule, type LogEvent } from "dsh-log";
 import { AppendList } from "./append-list.js";
-import { isSurfaceEvent, type SurfaceEvent, type SurfaceReplace } from "./events.js";
+import { isSurfaceEvent, surfaceEventTypes, type SurfaceEvent, type SurfaceReplace } from "./events.js";
 
 /** What admission remembers of one current surface node. */
 export interface SurfaceNode {
@@ -122,6 +122,7 @@ function replaceNodes(state: SurfaceState, event: SurfaceEvent, node: SurfaceNod
  */
 export const surfaceAdmission: AdmissionRule<SurfaceState> = {
   name: "dsh-surface/surface",
+  types: surfaceEventTypes,
   initial: () => ({ nodes: AppendList.of(), generation: 0, openCalls: [] }),
   admit(state, event) {
     if (!isSurfaceEvent(event)) return state;

@@ -1,0 +1,85 @@
+// Load: a large JSONL log read with full admission, against the floor of reading the same file,
+// splitting it into lines and `JSON.parse`-ing every line (keeping every object), in one process.
+// Memory is measured in fresh child processes: heap kept after load, and peak RSS during it.
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createAgentRegistry } from "dsh-agent";
+import { readJsonlLog } from "dsh-log";
+import { median, timed } from "./util.js";
+
+export interface LoadResult {
+  readonly events: number;
+  readonly logBytes: number;
+  readonly floorMs: number;
+  readonly loadMs: number;
+  /** Median of the per-round ratios load / floor. */
+  readonly ratio: number;
+  readonly heapKeptOverLogSize: number;
+  readonly peakRssOverLogSize: number;
+}
+
+const registry = () => createAgentRegistry().ignore("ui/");
+
+/** The floor: read, split on newlines, parse every line and keep every object. */
+function floor(path: string): unknown[] {
+  const bytes = readFileSync(path);
+  const values: unknown[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end < 0) break;
+    values.push(JSON.parse(bytes.toString("utf8", start, end)));
+    start = end + 1;
+  }
+  return values;
+}
+
+/** One round each of floor and full load, `rounds` times, interleaved; medians and the median ratio. */
+export async function loadBench(path: string, rounds: number): Promise<LoadResult> {
+  const floors: number[] = [];
+  const loads: number[] = [];
+  const ratios: number[] = [];
+  let events = 0;
+  // Each measurement starts from a collected heap (the bench runs with --expose-gc), so neither pays for the other's garbage.
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  for (let round = 0; round < rounds; round++) {
+    gc();
+    const bare = await timed(() => floor(path));
+    gc();
+    const full = await timed(() => readJsonlLog(path, registry()));
+    events = full.value.log.length;
+    floors.push(bare.ms);
+    loads.push(full.ms);
+    ratios.push(full.ms / bare.ms);
+  }
+  const logBytes = statSync(path).size;
+  const memory = JSON.parse(measureMemory(path)) as { heapKept: number; peakRss: number };
+  return {
+    events,
+    logBytes,
+    floorMs: median(floors),
+    loadMs: median(loads),
+    ratio: median(ratios),
+    heapKeptOverLogSize: memory.heapKept / logBytes,
+    peakRssOverLogSize: memory.peakRss / logBytes,
+  };
+}
+
+function measureMemory(path: string): string {
+  const self = fileURLToPath(import.meta.url);
+  return execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", path], { encoding: "utf8" });
+}
+
+// In a fresh process: the heap the loaded log keeps (after GC, over a baseline with the code loaded),
+// and the growth of peak RSS over that baseline while loading.
+if (process.argv[2] === "--memory") {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  gc();
+  const baselineHeap = process.memoryUsage().heapUsed;
+  const baselineRss = process.memoryUsage().rss;
+  const { log } = await readJsonlLog(process.argv[3]!, registry());
+  gc();
+  const heapKept = process.memoryUsage().heapUsed - baselineHeap;
+  const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
+  process.stdout.write(JSON.stringify({ heapKept, peakRss, events: log.length }));
+}

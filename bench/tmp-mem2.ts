@@ -1,0 +1,13 @@
+import { createAgentRegistry } from "dsh-agent";
+import { EventLog, parseJsonl, readJsonlLog } from "dsh-log";
+import { readFileSync } from "node:fs";
+const gc = (globalThis as { gc?: () => void }).gc!;
+gc();
+const baseHeap = process.memoryUsage().heapUsed, baseRss = process.memoryUsage().rss;
+const size = readFileSync(process.argv[2]!).length; gc();
+const mode = process.argv[3];
+let keep: unknown;
+if (mode === "read") keep = await readJsonlLog(process.argv[2]!, createAgentRegistry().ignore("ui/"));
+const mu = process.memoryUsage();
+gc();
+console.log(mode, "heap kept", ((process.memoryUsage().heapUsed - baseHeap) / size).toFixed(2), "peak rss", ((process.resourceUsage().maxRSS * 1024 - baseRss) / size).toFixed(2), "rss now", ((mu.rss - baseRss)/size).toFixed(2), "heapTotal", ((mu.heapTotal)/1e6).toFixed(0), "ext", (mu.external/1e6).toFixed(1), "ab", (mu.arrayBuffers/1e6).toFixed(1), !!keep);
