@@ -4,7 +4,7 @@ import { buildEpochHeader } from "dsh-header";
 import { freezeRequest, markAgentLoopRequest, type Message } from "dsh-llm";
 import { EventLog, type EventInput } from "dsh-log";
 import { SurfaceManager, assistantMessageEvent, deriveMessagesFromEvents, systemMessageEvent, userMessageEvent } from "dsh-surface";
-import { median, timed } from "./util.js";
+import { median, timed, timedSync } from "./util.js";
 
 const user = (i: number): EventInput => userMessageEvent.input({ content: [{ type: "text", text: `Question ${i}: what does file ${i} contain?` }], source: "user" });
 const assistant = (i: number): EventInput =>
@@ -38,9 +38,9 @@ export async function buildCost(checkpoints: readonly number[], iterations: numb
     const naive: number[] = [];
     for (let i = 0; i < iterations; i++) {
       await log.append(user(steps + i));
-      incremental.push((await timed(() => markAgentLoopRequest(buildLoopRequest(surface.deriveMessages(), header)))).ms);
+      incremental.push(timedSync(() => markAgentLoopRequest(buildLoopRequest(surface.deriveMessages(), header))).ms);
       const messages = surface.deriveMessages();
-      copies.push((await timed(() => messages.slice())).ms);
+      copies.push(timedSync(() => messages.slice()).ms);
     }
     for (let i = 0; i < Math.max(3, Math.floor(iterations / 4)); i++) {
       naive.push(
@@ -57,6 +57,6 @@ export async function buildCost(checkpoints: readonly number[], iterations: numb
   const at = (n: number) => rows.find((row) => row.priorSteps === n)!;
   return {
     rows,
-    ratio: { incremental: at(10_000).incrementalMs / at(100).incrementalMs, naive: at(10_000).naiveMs / at(100).naiveMs },
+    ratio: { incremental: at(10_000).incrementalMs / (at(100)?.incrementalMs ?? 1), naive: at(10_000).naiveMs / (at(100)?.naiveMs ?? 1) },
   };
 }

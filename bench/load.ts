@@ -4,8 +4,8 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createAgentRegistry } from "dsh-agent";
 import { readJsonlLog } from "dsh-log";
+import { benchRegistry } from "./reconstruct.js";
 import { median, timed } from "./util.js";
 
 export interface LoadResult {
@@ -19,7 +19,7 @@ export interface LoadResult {
   readonly peakRssOverLogSize: number;
 }
 
-const registry = () => createAgentRegistry().ignore("ui/");
+const registry = benchRegistry;
 
 /** The floor: read, split on newlines, parse every line and keep every object. */
 function floor(path: string): unknown[] {

@@ -1,12 +1,15 @@
-// 2. Reconstruction throughput: load a large JSONL log, fold it into every request, serialize each to wire bytes.
+// 3. Reconstruction of a long session: load, fold and wire serialization of every request, streamed;
+// the fast serializer (per-message fragments) against the straightforward one, byte for byte.
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { createAgentRegistry, reconstructRequests, requestDispatchEvent, stepEndEvent, stepStartEvent, turnEndEvent, turnStartEvent } from "dsh-agent";
+import { createAgentRegistry, reconstructRequestStream, requestDispatchEvent, stepEndEvent, stepStartEvent, turnEndEvent, turnStartEvent } from "dsh-agent";
 import { buildEpochHeader, requestHeaderEvent } from "dsh-header";
 import { createJsonlLog, readJsonlLog, type EventInput } from "dsh-log";
-import { serializeRequest } from "dsh-openai-compatible";
+import type { FrozenGenerateOptions } from "dsh-llm";
+import { serializeRequest, serializeRequestBytes } from "dsh-openai-compatible";
 import { assistantMessageEvent, systemMessageEvent, toolResultEvent, userMessageEvent } from "dsh-surface";
-import { timed } from "./util.js";
+import { serializeRequestPlain } from "../packages/dsh-openai-compatible/src/test-support/plain-serialize.js";
+import { median, timed } from "./util.js";
 
 export interface ReconstructResult {
   readonly events: number;
@@ -14,17 +17,19 @@ export interface ReconstructResult {
   readonly logBytes: number;
   readonly wireBytes: number;
   readonly loadMs: number;
-  readonly foldMs: number;
-  readonly serializeMs: number;
-  readonly eventsPerSecond: number;
-  /** Growth of resident memory over the process's baseline at the peak, divided by the log's size on disk. */
+  /** Fold and fast serialization of every request, streamed. */
+  readonly rebuildMs: number;
+  /** Serializing every request to bytes with the straightforward serializer (median). */
+  readonly plainSerializeMs: number;
+  /** The same with `serializeRequestBytes` (median, each pass over freshly folded messages). */
+  readonly fastSerializeMs: number;
+  readonly identical: boolean;
+  /** Growth of peak resident memory over the process's baseline, divided by the log's size on disk. */
   readonly peakGrowthOverLogSize: number;
-  readonly baselineRssBytes: number;
-  readonly peakRssBytes: number;
 }
 
 /** The registry of the benchmark log: the agent's, plus `ui/` progress events a harness might log. */
-function registry() {
+export function benchRegistry() {
   return createAgentRegistry().ignore("ui/");
 }
 
@@ -33,7 +38,7 @@ function registry() {
  * `progressPerStep` non-model-visible progress events, the way a real harness logs streaming progress.
  */
 export async function writeBenchLog(path: string, steps: number, progressPerStep: number): Promise<void> {
-  const { log } = await createJsonlLog(path, { registry: registry() });
+  const { log } = await createJsonlLog(path, { registry: benchRegistry() });
   const tools = [{ name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } }];
   const header = buildEpochHeader({ provider: "sim", model: "sim-1" }, { maxTokens: 4096 }, tools);
   for (let step = 0; step < steps; step++) {
@@ -61,34 +66,55 @@ export async function writeBenchLog(path: string, steps: number, progressPerStep
 
 export async function reconstructBench(path: string, baselineRssBytes: number): Promise<ReconstructResult> {
   const logBytes = (await stat(path)).size;
-  const load = await timed(() => readJsonlLog(path, registry()));
-  const events = load.value.log.slice();
-  const fold = await timed(() => reconstructRequests(events));
-  let wireBytes = 0;
-  const serialize = await timed(async () => {
-    for (const { request } of fold.value) wireBytes += Buffer.byteLength(await serializeRequest(request, { dialect: "deepseek" }));
+  const load = await timed(() => readJsonlLog(path, benchRegistry()));
+  const { log } = load.value;
+  // Each pass folds anew (fresh message objects, so no serializer sees another pass's cache) and then
+  // serializes every request to bytes, as they go on the wire. Medians of three passes each.
+  // First the streamed rebuild a reader runs (`dsh requests --wire`): its peak memory is what we report.
+  const rebuild = await timed(async () => {
+    for await (const { request } of reconstructRequestStream(log)) await serializeRequestBytes(request, { dialect: "deepseek" });
   });
   const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-  const totalMs = load.ms + fold.ms + serialize.ms;
+  const fastRuns: number[] = [];
+  const plainRuns: number[] = [];
+  let wireBytes = 0;
+  let requests = 0;
+  for (let pass = 0; pass < 3; pass++) {
+    const rebuilt: FrozenGenerateOptions[] = [];
+    for await (const { request } of reconstructRequestStream(log)) rebuilt.push(request);
+    requests = rebuilt.length;
+    wireBytes = 0;
+    fastRuns.push((await timed(async () => {
+      for (const request of rebuilt) wireBytes += (await serializeRequestBytes(request, { dialect: "deepseek" })).length;
+    })).ms);
+    if (pass < 2) {
+      plainRuns.push((await timed(async () => {
+        for (const request of rebuilt) Buffer.byteLength(await serializeRequestPlain(request, { dialect: "deepseek" }));
+      })).ms);
+    }
+  }
+  let identical = true;
+  for await (const { request } of reconstructRequestStream(log)) {
+    if ((await serializeRequestPlain(request, { dialect: "deepseek" })) !== (await serializeRequest(request, { dialect: "deepseek" }))) identical = false;
+  }
   return {
-    events: events.length,
-    requests: fold.value.length,
+    events: log.length,
+    requests,
     logBytes,
     wireBytes,
     loadMs: load.ms,
-    foldMs: fold.ms,
-    serializeMs: serialize.ms,
-    eventsPerSecond: events.length / (totalMs / 1000),
+    rebuildMs: rebuild.ms,
+    plainSerializeMs: median(plainRuns),
+    fastSerializeMs: median(fastRuns),
+    identical,
     peakGrowthOverLogSize: (peakRssBytes - baselineRssBytes) / logBytes,
-    baselineRssBytes,
-    peakRssBytes,
   };
 }
 
 // Run alone in a child process, so that peak memory belongs to this benchmark only.
 // The log is written by a first child and read back by a second, so the baseline is a process that has loaded the code only.
 if (process.argv[2] === "--write") {
-  await writeBenchLog(join(process.argv[3]!, "bench.jsonl"), Number(process.argv[4]), Number(process.argv[5]));
+  await writeBenchLog(join(process.argv[3]!, process.argv[6] ?? "bench.jsonl"), Number(process.argv[4]), Number(process.argv[5]));
 }
 if (process.argv[2] === "--read") {
   const baseline = process.resourceUsage().maxRSS * 1024;

@@ -1,4 +1,4 @@
-// `pnpm bench`: measures the claims of docs/performance.md as ratios within one run, prints a table
+// `pnpm bench`: measures the claims of docs/performance.md as ratios within one run, prints tables
 // and writes bench/results.json. Options: --quick (smaller sizes, for a smoke run).
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -8,65 +8,77 @@ import { fileURLToPath } from "node:url";
 import { appendBench } from "./append.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
+import { loadBench } from "./load.js";
 import type { ReconstructResult } from "./reconstruct.js";
 import { fmt, table } from "./util.js";
 
 const quick = process.argv.includes("--quick");
 const dir = await mkdtemp(join(tmpdir(), "dsh-bench-"));
 const here = fileURLToPath(new URL(".", import.meta.url));
+const child = (...args: string[]) =>
+  execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "reconstruct.ts"), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
 
 try {
   console.log(`dsh bench${quick ? " (quick)" : ""} on Node ${process.version}, ${cpus().length} cores\n`);
 
-  const build = await buildCost([10, 100, 1000, 10_000], quick ? 10 : 40);
-  console.log("1. Request build cost per step, by prior steps (median ms)");
+  console.log("1. Load with full admission, against read + split + JSON.parse of the same file (medians)");
+  const loads = [];
+  for (const steps of quick ? [1000] : [1000, 10_000]) {
+    const name = `load-${steps}.jsonl`;
+    child("--write", dir, String(steps), "95", name);
+    loads.push(await loadBench(join(dir, name), quick ? 5 : steps > 1000 ? 5 : 15));
+  }
   console.log(
     table([
-      ["prior steps", "loop build", "array copy", "naive rebuild", "naive / loop"],
-      ...build.rows.map((row) => [String(row.priorSteps), fmt(row.incrementalMs), fmt(row.arrayCopyMs), fmt(row.naiveMs), fmt(row.naiveMs / row.incrementalMs)]),
+      ["events", "log MB", "floor ms", "load ms", "load / floor", "heap kept / log", "peak RSS / log"],
+      ...loads.map((row) => [String(row.events), fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize)]),
     ]),
   );
-  console.log(`   step-10,000 / step-100: loop ${fmt(build.ratio.incremental)}×, naive ${fmt(build.ratio.naive)}×\n`);
 
-  const steps = quick ? 200 : 1000;
-  const progress = 95;
-  const child = (...args: string[]) =>
-    execFileSync(process.execPath, ["--conditions=dsh-source", "--import", "tsx", join(here, "reconstruct.ts"), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
-  child("--write", dir, String(steps), String(progress));
-  const output = child("--read", dir);
-  const reconstruct = JSON.parse(output) as ReconstructResult;
-  console.log(`2. Reconstruction of a ${steps}-step log from JSONL (load + fold + wire serialization)`);
+  const build = await buildCost([10, 100, 1000, 10_000], quick ? 10 : 40);
+  console.log("\n2. Request build cost per step, by prior steps (median ms)");
   console.log(
     table([
-      ["events", "requests", "log MB", "wire MB", "load ms", "fold ms", "wire ms", "events/s", "peak RSS growth / log size"],
+      ["prior steps", "loop build", "array copy", "build / copy", "naive rebuild", "naive / loop"],
+      ...build.rows.map((row) => [String(row.priorSteps), fmt(row.incrementalMs), fmt(row.arrayCopyMs), fmt(row.incrementalMs / row.arrayCopyMs), fmt(row.naiveMs), fmt(row.naiveMs / row.incrementalMs)]),
+    ]),
+  );
+
+  const steps = quick ? 200 : 1000;
+  child("--write", dir, String(steps), "95");
+  const reconstruct = JSON.parse(child("--read", dir)) as ReconstructResult;
+  console.log(`\n3. Rebuild of a ${steps}-step log: load, fold and wire serialization of every request, streamed`);
+  console.log(
+    table([
+      ["events", "requests", "log MB", "wire MB", "load ms", "rebuild ms", "serialize ms", "plain serialize ms", "plain / fast", "identical", "peak RSS growth / log"],
       [
         String(reconstruct.events),
         String(reconstruct.requests),
         fmt(reconstruct.logBytes / 1e6),
         fmt(reconstruct.wireBytes / 1e6),
         fmt(reconstruct.loadMs),
-        fmt(reconstruct.foldMs),
-        fmt(reconstruct.serializeMs),
-        fmt(reconstruct.eventsPerSecond),
+        fmt(reconstruct.rebuildMs),
+        fmt(reconstruct.fastSerializeMs),
+        fmt(reconstruct.plainSerializeMs),
+        fmt(reconstruct.plainSerializeMs / reconstruct.fastSerializeMs),
+        String(reconstruct.identical),
         fmt(reconstruct.peakGrowthOverLogSize),
       ],
     ]),
   );
-  console.log(`   (had each request cloned its messages, it would hold ${fmt(reconstruct.wireBytes / reconstruct.logBytes)}× the log size in wire JSON alone)\n`);
 
-  const append = await appendBench(dir, quick ? 300 : 2000);
-  console.log("3. Durable append to JSONL (fsync before acknowledging)");
+  const append = await appendBench(dir, quick ? 1000 : 4000);
+  console.log("\n4. Durable append to JSONL (acknowledged after fdatasync)");
   console.log(
     table([
-      ["mode", "events/s", "ack median ms", "ack p99 ms"],
-      ["one fsync per event", fmt(append.perEvent.eventsPerSecond), fmt(append.perEvent.ackMedianMs), fmt(append.perEvent.ackP99Ms)],
-      [`group commit, ${append.concurrency} writers`, fmt(append.grouped.eventsPerSecond), fmt(append.grouped.ackMedianMs), fmt(append.grouped.ackP99Ms)],
+      ["mode", "events/s", "events per fsync", "ack median ms", "ack p99 ms"],
+      ["batches of 100, one writer", fmt(append.batched.eventsPerSecond), fmt(append.batched.eventsPerSync), fmt(append.batched.ackMedianMs), fmt(append.batched.ackP99Ms)],
+      ...append.concurrent.map((mode) => [`single events, ${mode.writers} writer(s)`, fmt(mode.eventsPerSecond), fmt(mode.eventsPerSync), fmt(mode.ackMedianMs), fmt(mode.ackP99Ms)]),
     ]),
   );
-  console.log(`   group commit / per event: ${fmt(append.speedup)}×\n`);
 
   const cache = await cacheRatioBench(dir, quick ? 5 : 20);
-  console.log(`4. Prefix-cache hit ratio, ${cache.requests}-step session with tools through the simulator`);
+  console.log(`\n5. Prefix-cache hit ratio, ${cache.requests}-step session with tools through the simulator`);
   console.log(
     table([
       ["prompt tokens", "cache read", "hit ratio", "physical limit", "limit ratio", "in 64-token units", "logged breaks", "shortfalls"],
@@ -83,7 +95,7 @@ try {
     ]),
   );
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, buildCost: build, reconstruct, append, cache };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {

@@ -7,6 +7,13 @@ export async function timed<T>(fn: () => T | Promise<T>): Promise<{ value: T; ms
   return { value, ms: performance.now() - start };
 }
 
+/** Runs synchronous `fn` and returns how long it took, in milliseconds (no await in between). */
+export function timedSync<T>(fn: () => T): { value: T; ms: number } {
+  const start = performance.now();
+  const value = fn();
+  return { value, ms: performance.now() - start };
+}
+
 /** The median of some numbers. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -25,6 +25,6 @@ export { AgentError, ToolError, type AgentErrorCode, type ToolErrorCode } from "
 export type { PreStepContext, PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
 export type { InboxItem } from "./inbox.js";
 export { buildLoopRequest } from "./request.js";
-export { reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
+export { reconstructRequestStream, reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
 export type { RetryPolicy } from "./retry.js";
 export { ToolRegistry, defineTool, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";

@@ -38,40 +38,45 @@ function admitted(events: EventLog | Iterable<LogEvent>, registry: EventRegistry
 }
 
 /**
- * Rebuilds every dispatched loop request from the log alone, in dispatch order, by folding the one
- * request projection the live loop uses (surface and header) through each `request/dispatch`. Raw
- * events are admitted first with the same rules as loading a log, so a log the loop could not have
- * written is refused, not rebuilt.
+ * Rebuilds the dispatched loop requests from the log alone, in dispatch order, one at a time: the
+ * one request projection the live loop uses (surface and header) is folded through each
+ * `request/dispatch`. Raw events are admitted first with the same rules as loading a log, so a log the
+ * loop could not have written is refused, not rebuilt. With an attachment store, every image a request
+ * references is read and verified before the request is yielded. Memory stays that of one request.
  */
-export async function reconstructRequests(
+export async function* reconstructRequestStream(
   events: EventLog | Iterable<LogEvent>,
   options: ReconstructOptions = {},
-): Promise<ReconstructedRequest[]> {
-  const requests: ReconstructedRequest[] = [];
+): AsyncGenerator<ReconstructedRequest> {
+  const verified = new Set<string>();
   let fold: RequestFold = emptyRequestFold;
   for (const event of admitted(events, options.registry)) {
     fold = foldRequestEvent(fold, event);
     const dispatch = fold.dispatch;
     if (dispatch === undefined) continue;
     const { turn, step, dispatchSeq, snapshot, messages } = dispatch;
-    requests.push({ turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header) });
+    const request = buildLoopRequest(messages, snapshot.header);
+    if (options.attachments !== undefined) await verifyAttachments(request, options.attachments, verified);
+    yield { turn, step, dispatchSeq, snapshot, request };
   }
-  if (options.attachments !== undefined) await verifyAttachments(requests, options.attachments);
+}
+
+/** Every dispatched loop request, rebuilt ({@link reconstructRequestStream}, collected). */
+export async function reconstructRequests(events: EventLog | Iterable<LogEvent>, options: ReconstructOptions = {}): Promise<ReconstructedRequest[]> {
+  const requests: ReconstructedRequest[] = [];
+  for await (const request of reconstructRequestStream(events, options)) requests.push(request);
   return requests;
 }
 
-async function verifyAttachments(requests: readonly ReconstructedRequest[], store: AttachmentStore): Promise<void> {
-  const seen = new Set<string>();
-  for (const { request } of requests) {
-    for (const message of request.messages) {
-      if (message.role === "system") continue;
-      for (const block of message.content) {
-        if (block.type !== "image") continue;
-        const key = JSON.stringify(block.image);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        await readImage(store, block.image);
-      }
+async function verifyAttachments(request: FrozenGenerateOptions, store: AttachmentStore, verified: Set<string>): Promise<void> {
+  for (const message of request.messages) {
+    if (message.role === "system" || message.role === "assistant") continue;
+    for (const block of message.content) {
+      if (block.type !== "image") continue;
+      const key = JSON.stringify(block.image);
+      if (verified.has(key)) continue;
+      await readImage(store, block.image);
+      verified.add(key);
     }
   }
 }

@@ -78,27 +78,36 @@ function commonPrefix(a: readonly number[], b: readonly number[]): number {
   return i;
 }
 
+/** A rebuilt request and its prompt tokens. */
+export interface TokenizedRequest {
+  readonly request: ReconstructedRequest;
+  readonly tokens: readonly number[];
+}
+
 /**
- * The per-step prefix-cache report: for each request, how many leading prompt tokens repeat the
- * previous request (none after a model switch), what the provider reported as cache reads, and for every break the logged
- * events that explain it. `tokens[i]` are the prompt tokens of `requests[i]`.
+ * The per-step prefix-cache report, one row per request as the requests stream in: how many leading
+ * prompt tokens repeat the previous request (none after a model switch), what the provider reported
+ * as cache reads, and for every break the logged events that explain it. Only the previous request's
+ * tokens are held.
  */
-export function cacheReport(
-  events: readonly LogEvent[],
-  requests: readonly ReconstructedRequest[],
-  tokens: readonly (readonly number[])[],
-): CacheRow[] {
+export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIterable<TokenizedRequest>): AsyncGenerator<CacheRow> {
   const usage = reportedUsage(events);
-  return requests.map((current, i) => {
-    const promptTokens = tokens[i]!.length;
-    const cacheReadTokens = usage.get(`${current.turn}.${current.step}`);
-    if (i === 0) return { turn: current.turn, step: current.step, promptTokens, stableTokens: 0, cacheReadTokens, isBreak: false, explanations: [] };
-    const previous = requests[i - 1]!;
-    // A provider's prefix cache is per model: another model shares no prefix at all.
-    const sameModel = previous.request.config.provider === current.request.config.provider && previous.request.config.model === current.request.config.model;
-    const stableTokens = sameModel ? commonPrefix(tokens[i - 1]!, tokens[i]!) : 0;
-    const isBreak = stableTokens < tokens[i - 1]!.length;
-    const explanations = isBreak ? explainBetween(events, previous.dispatchSeq, current.dispatchSeq, previous.snapshot.header) : [];
-    return { turn: current.turn, step: current.step, promptTokens, stableTokens, cacheReadTokens, isBreak, explanations };
-  });
+  let previous: TokenizedRequest | undefined;
+  for await (const current of requests) {
+    const { turn, step, dispatchSeq, request } = current.request;
+    const promptTokens = current.tokens.length;
+    const cacheReadTokens = usage.get(`${turn}.${step}`);
+    if (previous === undefined) {
+      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, isBreak: false, explanations: [] };
+    } else {
+      const before = previous.request;
+      // A provider's prefix cache is per model: another model shares no prefix at all.
+      const sameModel = before.request.config.provider === request.config.provider && before.request.config.model === request.config.model;
+      const stableTokens = sameModel ? commonPrefix(previous.tokens, current.tokens) : 0;
+      const isBreak = stableTokens < previous.tokens.length;
+      const explanations = isBreak ? explainBetween(events, before.dispatchSeq, dispatchSeq, before.snapshot.header) : [];
+      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, isBreak, explanations };
+    }
+    previous = current;
+  }
 }

@@ -31,6 +31,12 @@ export type FrozenGenerateOptions = DeepReadonly<GenerateOptions>;
 const validated = new WeakSet<object>();
 /** Requests `freezeRequest` returned; freezing one again returns it without a walk. */
 const frozenRequests = new WeakSet<object>();
+/**
+ * The message list `freezeRequest` last accepted. A loop's next request usually repeats it and adds a
+ * few messages: the shared prefix is recognized by identity, one comparison per message, and only
+ * the new tail is looked up (and, if new, validated).
+ */
+let lastMessages: readonly unknown[] = [];
 
 /** Validates `value` unless it was validated (and frozen) before; returns whether it was checked now. */
 function checkPart(schema: z.ZodType, value: unknown, what: string | (() => string)): boolean {
@@ -61,7 +67,10 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new LlmError("LLM_INVALID_REQUEST", "invalid request: messages must be a non-empty array");
   }
-  for (let index = 0; index < messages.length; index++) {
+  const shared = Math.min(lastMessages.length, messages.length);
+  let known = 0;
+  while (known < shared && messages[known] === lastMessages[known]) known++;
+  for (let index = known; index < messages.length; index++) {
     const message = messages[index];
     if (checkPart(messageSchema, message, () => `messages[${index}]`)) checked.push(message);
   }
@@ -76,6 +85,7 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
   const frozen = deepFreeze(options);
   for (const part of checked) validated.add(part as object);
   frozenRequests.add(frozen);
+  lastMessages = messages;
   return frozen;
 }
 

@@ -1,7 +1,7 @@
 import { LlmError, type AdapterContext, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { httpError } from "./errors.js";
 import { redactError, redactor, type Redactor } from "./redact.js";
-import { serializeRequest, type Dialect } from "./serialize.js";
+import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
 
 /** Options of {@link ChatCompletionsAdapter}. */
@@ -52,7 +52,7 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {
     const { authorization, redact } = this.#endpoint;
     try {
-      const body = await serializeRequest(request, { dialect: this.dialect, attachments: context.attachments });
+      const body = await serializeRequestBytes(request, { dialect: this.dialect, attachments: context.attachments });
       const response = await this.#send(body, authorization, context.signal);
       if (!response.ok) {
         throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
@@ -71,7 +71,7 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   }
 
   /** POSTs the body and resolves the response once its headers arrived, within the headers timeout. */
-  async #send(body: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+  async #send(body: Uint8Array, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
     if (authorization !== undefined) headers.authorization = authorization;
     const timeout = new AbortController();

@@ -1,4 +1,4 @@
 export { ChatCompletionsAdapter, type ChatCompletionsAdapterOptions } from "./adapter.js";
-export { serializeRequest, type Dialect, type SerializeOptions } from "./serialize.js";
+export { serializeRequest, serializeRequestBytes, type Dialect, type SerializeOptions } from "./serialize.js";
 export { mapUsage, parseChatCompletionStream } from "./stream.js";
 export { httpError } from "./errors.js";

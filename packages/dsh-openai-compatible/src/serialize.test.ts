@@ -1,9 +1,10 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
-import { freezeRequest, type GenerateOptions } from "dsh-llm";
+import { freezeRequest, type GenerateOptions, type JsonValue, type Message } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { serializeRequest } from "./serialize.js";
+import { serializeRequestPlain } from "./test-support/plain-serialize.js";
 
 const base: GenerateOptions = {
   config: { provider: "deepseek", model: "deepseek-chat", maxTokens: 512, temperature: 0.2, stop: [], reasoningEffort: "high" },
@@ -88,5 +89,65 @@ describe("serializeRequest", () => {
     await expect(serializeRequest(altered, { dialect: "openai", attachments: store })).rejects.toMatchObject({
       code: "ATTACHMENT_METADATA_MISMATCH",
     });
+  });
+});
+
+describe("serializeRequest against the straightforward serializer", () => {
+  const text = fc.string({ maxLength: 12 });
+  const message: fc.Arbitrary<Message> = fc.oneof(
+    fc.record({ role: fc.constant("user" as const), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { minLength: 1, maxLength: 3 }), source: fc.constant("user") }),
+    fc.record({
+      role: fc.constant("assistant" as const),
+      content: fc.array(
+        fc.oneof(
+          fc.record({ type: fc.constant("text" as const), text }),
+          fc.record({ type: fc.constant("reasoning" as const), text }),
+          fc.record({ type: fc.constant("tool-call" as const), callId: fc.string({ minLength: 1, maxLength: 4 }), name: fc.constantFrom("a", "b"), arguments: fc.json() }),
+        ),
+        { maxLength: 3 },
+      ),
+      source: fc.constant("model"),
+    }),
+    fc.record({ role: fc.constant("tool" as const), callId: fc.string({ minLength: 1, maxLength: 4 }), toolName: fc.constant("a"), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { maxLength: 2 }), isError: fc.boolean(), source: fc.constant("tool") }),
+  );
+  const config = fc.record(
+    {
+      provider: fc.constant("p"),
+      model: fc.string({ minLength: 1, maxLength: 6 }),
+      maxTokens: fc.integer({ min: 1, max: 9999 }),
+      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+      stop: fc.array(text, { maxLength: 2 }),
+      reasoningEffort: fc.constantFrom("none" as const, "low" as const, "high" as const),
+      extensions: fc.dictionary(fc.constantFrom("z", "a", "top_p", "seed"), fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as JsonValue), { maxKeys: 2 }),
+    },
+    { requiredKeys: ["provider", "model"] },
+  );
+
+  it("writes the same bytes, for random requests over shared history, in both dialects", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { minLength: 1, maxLength: 8 }), fc.array(config, { minLength: 1, maxLength: 3 }), fc.boolean(), async (messages, configs, withTools) => {
+        const shared = [{ role: "system" as const, content: "s", source: "system-prompt" }, ...messages];
+        for (const [i, callConfig] of configs.entries()) {
+          // Each request extends the history of the previous one, so cached fragments are reused.
+          const request = freezeRequest({
+            config: callConfig,
+            messages: shared.slice(0, Math.max(1, shared.length - configs.length + i + 1)),
+            ...(withTools ? { tools: [{ name: "a", description: "d", parameters: { type: "object", b: 1, a: [2] } }] } : {}),
+          });
+          for (const dialect of ["deepseek", "openai"] as const) {
+            expect(await serializeRequest(request, { dialect })).toBe(await serializeRequestPlain(request, { dialect }));
+          }
+        }
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("reads and verifies image bytes at every serialization, never from a cache", async () => {
+    const store = new MemoryAttachmentStore();
+    const image = await putImage(store, makePng(2, 2));
+    const request = freezeRequest({ config: { provider: "p", model: "m" }, messages: [{ role: "user", content: [{ type: "image", image }], source: "user" }] });
+    expect(await serializeRequest(request, { dialect: "openai", attachments: store })).toBe(await serializeRequestPlain(request, { dialect: "openai", attachments: store }));
+    await expect(serializeRequest(request, { dialect: "openai", attachments: new MemoryAttachmentStore() })).rejects.toMatchObject({ code: "ATTACHMENT_MISSING" });
   });
 });

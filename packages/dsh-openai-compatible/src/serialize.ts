@@ -95,37 +95,118 @@ async function wireMessage(message: Message, options: SerializeOptions): Promise
   }
 }
 
+/** The wire bytes of frozen messages, per dialect: a message never changes, so it is serialized once. */
+const fragments = new WeakMap<object, Partial<Record<Dialect, Buffer>>>();
+
 /**
- * The exact HTTP body this adapter sends for `request`: compact JSON with a fixed key order, no
- * `undefined`, extensions with sorted keys, images as verified data URLs. Public so that a log can
- * be turned back into wire bytes.
+ * Per dialect, the last message list serialized and its joined bytes (the first `length` bytes of a
+ * buffer with room to grow), when it held no image. A loop's next request repeats that list and adds
+ * to it: the new messages are appended in place, and only the body is copied out.
  */
-export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions): Promise<string> {
+const lastJoined: Partial<Record<Dialect, { readonly messages: readonly Message[]; readonly store: Buffer; readonly length: number }>> = {};
+function holdsImage(message: Message): boolean {
+  return message.role !== "system" && message.role !== "assistant" && message.content.some((block) => block.type === "image");
+}
+
+/**
+ * The wire bytes of one message. Frozen messages without images are serialized once per dialect and
+ * reused by every later request that contains them; a message with an image is serialized afresh, as
+ * its bytes are read and verified at every serialization.
+ */
+async function messageBytes(message: Message, options: SerializeOptions): Promise<Buffer> {
+  const cached = fragments.get(message)?.[options.dialect];
+  if (cached !== undefined) return cached;
+  const bytes = Buffer.from(JSON.stringify(await wireMessage(message, options)));
+  if (Object.isFrozen(message) && !holdsImage(message)) fragments.set(message, { ...fragments.get(message), [options.dialect]: bytes });
+  return bytes;
+}
+
+function extendsList(last: readonly Message[], messages: readonly Message[]): boolean {
+  if (last.length > messages.length) return false;
+  for (let i = 0; i < last.length; i++) if (last[i] !== messages[i]) return false;
+  return true;
+}
+
+/** The messages' wire bytes joined by commas, appended in place to the previous list's when this list extends it. */
+async function messagesBytes(messages: readonly Message[], options: SerializeOptions): Promise<Buffer> {
+  const last = lastJoined[options.dialect];
+  const reuse = last !== undefined && extendsList(last.messages, messages);
+  let store = reuse ? last.store : Buffer.allocUnsafe(64 * 1024);
+  let length = reuse ? last.length : 0;
+  let images = false;
+  for (let i = reuse ? last.messages.length : 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    images ||= holdsImage(message);
+    const part = await messageBytes(message, options);
+    const needed = length + part.length + 1;
+    if (needed > store.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, store.length * 2));
+      store.copy(grown, 0, 0, length);
+      store = grown;
+    }
+    if (i > 0) store[length++] = 0x2c;
+    length += part.copy(store, length);
+  }
+  // The prefix reused above held no image, and `images` covers the rest: an image is never served from here.
+  if (Object.isFrozen(messages) && !images) lastJoined[options.dialect] = { messages, store, length };
+  else delete lastJoined[options.dialect];
+  return store.subarray(0, length);
+}
+
+/**
+ * The exact HTTP body this adapter sends for `request`, as UTF-8 bytes: compact JSON with a fixed key
+ * order, no `undefined`, extensions with sorted keys, images as verified data URLs. Messages are
+ * serialized once and reused across requests, so a rebuild of a long session costs what its new
+ * messages cost, plus copying bytes. The caller owns the returned buffer.
+ */
+export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions): Promise<Buffer> {
+  const messages = await messagesBytes(request.messages, options);
+  const { head, tail } = envelopeBytes(request, options.dialect);
+  // Concat copies the messages out, so the caller's buffer shares nothing with the cache.
+  return Buffer.concat([head, messages, tail]);
+}
+
+/** The body's bytes before and after the messages, cached per frozen config and tool list: they repeat across a session. */
+const envelopes = new WeakMap<object, { readonly dialect: Dialect; readonly tools: unknown; readonly head: Buffer; readonly tail: Buffer }>();
+
+function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { readonly head: Buffer; readonly tail: Buffer } {
+  const cached = envelopes.get(request.config);
+  if (cached !== undefined && cached.dialect === dialect && cached.tools === request.tools) return cached;
   const { config } = request;
-  const body: Wire = { model: config.model };
-  const messages: JsonValue[] = [];
-  for (const message of request.messages) messages.push(await wireMessage(message, options));
-  body.messages = messages;
+  const rest: Wire = {};
   if (request.tools !== undefined) {
-    body.tools = request.tools.map((tool) => ({
+    rest.tools = request.tools.map((tool) => ({
       type: "function",
       function: { name: tool.name, description: tool.description, parameters: canonical(tool.parameters) },
     }));
   }
-  if (config.maxTokens !== undefined) body[options.dialect === "openai" ? "max_completion_tokens" : "max_tokens"] = config.maxTokens;
-  if (config.temperature !== undefined) body.temperature = config.temperature;
-  if (config.stop !== undefined) body.stop = [...config.stop];
+  if (config.maxTokens !== undefined) rest[dialect === "openai" ? "max_completion_tokens" : "max_tokens"] = config.maxTokens;
+  if (config.temperature !== undefined) rest.temperature = config.temperature;
+  if (config.stop !== undefined) rest.stop = [...config.stop];
   if (config.reasoningEffort !== undefined) {
-    if (options.dialect === "deepseek" && config.reasoningEffort === "none") body.thinking = { type: "disabled" };
-    else body.reasoning_effort = config.reasoningEffort;
+    if (dialect === "deepseek" && config.reasoningEffort === "none") rest.thinking = { type: "disabled" };
+    else rest.reasoning_effort = config.reasoningEffort;
   }
   for (const [key, value] of Object.entries(canonical(config.extensions ?? {}) as Wire)) {
-    if (OWN_KEYS.has(key) && !(key === "thinking" && body.thinking === undefined)) {
+    if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
     }
-    body[key] = value;
+    rest[key] = value;
   }
-  body.stream = true;
-  body.stream_options = { include_usage: true };
-  return JSON.stringify(body);
+  rest.stream = true;
+  rest.stream_options = { include_usage: true };
+  // What JSON.stringify({ model, messages, ...rest }) writes around the messages.
+  const envelope = {
+    dialect,
+    tools: request.tools,
+    head: Buffer.from(`{"model":${JSON.stringify(config.model)},"messages":[`),
+    tail: Buffer.from(`],${JSON.stringify(rest).slice(1)}`),
+  };
+  if (Object.isFrozen(config) && (request.tools === undefined || Object.isFrozen(request.tools))) envelopes.set(config, envelope);
+  return envelope;
+}
+
+/** {@link serializeRequestBytes} as a string: the body a log turns back into. Public so a log can be checked against what was sent. */
+export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions): Promise<string> {
+  return (await serializeRequestBytes(request, options)).toString("utf8");
 }

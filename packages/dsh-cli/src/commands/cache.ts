@@ -1,7 +1,7 @@
-import { reconstructRequests } from "dsh-agent";
+import { reconstructRequestStream } from "dsh-agent";
 import { serializeRequest } from "dsh-openai-compatible";
 import { promptTokens } from "dsh-simulator";
-import { cacheReport, type CacheRow } from "../cache-report.js";
+import { cacheRows, type CacheRow, type TokenizedRequest } from "../cache-report.js";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { dialectOf } from "../providers.js";
@@ -13,14 +13,14 @@ export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR]";
 /** `dsh cache`: per-step prefix stability and cache reads, with every break attributed to a logged event. */
 export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { log, attachments, flag: json } = await readLogWithObjects(argv, io, "json", CACHE_USAGE);
-  const events = log.slice();
-  const requests = await reconstructRequests(log);
-  const tokens: number[][] = [];
-  for (const { request } of requests) {
-    const wire = await serializeRequest(request, { dialect: dialectOf(request.config.provider), attachments });
-    tokens.push(promptTokens(JSON.parse(wire) as { tools?: unknown; messages?: unknown }));
+  async function* tokenized(): AsyncGenerator<TokenizedRequest> {
+    for await (const rebuilt of reconstructRequestStream(log)) {
+      const wire = await serializeRequest(rebuilt.request, { dialect: dialectOf(rebuilt.request.config.provider), attachments });
+      yield { request: rebuilt, tokens: promptTokens(JSON.parse(wire) as { tools?: unknown; messages?: unknown }) };
+    }
   }
-  const rows = cacheReport(events, requests, tokens);
+  const rows: CacheRow[] = [];
+  for await (const row of cacheRows(log.slice(), tokenized())) rows.push(row);
   if (json) {
     for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
   } else {

@@ -1,4 +1,4 @@
-import { reconstructRequests } from "dsh-agent";
+import { reconstructRequestStream } from "dsh-agent";
 import { serializeRequest } from "dsh-openai-compatible";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
@@ -10,7 +10,7 @@ export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--objects DIR]";
 /** `dsh requests`: every reconstructed loop request in dispatch order, one per line. */
 export async function requestsCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { log, attachments, flag: wire } = await readLogWithObjects(argv, io, "wire", REQUESTS_USAGE);
-  for (const { turn, step, dispatchSeq, request } of await reconstructRequests(log)) {
+  for await (const { turn, step, dispatchSeq, request } of reconstructRequestStream(log)) {
     if (wire) {
       io.stdout.write(`${await serializeRequest(request, { dialect: dialectOf(request.config.provider), attachments })}\n`);
     } else {
