@@ -24,7 +24,7 @@ async function largeLog(count: number): Promise<string> {
   out.write(serializeHeaderLine({ format: "dsh-log", version: 1, sessionId: "large", createdAt: 0 }));
   for (let seq = 0; seq < count; seq++) {
     const line = serializeEventLine(seq % 10 === 0 ? { seq, type: "note/added", time: seq, data: { text: `note ${seq}`, tags: ["é", "☃"] } } : { seq, type: "ui/progress", time: seq, data: { seq } });
-    if (!out.write(line)) await new Promise((resolve) => out.once("drain", resolve));
+    if (!out.write(line)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
   }
   await new Promise<void>((resolve) => out.end(() => resolve()));
   return path;
