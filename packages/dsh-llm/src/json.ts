@@ -83,44 +83,47 @@ export function jsonEquals(a: JsonValue | undefined, b: JsonValue | undefined): 
 
 /**
  * A deep-frozen copy of `value` if it is exact JSON nesting at most {@link MAX_JSON_DEPTH} levels,
- * else `undefined` ({@link findNonJson} says why). One iterative walk; object keys keep their order.
+ * else `undefined` ({@link findNonJson} says why). Object keys keep their order. Recursive, but never
+ * deeper than the limit, so a cycle or a deep structure ends in `undefined`, not a stack overflow.
  */
 export function frozenJsonCopy(value: unknown): JsonValue | undefined {
-  const root: { value?: unknown } = {};
-  type Frame = { readonly source: unknown; readonly target: Record<string, unknown> | unknown[]; readonly key: string | number; readonly depth: number };
-  const stack: Frame[] = [{ source: value, target: root as Record<string, unknown>, key: "value", depth: 0 }];
-  const made: object[] = [];
-  while (stack.length > 0) {
-    const { source, target, key, depth } = stack.pop()!;
-    if (source === null || typeof source === "string" || typeof source === "boolean") {
-      (target as Record<string | number, unknown>)[key] = source;
-      continue;
-    }
-    if (typeof source === "number") {
-      if (!Number.isFinite(source) || Object.is(source, -0)) return undefined;
-      (target as Record<string | number, unknown>)[key] = source;
-      continue;
-    }
-    if (typeof source !== "object" || depth === MAX_JSON_DEPTH) return undefined;
-    if (Array.isArray(source)) {
-      const copy: unknown[] = new Array<unknown>(source.length);
-      for (let i = 0; i < source.length; i++) {
-        if (!(i in source)) return undefined;
-        stack.push({ source: source[i], target: copy, key: i, depth: depth + 1 });
-      }
-      (target as Record<string | number, unknown>)[key] = copy;
-      made.push(copy);
-      continue;
-    }
-    const proto: unknown = Object.getPrototypeOf(source);
-    if (proto !== Object.prototype && proto !== null) return undefined;
-    const copy: Record<string, unknown> = {};
-    // Keys are assigned in order now (values filled in below), so the copy keeps the source's key order.
-    for (const entry of Object.keys(source)) copy[entry] = null;
-    for (const entry of Object.keys(source)) stack.push({ source: (source as Record<string, unknown>)[entry], target: copy, key: entry, depth: depth + 1 });
-    (target as Record<string | number, unknown>)[key] = copy;
-    made.push(copy);
+  const copy = copyAt(value, 0);
+  return copy === INEXACT ? undefined : (copy as JsonValue);
+}
+
+const INEXACT = Symbol("inexact");
+
+function copyAt(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0) ? value : INEXACT;
+    case "object":
+      break;
+    default:
+      return INEXACT;
   }
-  for (const object of made) Object.freeze(object);
-  return root.value as JsonValue;
+  if (value === null) return null;
+  if (depth === MAX_JSON_DEPTH) return INEXACT;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return INEXACT;
+      const item = copyAt(value[i], depth + 1);
+      if (item === INEXACT) return INEXACT;
+      copy[i] = item;
+    }
+    return Object.freeze(copy);
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return INEXACT;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyAt((value as Record<string, unknown>)[key], depth + 1);
+    if (item === INEXACT) return INEXACT;
+    copy[key] = item;
+  }
+  return Object.freeze(copy);
 }

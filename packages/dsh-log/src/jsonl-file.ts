@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { readSync } from "node:fs";
 import { open, readdir, truncate, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
-import { lineOfSeq, serializeEventLine, serializeHeaderLine, type JsonlHeader, type ParsedJsonl, type TornTail } from "./jsonl-format.js";
+import { lineOfSeq, serializeEventLine, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { JsonlParser } from "./jsonl-parse.js";
+import { markParsedBatch } from "./verified.js";
 import { JsonlFileSink } from "./jsonl-sink.js";
 import { EventLog, type EventLogOptions } from "./log.js";
 import type { EventRegistry } from "./registry.js";
@@ -69,8 +71,7 @@ export async function openJsonlLog(path: string, options: JsonlLogOptions): Prom
   await (await openLogFile(path)).close();
   const lock = await acquireLock(path);
   try {
-    const { header, events, tornTail } = await parseLogFile(path);
-    const log = new EventLog({ ...options, sink: new JsonlFileSink(path, lock), events, lineOf: lineOfSeq });
+    const { header, log, tornTail } = await loadLogFile(path, { ...options, sink: new JsonlFileSink(path, lock) });
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);
       await syncPath(path);
@@ -88,39 +89,50 @@ export async function readJsonlLog(
   path: string,
   registry: EventRegistry,
 ): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined }> {
-  const { header, events, tornTail } = await parseLogFile(path);
-  return { header, log: new EventLog({ registry, events, lineOf: lineOfSeq }), tornTail };
+  return loadLogFile(path, { registry });
 }
 
-/** Bytes read from a log file at a time; lines longer than this grow the buffer. */
-const READ_BYTES = 1 << 20;
+/** Bytes read from a log file at a time (small enough to keep peak memory near the parsed log's); lines longer than this grow the buffer. */
+const READ_BYTES = 1 << 18;
 
 /**
- * Parses the log at `path` as it reads it, a megabyte at a time into one reused buffer, so a large
- * log never sits in memory as bytes and objects at once. A missing file or a directory is `LOG_NOT_FOUND`.
+ * The events of the log file open as `fd`, parsed as it is read, 256 KB at a time into one reused
+ * buffer (synchronously: parsing keeps the thread busy anyway, and a thread-pool round trip per
+ * read costs more than it frees). Consumed by admission as it goes, so no array of all the parsed
+ * events is ever built beside the log's own. Leaves the length of the unterminated rest in `tail`.
  */
-async function parseLogFile(path: string): Promise<ParsedJsonl> {
+function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number }): Generator<LogEvent> {
+  // Byte 0 stays free: the parser turns the byte before a chunk into "[".
+  let buffer = Buffer.allocUnsafe(1 + READ_BYTES);
+  let carried = 0;
+  for (;;) {
+    if (1 + carried === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+    const bytesRead = readSync(fd, buffer, 1 + carried, buffer.length - 1 - carried, null);
+    if (bytesRead === 0) break;
+    const filled = 1 + carried + bytesRead;
+    const newline = buffer.lastIndexOf(0x0a, filled - 1);
+    if (newline < 1) {
+      carried += bytesRead;
+      continue;
+    }
+    yield* parser.lines(buffer, 1, newline + 1);
+    buffer.copy(buffer, 1, newline + 1, filled);
+    carried = filled - newline - 1;
+  }
+  tail.bytes = carried;
+}
+
+/** Reads and admits the log at `path` into a new `EventLog` with `options`; a missing file or a directory is `LOG_NOT_FOUND`. */
+async function loadLogFile(path: string, options: EventLogOptions): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined }> {
   const handle = await openLogFile(path);
   try {
     const parser = new JsonlParser();
-    // Byte 0 stays free: the parser turns the byte before a chunk into "[".
-    let buffer = Buffer.allocUnsafe(1 + READ_BYTES);
-    let carried = 0;
-    for (;;) {
-      if (1 + carried === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
-      const { bytesRead } = await handle.read(buffer, 1 + carried, buffer.length - 1 - carried, null);
-      if (bytesRead === 0) break;
-      const filled = 1 + carried + bytesRead;
-      const newline = buffer.lastIndexOf(0x0a, filled - 1);
-      if (newline < 1) {
-        carried += bytesRead;
-        continue;
-      }
-      parser.lines(buffer, 1, newline + 1);
-      buffer.copy(buffer, 1, newline + 1, filled);
-      carried = filled - newline - 1;
-    }
-    return parser.end(carried);
+    const tail = { bytes: 0 };
+    const events = parsedEvents(handle.fd, parser, tail);
+    markParsedBatch(events);
+    const log = new EventLog({ ...options, events, lineOf: lineOfSeq });
+    const { header, tornTail } = parser.end(tail.bytes);
+    return { header, log, tornTail };
   } finally {
     await handle.close();
   }

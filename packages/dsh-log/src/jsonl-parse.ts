@@ -16,21 +16,22 @@ const CHUNK_BYTES = 48 * 1024;
 
 /**
  * Parses a JSONL log incrementally, over buffers it may overwrite, so a large file is read once, in
- * pieces, without copies. Feed it whole lines with {@link lines}; {@link end} takes the unterminated
- * rest (a torn tail) and returns the log. Every line that does not mean exactly one thing is refused
- * naming the line (see {@link parseJsonl}).
+ * pieces, without copies. Feed it whole lines with {@link lines}, which returns their events;
+ * {@link end} takes the length of the unterminated rest (a torn tail). Every line that does not mean
+ * exactly one thing is refused naming the line (see {@link parseJsonl}).
  */
 export class JsonlParser {
   #header: JsonlHeader | undefined;
-  readonly #events: LogEvent[] = [];
+  #events: LogEvent[] = [];
   #line = 1;
   #offset = 0;
 
   /**
-   * Parses the whole lines in `bytes[start, end)` (`end` just after a newline), overwriting them;
-   * `bytes[start - 1]` must exist and may be overwritten too.
+   * Parses the whole lines in `bytes[start, end)` (`end` just after a newline), overwriting them, and
+   * returns their events (deep-frozen, unadmitted); `bytes[start - 1]` must exist and may be overwritten too.
    */
-  lines(bytes: Buffer, start: number, end: number): void {
+  lines(bytes: Buffer, start: number, end: number): LogEvent[] {
+    this.#events = [];
     if (!isUtf8(bytes.subarray(start, end))) throw this.#invalidUtf8(bytes, start, end);
     let at = start;
     if (this.#header === undefined) {
@@ -47,15 +48,13 @@ export class JsonlParser {
       at = newline + 1;
     }
     this.#offset += end - start;
+    return this.#events;
   }
 
-  /** The parsed log; `tail` is what followed the last newline: a torn line, dropped and reported. */
-  end(tail: number): ParsedJsonl {
+  /** The header, and the torn tail: `tail` bytes followed the last newline (a line cut short, dropped and reported). */
+  end(tail: number): Pick<ParsedJsonl, "header" | "tornTail"> {
     if (this.#header === undefined) throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
-    const tornTail = tail > 0 ? { line: this.#line, offset: this.#offset, bytes: tail } : undefined;
-    Object.freeze(this.#events);
-    markParsedBatch(this.#events);
-    return { header: this.#header, events: this.#events, tornTail };
+    return { header: this.#header, tornTail: tail > 0 ? { line: this.#line, offset: this.#offset, bytes: tail } : undefined };
   }
 
   /**
@@ -103,8 +102,11 @@ export function parseJsonl(bytes: Uint8Array): ParsedJsonl {
   copy.set(bytes, 1);
   const complete = copy.lastIndexOf(0x0a) + 1;
   const parser = new JsonlParser();
-  if (complete > 1) parser.lines(copy, 1, complete);
-  return parser.end(copy.length - Math.max(1, complete));
+  const events = complete > 1 ? parser.lines(copy, 1, complete) : [];
+  const { header, tornTail } = parser.end(copy.length - Math.max(1, complete));
+  Object.freeze(events);
+  markParsedBatch(events);
+  return { header, events, tornTail };
 }
 
 function parseOrUndefined(text: string): unknown {
