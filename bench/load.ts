@@ -17,6 +17,8 @@ export interface LoadResult {
   readonly ratio: number;
   readonly heapKeptOverLogSize: number;
   readonly peakRssOverLogSize: number;
+  /** The floor's own peak RSS growth over the log size, measured the same way, for scale. */
+  readonly floorPeakRssOverLogSize: number;
 }
 
 const registry = benchRegistry;
@@ -53,7 +55,9 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
     ratios.push(full.ms / bare.ms);
   }
   const logBytes = statSync(path).size;
-  const memory = JSON.parse(measureMemory(path)) as { heapKept: number; peakRss: number };
+  // RSS is noisy (the baseline alone moves by several MB between processes): the median of five children each.
+  const memory = medianMemory(path, "load");
+  const floorMemory = medianMemory(path, "floor");
   return {
     events,
     logBytes,
@@ -62,12 +66,21 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
     ratio: median(ratios),
     heapKeptOverLogSize: memory.heapKept / logBytes,
     peakRssOverLogSize: memory.peakRss / logBytes,
+    floorPeakRssOverLogSize: floorMemory.peakRss / logBytes,
   };
 }
 
-function measureMemory(path: string): string {
+interface Memory {
+  readonly heapKept: number;
+  readonly peakRss: number;
+}
+
+function medianMemory(path: string, mode: "load" | "floor"): Memory {
   const self = fileURLToPath(import.meta.url);
-  return execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", path], { encoding: "utf8" });
+  const runs = Array.from({ length: 5 }, () =>
+    JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", mode, path], { encoding: "utf8" })) as Memory,
+  );
+  return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
 }
 
 // In a fresh process: the heap the loaded log keeps (after GC, over a baseline with the code loaded),
@@ -77,9 +90,9 @@ if (process.argv[2] === "--memory") {
   gc();
   const baselineHeap = process.memoryUsage().heapUsed;
   const baselineRss = process.memoryUsage().rss;
-  const { log } = await readJsonlLog(process.argv[3]!, registry());
+  const kept = process.argv[3] === "floor" ? floor(process.argv[4]!) : await readJsonlLog(process.argv[4]!, registry());
   gc();
   const heapKept = process.memoryUsage().heapUsed - baselineHeap;
   const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
-  process.stdout.write(JSON.stringify({ heapKept, peakRss, events: log.length }));
+  process.stdout.write(JSON.stringify({ heapKept, peakRss, kept: kept !== undefined }));
 }

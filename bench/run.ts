@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { appendBench } from "./append.js";
+import type { AppendResult } from "./append.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
 import { loadBench } from "./load.js";
@@ -15,8 +15,9 @@ import { fmt, table } from "./util.js";
 const quick = process.argv.includes("--quick");
 const dir = await mkdtemp(join(tmpdir(), "dsh-bench-"));
 const here = fileURLToPath(new URL(".", import.meta.url));
-const child = (...args: string[]) =>
-  execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "reconstruct.ts"), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
+const run = (script: string, ...args: string[]) =>
+  execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, script), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
+const child = (...args: string[]) => run("reconstruct.ts", ...args);
 
 try {
   console.log(`dsh bench${quick ? " (quick)" : ""} on Node ${process.version}, ${cpus().length} cores\n`);
@@ -30,8 +31,8 @@ try {
   }
   console.log(
     table([
-      ["events", "log MB", "floor ms", "load ms", "load / floor", "heap kept / log", "peak RSS / log"],
-      ...loads.map((row) => [String(row.events), fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize)]),
+      ["events", "log MB", "floor ms", "load ms", "load / floor", "heap kept / log", "peak RSS / log", "floor peak RSS / log"],
+      ...loads.map((row) => [String(row.events), fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize), fmt(row.floorPeakRssOverLogSize)]),
     ]),
   );
 
@@ -67,13 +68,14 @@ try {
     ]),
   );
 
-  const append = await appendBench(dir, quick ? 1000 : 4000);
+  const append = JSON.parse(run("append.ts", "--append", dir, String(quick ? 1000 : 4000))) as AppendResult;
   console.log("\n4. Durable append to JSONL (acknowledged after fdatasync)");
   console.log(
     table([
       ["mode", "events/s", "events per fsync", "ack median ms", "ack p99 ms"],
       ["batches of 100, one writer", fmt(append.batched.eventsPerSecond), fmt(append.batched.eventsPerSync), fmt(append.batched.ackMedianMs), fmt(append.batched.ackP99Ms)],
       ...append.concurrent.map((mode) => [`single events, ${mode.writers} writer(s)`, fmt(mode.eventsPerSecond), fmt(mode.eventsPerSync), fmt(mode.ackMedianMs), fmt(mode.ackP99Ms)]),
+      ["the same bytes, no log (disk floor)", fmt(append.rawEventsPerSecond), "100", "", ""],
     ]),
   );
 
