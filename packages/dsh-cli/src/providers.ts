@@ -1,5 +1,5 @@
 import type { ModelDefaults } from "dsh-llm";
-import type { Dialect } from "dsh-openai-compatible";
+import { DEEPSEEK_MODELS, OPENAI_MODELS, type Dialect, type ModelCatalog } from "dsh-openai-compatible";
 import { CliError, EXIT } from "./cli-error.js";
 
 /** What the CLI knows about each provider it can run against. */
@@ -9,25 +9,30 @@ export interface ProviderProfile {
   readonly baseUrl: string | undefined;
   readonly defaultModel: string;
   readonly keyVariables: readonly string[];
+  /** The provider's models, whose defaults the adapter supplies; absent for the simulator. */
+  readonly catalog: ModelCatalog | undefined;
+  /** The defaults of every model, when there is no catalog. */
   readonly modelDefaults: ModelDefaults;
 }
 
 export const PROVIDERS: Readonly<Record<ProviderProfile["name"], ProviderProfile>> = {
-  sim: { name: "sim", dialect: "deepseek", baseUrl: undefined, defaultModel: "sim-1", keyVariables: ["DSH_API_KEY"], modelDefaults: { maxTokens: 4096 } },
+  sim: { name: "sim", dialect: "deepseek", baseUrl: undefined, defaultModel: "sim-1", keyVariables: ["DSH_API_KEY"], catalog: undefined, modelDefaults: { maxTokens: 4096 } },
   deepseek: {
     name: "deepseek",
     dialect: "deepseek",
     baseUrl: "https://api.deepseek.com",
-    defaultModel: "deepseek-chat",
+    defaultModel: "deepseek-v4-flash",
     keyVariables: ["DSH_API_KEY", "DEEPSEEK_API_KEY"],
+    catalog: DEEPSEEK_MODELS,
     modelDefaults: {},
   },
   openai: {
     name: "openai",
     dialect: "openai",
     baseUrl: "https://api.openai.com/v1",
-    defaultModel: "gpt-4o-mini",
+    defaultModel: "gpt-5.5",
     keyVariables: ["DSH_API_KEY", "OPENAI_API_KEY"],
+    catalog: OPENAI_MODELS,
     modelDefaults: {},
   },
 };

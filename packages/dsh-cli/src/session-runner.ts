@@ -10,6 +10,7 @@ import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { showProgress } from "./progress.js";
 import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js";
+import { SELECTION_OPTIONS, SELECTION_USAGE, sessionConfig } from "./selection.js";
 import { attachmentStore } from "./session.js";
 import { workspaceTools } from "./workspace-tools.js";
 
@@ -26,6 +27,7 @@ export const PROVIDER_OPTIONS = {
   scenario: { type: "string" },
   "record-wire": { type: "string" },
   objects: { type: "string" },
+  ...SELECTION_OPTIONS,
 } as const;
 
 /** The `parseArgs` options of commands that run a turn. */
@@ -37,7 +39,7 @@ export const TURN_OPTIONS = {
   "compact-at": { type: "string", default: "0.8" },
 } as const;
 
-export const PROVIDER_USAGE = "[--provider sim|deepseek|openai] [--base-url URL] [--model M] [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]";
+export const PROVIDER_USAGE = `[--provider sim|deepseek|openai] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
 export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE]`;
 
 type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };
@@ -84,7 +86,7 @@ export async function startProvider(providerName: string, values: ProviderValues
     dialect: profile.dialect,
     baseUrl: simulator?.url ?? values["base-url"] ?? profile.baseUrl!,
     ...(apiKey === undefined ? {} : { apiKey }),
-    modelDefaults: () => profile.modelDefaults,
+    ...(profile.catalog === undefined ? { modelDefaults: () => profile.modelDefaults } : { catalog: profile.catalog }),
     idleTimeoutMs,
   });
   return {
@@ -142,11 +144,11 @@ export function continuedConfig(log: EventLog, overrides: { provider?: string | 
   return { provider, model: overrides.model ?? (provider === restored?.provider ? restored.model : providerProfile(provider).defaultModel) };
 }
 
-/** Continues an open log with one turn (resume, or a fork with a prompt), closing it on every path. */
-export async function continueSession(log: EventLog, logPath: string, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
+/** Continues an open log of session `sessionId` with one turn (resume, or a fork with a prompt), closing it on every path. */
+export async function continueSession(log: EventLog, sessionId: string, logPath: string, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
   let provider: ProviderSession | undefined;
   try {
-    const config = continuedConfig(log, values);
+    const config = sessionConfig(continuedConfig(log, values), values, sessionId, io);
     provider = await startProvider(config.provider, values, io);
     return await runTurn(cliAgent(log, provider, config, values, io), logPath, prompt, io);
   } catch (error) {

@@ -5,7 +5,7 @@ export async function main(): Promise<string[]> {
   const log = new EventLog({ registry: registerHeaderEvents(new EventRegistry()) });
   const tools = [{ name: "read_file", description: "Read a file", parameters: { type: "object" } }];
   const defaults = { maxTokens: 8192 }; // what the adapter applies when the caller does not choose
-  let selection = { provider: "deepseek", model: "deepseek-chat" };
+  let selection = { provider: "deepseek", model: "deepseek-v4-flash" };
   let written = false;
 
   for (const startsRequestSeries of [false, false, true]) {

@@ -3,7 +3,7 @@ import type { DeepReadonly } from "./freeze.js";
 import { jsonEquals, jsonObjectSchema } from "./json.js";
 
 /** How hard a reasoning model should think; adapters map it to the provider's vocabulary. */
-export const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "max"]);
+export const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
 export type ReasoningEffort = DeepReadonly<z.output<typeof reasoningEffortSchema>>;
 
 /**

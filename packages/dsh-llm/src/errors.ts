@@ -14,7 +14,8 @@ export type LlmErrorCode =
   | "LLM_MALFORMED_STREAM"
   | "LLM_TIMEOUT"
   | "LLM_ABORTED"
-  | "LLM_ATTACHMENT";
+  | "LLM_ATTACHMENT"
+  | "LLM_MODEL_RETIRED";
 
 const RETRYABLE: ReadonlySet<LlmErrorCode> = new Set([
   "LLM_RATE_LIMITED",

@@ -1,4 +1,5 @@
 import { LlmError, type AdapterContext, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { catalogDefaults, lookupModel, type ModelCatalog } from "./catalog.js";
 import { httpError } from "./errors.js";
 import { redactError, redactor, type Redactor } from "./redact.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
@@ -16,7 +17,12 @@ export interface ChatCompletionsAdapterOptions {
   readonly baseUrl: string;
   /** The API key. Kept private to the adapter, sent only as a bearer token, redacted from every error message. */
   readonly apiKey?: string | undefined;
-  /** Defaults the provider applies per model, recorded as such in the header. */
+  /**
+   * The provider's models (`DEEPSEEK_MODELS`, `OPENAI_MODELS`): their defaults are supplied and
+   * recorded as adapter defaults, and a retired name is refused before anything is sent.
+   */
+  readonly catalog?: ModelCatalog;
+  /** Defaults the provider applies per model, recorded as such in the header (instead of the catalog's). */
   readonly modelDefaults?: (model: string) => ModelDefaults;
   /** Fails an attempt that receives no bytes for this long (default 120 s). */
   readonly idleTimeoutMs?: number;
@@ -30,6 +36,7 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   readonly provider: string;
   readonly dialect: Dialect;
   readonly #endpoint: Endpoint;
+  readonly #catalog: ModelCatalog | undefined;
   readonly #modelDefaults: ((model: string) => ModelDefaults) | undefined;
   readonly #idleTimeoutMs: number;
   readonly #headersTimeoutMs: number;
@@ -39,19 +46,23 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     this.provider = options.provider;
     this.dialect = options.dialect;
     this.#endpoint = endpoint(options.baseUrl, options.apiKey);
+    this.#catalog = options.catalog;
     this.#modelDefaults = options.modelDefaults;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
     this.#headersTimeoutMs = options.headersTimeoutMs ?? this.#idleTimeoutMs;
     this.#fetch = options.fetch ?? fetch;
   }
 
+  /** The defaults for `model`: from `modelDefaults` when given, else from the catalog; a retired name throws `LLM_MODEL_RETIRED`. */
   modelDefaults(model: string): ModelDefaults {
-    return this.#modelDefaults?.(model) ?? {};
+    if (this.#catalog !== undefined) lookupModel(this.#catalog, model);
+    return this.#modelDefaults?.(model) ?? (this.#catalog === undefined ? {} : catalogDefaults(this.#catalog, model));
   }
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {
     const { authorization, redact } = this.#endpoint;
     try {
+      if (this.#catalog !== undefined) lookupModel(this.#catalog, request.config.model);
       const body = await serializeRequestBytes(request, { dialect: this.dialect, attachments: context.attachments });
       const response = await this.#send(body, authorization, context.signal);
       if (!response.ok) {

@@ -6,7 +6,7 @@ it("runs the README example, which is examples/quickstart.ts verbatim", async ()
   expect(await readmeShowsExample(new URL("../", import.meta.url))).toBe(true);
   const { result, lines } = await captureLog(main);
   expect(result).toBe(true);
-  expect(lines).toEqual(['[{"type":"text","text":"Hello from the simulator."}]', '{"model":"deepseek-v4-flash"']);
+  expect(lines).toEqual(['["reasoning","text"]', '{"model":"deepseek-v4-flash"']);
 });
 
 it("documents in its README API table exactly what src/index.ts exports", async () => {

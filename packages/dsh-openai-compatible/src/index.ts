@@ -2,3 +2,4 @@ export { ChatCompletionsAdapter, type ChatCompletionsAdapterOptions } from "./ad
 export { serializeRequest, serializeRequestBytes, type Dialect, type SerializeOptions } from "./serialize.js";
 export { mapUsage, parseChatCompletionStream } from "./stream.js";
 export { httpError } from "./errors.js";
+export { DEEPSEEK_MODELS, OPENAI_MODELS, catalogDefaults, lookupModel, type ModelCatalog, type ModelInfo, type RetiredModel } from "./catalog.js";

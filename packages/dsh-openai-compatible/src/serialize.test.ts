@@ -1,13 +1,13 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
-import { freezeRequest, type GenerateOptions, type JsonValue, type Message } from "dsh-llm";
+import { freezeRequest, type GenerateOptions, type JsonValue, type Message, type ReasoningEffort } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { serializeRequest } from "./serialize.js";
+import { serializeRequest, type Dialect } from "./serialize.js";
 import { serializeRequestPlain } from "./test-support/plain-serialize.js";
 
 const base: GenerateOptions = {
-  config: { provider: "deepseek", model: "deepseek-chat", maxTokens: 512, temperature: 0.2, stop: [], reasoningEffort: "high" },
+  config: { provider: "deepseek", model: "deepseek-v4-flash", maxTokens: 512, temperature: 0.2, stop: [], reasoningEffort: "high" },
   messages: [
     { role: "system", content: "  ", source: "system-prompt" },
     { role: "user", content: [{ type: "text", text: "list files" }], source: "user" },
@@ -28,11 +28,11 @@ const base: GenerateOptions = {
 describe("serializeRequest", () => {
   it("writes the DeepSeek body with a fixed key order, raw tool arguments and reasoning sent back", async () => {
     expect(await serializeRequest(freezeRequest(structuredClone(base)), { dialect: "deepseek" })).toBe(
-      '{"model":"deepseek-chat","messages":[{"role":"system","content":"  "},{"role":"user","content":"list files"},' +
+      '{"model":"deepseek-v4-flash","messages":[{"role":"system","content":"  "},{"role":"user","content":"list files"},' +
         '{"role":"assistant","content":null,"reasoning_content":"I should list.","tool_calls":[{"id":"c1","type":"function","function":{"name":"list_dir","arguments":"{\\"path\\": \\".\\"}"}}]},' +
         '{"role":"tool","tool_call_id":"c1","content":"a.txt"},{"role":"assistant","content":"One file.","reasoning_content":"done"}],' +
         '"tools":[{"type":"function","function":{"name":"list_dir","description":"List","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}}}],' +
-        '"max_tokens":512,"temperature":0.2,"stop":[],"reasoning_effort":"high","stream":true,"stream_options":{"include_usage":true}}',
+        '"max_tokens":512,"temperature":0.2,"stop":[],"thinking":{"type":"enabled"},"reasoning_effort":"high","stream":true,"stream_options":{"include_usage":true}}',
     );
   });
 
@@ -48,6 +48,20 @@ describe("serializeRequest", () => {
     const body = JSON.parse(await serializeRequest(request, { dialect: "deepseek" }));
     expect(body.thinking).toEqual({ type: "disabled" });
     expect(body.reasoning_effort).toBeUndefined();
+  });
+
+  it("turns DeepSeek's thinking on for every other effort, in DeepSeek's words; OpenAI gets its own", async () => {
+    const sent = async (reasoningEffort: ReasoningEffort, dialect: Dialect) => {
+      const body = JSON.parse(await serializeRequest(freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", reasoningEffort } }), { dialect }));
+      return { thinking: body.thinking, effort: body.reasoning_effort };
+    };
+    const deepseek = { minimal: "low", low: "low", medium: "high", high: "high", xhigh: "max", max: "max" } as const;
+    for (const [ours, theirs] of Object.entries(deepseek)) {
+      expect(await sent(ours as ReasoningEffort, "deepseek")).toEqual({ thinking: { type: "enabled" }, effort: theirs });
+    }
+    expect(await sent("max", "openai")).toEqual({ thinking: undefined, effort: "xhigh" });
+    expect(await sent("none", "openai")).toEqual({ thinking: undefined, effort: "none" });
+    expect(await sent("medium", "openai")).toEqual({ thinking: undefined, effort: "medium" });
   });
 
   it("is byte-stable whatever the key order of extensions", async () => {

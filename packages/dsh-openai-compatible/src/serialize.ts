@@ -1,5 +1,6 @@
 import { readImage, type AttachmentStore } from "dsh-attachments";
 import { LlmError, type FrozenGenerateOptions, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
 export type Dialect = "deepseek" | "openai";
@@ -183,10 +184,7 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
   if (config.maxTokens !== undefined) rest[dialect === "openai" ? "max_completion_tokens" : "max_tokens"] = config.maxTokens;
   if (config.temperature !== undefined) rest.temperature = config.temperature;
   if (config.stop !== undefined) rest.stop = [...config.stop];
-  if (config.reasoningEffort !== undefined) {
-    if (dialect === "deepseek" && config.reasoningEffort === "none") rest.thinking = { type: "disabled" };
-    else rest.reasoning_effort = config.reasoningEffort;
-  }
+  if (config.reasoningEffort !== undefined) Object.assign(rest, effortFields(dialect, config.reasoningEffort));
   for (const [key, value] of Object.entries(canonical(config.extensions ?? {}) as Wire)) {
     if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });

@@ -13,7 +13,8 @@ interface WireUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   prompt_cache_hit_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
+  prompt_cache_miss_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
   completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
@@ -30,14 +31,18 @@ interface WireChunk {
   error?: { message?: string };
 }
 
-/** Maps provider usage to `TokenUsage`; cache reads come from DeepSeek's hit count, else OpenAI's cached tokens. */
+/**
+ * Maps provider usage to `TokenUsage`: cache reads from DeepSeek's `prompt_cache_hit_tokens`, else
+ * OpenAI's `prompt_tokens_details.cached_tokens`; cache writes from OpenAI's
+ * `prompt_tokens_details.cache_write_tokens`; reasoning from `completion_tokens_details.reasoning_tokens`.
+ */
 export function mapUsage(usage: WireUsage): TokenUsage {
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   return {
     inputTokens: usage.prompt_tokens ?? 0,
     outputTokens: usage.completion_tokens ?? 0,
     cacheReadTokens: usage.prompt_cache_hit_tokens ?? usage.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
+    cacheWriteTokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
     ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
   };
 }

@@ -1,6 +1,7 @@
 import { appendFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { DEFAULT_REASONING, deepseekVerdict } from "./deepseek.js";
 import { exploreResponse } from "./explore.js";
 import { PrefixCache } from "./prefix-cache.js";
 import { promptTokens, tokenize } from "./prompt.js";
@@ -73,23 +74,29 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const raw = Buffer.concat(chunks).toString("utf8");
     if (options.recordTo !== undefined) await appendFile(options.recordTo, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
     /** Answers with an HTTP error, recording the request as one that reached no model. */
-    const refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>) => {
+    const refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => {
       exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, fault });
-      sendError(response, status, message, headers);
+      sendError(response, status, message, headers, type);
     };
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
       refuse(401, "invalid API key");
       return;
     }
-    let body: { model?: unknown; messages?: unknown; tools?: unknown };
+    let body: { model?: unknown; messages?: unknown; tools?: unknown; thinking?: unknown };
     try {
       body = JSON.parse(raw) as typeof body;
     } catch {
       refuse(400, "the body is not JSON");
       return;
     }
-    const scripted =
-      "policy" in options.scenario ? exploreResponse(body) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    const verdict = deepseekVerdict(body);
+    if (verdict.refused) {
+      refuse(verdict.status, verdict.message, undefined, {}, "invalid_request_error");
+      return;
+    }
+    const script = "policy" in options.scenario ? exploreResponse(body) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    // In thinking mode the model always reasons first.
+    const scripted = verdict.thinking && (script.reasoning ?? "") === "" ? { ...script, reasoning: DEFAULT_REASONING } : script;
     if (scripted.fault === "http-429" || scripted.fault === "http-500") {
       const limited = scripted.fault === "http-429";
       refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" });
@@ -112,6 +119,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       frames.push(frame({ delta: { reasoning_content: piece }, finish_reason: null }));
       completion += piece;
     }
+    const reasoningTokens = tokenize(scripted.reasoning ?? "").length;
     for (const piece of pieces(scripted.text ?? "")) {
       frames.push(frame({ delta: { content: piece }, finish_reason: null }));
       completion += piece;
@@ -132,6 +140,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       prompt_cache_hit_tokens: hit,
       prompt_cache_miss_tokens: promptTokens - hit,
       prompt_tokens_details: { cached_tokens: hit },
+      ...(reasoningTokens > 0 ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
     };
     frames.push(frame({ delta: {}, finish_reason: finish }, usage), "data: [DONE]\n\n");
 
@@ -187,7 +196,7 @@ function pieces(text: string): string[] {
   return out;
 }
 
-function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, type = "simulator_error"): void {
   response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(JSON.stringify({ error: { message, type: "simulator_error" } }));
+  response.end(JSON.stringify({ error: { message, type, param: null, code: type } }));
 }

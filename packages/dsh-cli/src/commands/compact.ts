@@ -4,6 +4,7 @@ import { createAgentRegistry } from "dsh-agent";
 import { openJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
+import { sessionConfig } from "../selection.js";
 import { PROVIDER_OPTIONS, PROVIDER_USAGE, cliAgent, continuedConfig, startProvider } from "../session-runner.js";
 
 export const COMPACT_USAGE = `dsh compact LOG [--keep N] ${PROVIDER_USAGE}`;
@@ -23,7 +24,7 @@ export async function compactCommand(argv: readonly string[], io: CliIo): Promis
   const opened = await openJsonlLog(logPath, { registry: createAgentRegistry() });
   let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
   try {
-    const config = continuedConfig(opened.log, values);
+    const config = sessionConfig(continuedConfig(opened.log, values), values, opened.header.sessionId, io);
     provider = await startProvider(config.provider, values, io);
     const agent = cliAgent(opened.log, provider, config, {}, io);
     const result = await agent.compact({ keepRecent, summaryModel: config });

@@ -38,5 +38,5 @@ export async function forkCommand(argv: readonly string[], io: CliIo): Promise<n
     await fork.log.close();
     return EXIT.ok;
   }
-  return continueSession(fork.log, newPath, prompt, values, io);
+  return continueSession(fork.log, fork.header.sessionId, newPath, prompt, values, io);
 }

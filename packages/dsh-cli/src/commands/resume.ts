@@ -20,6 +20,6 @@ export async function resumeCommand(argv: readonly string[], io: CliIo): Promise
   if (opened.recovered !== undefined) {
     io.stderr.write(`dsh: note: dropped an unacknowledged torn last line (line ${opened.recovered.line}) before resuming\n`);
   }
-  return continueSession(opened.log, logPath, prompt, values, io);
+  return continueSession(opened.log, opened.header.sessionId, logPath, prompt, values, io);
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createAgentRegistry } from "dsh-agent";
@@ -5,6 +6,7 @@ import { createJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { defaultLogPath, promptOf } from "../session.js";
+import { sessionConfig } from "../selection.js";
 import { TURN_OPTIONS, TURN_USAGE, cliAgent, runTurn, startProvider } from "../session-runner.js";
 
 export const RUN_USAGE = `dsh run ${TURN_USAGE} [--log PATH] PROMPT`;
@@ -17,8 +19,10 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
   const provider = await startProvider(values.provider ?? "sim", values, io);
   try {
     const logPath = values.log === undefined ? await defaultLogPath(io.cwd, new Date()) : resolve(io.cwd, values.log);
-    const { log } = await createJsonlLog(logPath, { registry: createAgentRegistry() });
-    const config = { provider: provider.profile.name, model: values.model ?? provider.profile.defaultModel };
+    // The selection is settled (bad flags and retired models refused) before the log file exists.
+    const sessionId = randomUUID();
+    const config = sessionConfig({ provider: provider.profile.name, model: values.model ?? provider.profile.defaultModel }, values, sessionId, io);
+    const { log } = await createJsonlLog(logPath, { registry: createAgentRegistry(), sessionId });
     return await runTurn(cliAgent(log, provider, config, values, io), logPath, prompt, io);
   } finally {
     await provider.close();

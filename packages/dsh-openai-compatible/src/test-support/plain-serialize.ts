@@ -1,7 +1,7 @@
 // The straightforward serializer the fast one is property-tested against (the code before fragment caching).
 import { readImage, type AttachmentStore } from "dsh-attachments";
 import { LlmError, type FrozenGenerateOptions, type JsonValue, type Message, type UserContent } from "dsh-llm";
-
+import { effortFields } from "../effort.js";
 import type { Dialect, SerializeOptions } from "../serialize.js";
 
 type Wire = { [key: string]: JsonValue };
@@ -107,10 +107,7 @@ export async function serializeRequestPlain(request: FrozenGenerateOptions, opti
   if (config.maxTokens !== undefined) body[options.dialect === "openai" ? "max_completion_tokens" : "max_tokens"] = config.maxTokens;
   if (config.temperature !== undefined) body.temperature = config.temperature;
   if (config.stop !== undefined) body.stop = [...config.stop];
-  if (config.reasoningEffort !== undefined) {
-    if (options.dialect === "deepseek" && config.reasoningEffort === "none") body.thinking = { type: "disabled" };
-    else body.reasoning_effort = config.reasoningEffort;
-  }
+  if (config.reasoningEffort !== undefined) Object.assign(body, effortFields(options.dialect, config.reasoningEffort));
   for (const [key, value] of Object.entries(canonical(config.extensions ?? {}) as Wire)) {
     if (OWN_KEYS.has(key) && !(key === "thinking" && body.thinking === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });

@@ -1,0 +1,83 @@
+import { LlmError, type JsonValue, type LlmCallConfig, type ReasoningEffort } from "dsh-llm";
+import { reasoningEffortSchema } from "dsh-llm/schemas";
+import { lookupModel } from "dsh-openai-compatible";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+import { providerProfile } from "./providers.js";
+
+/** The `parseArgs` options that choose how the model runs: explicit choices, logged as such. */
+export const SELECTION_OPTIONS = {
+  effort: { type: "string" },
+  thinking: { type: "string" },
+  "cache-retention": { type: "string" },
+} as const;
+
+export const SELECTION_USAGE = "[--effort minimal|low|medium|high|xhigh|max] [--thinking on|off] [--cache-retention in_memory|24h]";
+
+type SelectionValues = { [K in keyof typeof SELECTION_OPTIONS]?: string | undefined };
+
+const THINKING_EFFORTS = reasoningEffortSchema.options.filter((effort) => effort !== "none");
+
+function effortFlag(value: string | undefined): ReasoningEffort | undefined {
+  if (value === undefined) return undefined;
+  const effort = THINKING_EFFORTS.find((known) => known === value);
+  if (effort === undefined) throw new CliError(`--effort takes one of ${THINKING_EFFORTS.join(", ")} (use --thinking off to turn thinking off)`, EXIT.usage);
+  return effort;
+}
+
+function thinkingFlag(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "on" && value !== "off") throw new CliError("--thinking takes on or off", EXIT.usage);
+  return value === "on";
+}
+
+/** The reasoning effort the flags choose, over the one `config` already has. */
+function chosenEffort(config: LlmCallConfig, values: SelectionValues): ReasoningEffort | undefined {
+  const effort = effortFlag(values.effort);
+  const thinking = thinkingFlag(values.thinking);
+  if (thinking === false && effort !== undefined) throw new CliError("--effort says how hard to think: it cannot go with --thinking off", EXIT.usage);
+  if (thinking === false) return "none";
+  if (effort !== undefined) return effort;
+  if (thinking === true && (config.reasoningEffort === undefined || config.reasoningEffort === "none")) {
+    const catalog = providerProfile(config.provider).catalog;
+    return (catalog === undefined ? undefined : lookupModel(catalog, config.model)?.defaultReasoningEffort) ?? "high";
+  }
+  return config.reasoningEffort;
+}
+
+/** OpenAI's cache routing: `prompt_cache_key` (the session id unless the log already names one) and the retention asked for. */
+function cacheExtensions(config: LlmCallConfig, values: SelectionValues, sessionId: string): LlmCallConfig["extensions"] {
+  const retention = values["cache-retention"];
+  if (config.provider !== "openai") {
+    if (retention !== undefined) throw new CliError("--cache-retention applies to --provider openai only", EXIT.usage);
+    return config.extensions;
+  }
+  if (retention !== undefined && retention !== "in_memory" && retention !== "24h") throw new CliError("--cache-retention takes in_memory or 24h", EXIT.usage);
+  const extensions: Record<string, JsonValue> = { ...config.extensions };
+  extensions.prompt_cache_key ??= sessionId;
+  if (retention !== undefined) extensions.prompt_cache_retention = retention;
+  return extensions;
+}
+
+/**
+ * Checks `config.model` against its provider's catalog (a retired name is a usage error naming the
+ * replacement; an unknown one gets a warning) and lays the selection flags over `config`. Everything
+ * returned is an explicit choice: the adapter's own defaults are added, and recorded as such, later.
+ */
+export function sessionConfig(config: LlmCallConfig, values: SelectionValues, sessionId: string, io: CliIo): LlmCallConfig {
+  const catalog = providerProfile(config.provider).catalog;
+  if (catalog !== undefined) {
+    try {
+      if (lookupModel(catalog, config.model) === undefined) {
+        io.stderr.write(`dsh: warning: ${config.provider} model ${config.model} is not in dsh's catalog: sent as is, without defaults\n`);
+      }
+    } catch (error) {
+      if (error instanceof LlmError && error.code === "LLM_MODEL_RETIRED") throw new CliError(error.message, EXIT.usage);
+      throw error;
+    }
+  }
+  const reasoningEffort = chosenEffort(config, values);
+  const extensions = cacheExtensions(config, values, sessionId);
+  const { reasoningEffort: _effort, extensions: _extensions, ...rest } = config;
+  return { ...rest, ...(reasoningEffort === undefined ? {} : { reasoningEffort }), ...(extensions === undefined ? {} : { extensions }) };
+}
