@@ -10,7 +10,7 @@ export default {
   mutate: [`packages/${name}/src/**/*.ts`, "!**/*.test.ts", "!**/test-support/**", "!**/index.ts"],
   coverageAnalysis: "perTest",
   concurrency: 2,
-  timeoutMS: 60_000,
+  timeoutMS: 15_000,
   reporters: ["clear-text", "progress", "json"],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   tempDirName: ".stryker-tmp",

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deepFreeze, isDeepFrozen } from "./freeze.js";
+import { deepFreeze, freezeParsedJson, isDeepFrozen } from "./freeze.js";
 
 const nested = fc.letrec((tie) => ({
   node: fc.oneof(
@@ -96,5 +96,43 @@ describe("deepFreeze", () => {
     deepFreeze(value);
     expect(Object.isFrozen(value[key])).toBe(true);
     expect(Object.isFrozen(value.list[0]![0])).toBe(true);
+  });
+});
+
+describe("freezeParsedJson", () => {
+  it("freezes every object of a parsed tree and counts its object keys (array indices are not keys)", () => {
+    const value = JSON.parse('{"a":{"b":[1,{"c":null,"d":"x"}],"e":true},"f":[[],[{}]]}') as { a: { b: [number, object] }; f: unknown[][] };
+    expect(freezeParsedJson(value, 512)).toBe(6);
+    expect(isDeepFrozen(value)).toBe(true);
+    expect(Object.isFrozen(value.a.b[1])).toBe(true);
+    expect(Object.isFrozen(value.f[1]![0])).toBe(true);
+  });
+
+  it("reports a repeated key as fewer keys than the text spelled out", () => {
+    expect(freezeParsedJson(JSON.parse('{"a":1,"a":2}'), 512)).toBe(1);
+  });
+
+  it("takes primitives as they are and refuses the numbers JSON cannot carry back", () => {
+    expect(freezeParsedJson("text", 512)).toBe(0);
+    expect(freezeParsedJson(null, 512)).toBe(0);
+    expect(freezeParsedJson(3, 512)).toBe(0);
+    expect(freezeParsedJson(JSON.parse("-0"), 512)).toBe("-0 does not survive JSON");
+    expect(freezeParsedJson(JSON.parse("1e400"), 512)).toBe("Infinity does not survive JSON");
+    expect(freezeParsedJson(JSON.parse('{"a":[1,{"b":-0}]}'), 512)).toBe("-0 does not survive JSON");
+    expect(freezeParsedJson(JSON.parse('{"a":[-1e999]}'), 512)).toBe("-Infinity does not survive JSON");
+    expect(freezeParsedJson(JSON.parse('{"a":[0,-1.5]}'), 512)).toBe(1);
+  });
+
+  it("refuses nesting deeper than the limit, counting the top as level 1", () => {
+    const nested = (levels: number) => JSON.parse(`${"[".repeat(levels)}${"]".repeat(levels)}`) as unknown;
+    expect(freezeParsedJson(nested(3), 3)).toBe(0);
+    expect(freezeParsedJson(nested(4), 3)).toBe("nests deeper than 3 levels");
+    expect(freezeParsedJson(JSON.parse('{"a":{"b":{}}}'), 3)).toBe(2);
+    expect(freezeParsedJson(JSON.parse('{"a":{"b":{"c":1}}}'), 2)).toBe("nests deeper than 2 levels");
+  });
+
+  it("leaves nothing behind after a refusal: the next walk starts clean", () => {
+    expect(freezeParsedJson(JSON.parse('[{"x":[[1]]}]'), 2)).toBe("nests deeper than 2 levels");
+    expect(freezeParsedJson(JSON.parse('{"k":1}'), 1)).toBe(1);
   });
 });

@@ -77,6 +77,11 @@ function inexactNumber(value: unknown): boolean {
   return typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0));
 }
 
+/** Why an inexact number is refused (`String(-0)` would say "0"). */
+function inexactReason(value: unknown): string {
+  return `${Object.is(value, -0) ? "-0" : String(value)} does not survive JSON`;
+}
+
 /**
  * Deep-freezes a value `JSON.parse` just produced (a tree: no cycles, no shared parts, nothing but
  * plain objects, arrays and primitives) in one iterative walk, refusing what JSON cannot carry back
@@ -85,7 +90,7 @@ function inexactNumber(value: unknown): boolean {
  * a `-0` or non-finite number.
  */
 export function freezeParsedJson(value: unknown, maxDepth: number): number | string {
-  if (typeof value !== "object" || value === null) return inexactNumber(value) ? `${String(value)} does not survive JSON` : 0;
+  if (typeof value !== "object" || value === null) return inexactNumber(value) ? inexactReason(value) : 0;
   // One stack for every call (the walk never re-enters itself): most events are small, and fresh arrays per event add up.
   const stack = walkStack;
   const depths = walkDepths;
@@ -107,7 +112,7 @@ export function freezeParsedJson(value: unknown, maxDepth: number): number | str
           stack.push(child);
           depths.push(depth + 1);
         } else if (inexactNumber(child)) {
-          return `${Object.is(child, -0) ? "-0" : String(child)} does not survive JSON`;
+          return inexactReason(child);
         }
       }
     }

@@ -74,6 +74,10 @@ describe("jsonEquals", () => {
     ["a string and an object", "a", { a: 1 }, false],
     ["objects whose keys differ", { a: 1 }, { b: 1 }, false],
     ["objects with an undefined key on one side", { a: 1, b: undefined }, { a: 1, c: 2 }, false],
+    ["a number and an empty object", 1, {}, false],
+    ["an empty object and a number", {}, 1, false],
+    ["an array and an object that looks like it", [1], { length: 1, 0: 1 }, false],
+    ["an object that looks like an array and the array", { length: 1, 0: 1 }, [1], false],
   ])("compares %s", (_what, a, b, expected) => {
     expect(jsonEquals(a as never, b as never)).toBe(expected);
   });

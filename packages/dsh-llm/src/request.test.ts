@@ -54,6 +54,12 @@ describe("freezeRequest on shared history", () => {
     expect(Object.isFrozen(fresh)).toBe(false);
   });
 
+  it("validates a message that replaced one of the previous list at the same position", () => {
+    const first = freezeRequest(request());
+    const bad = { role: "user", content: "not an array of parts", source: "user" } as never;
+    expect(() => freezeRequest({ config, messages: [bad, ...first.messages.slice(1)] })).toThrowError(/messages\[0\]/);
+  });
+
   it("returns a request it froze before as is, and keeps a signal live", () => {
     const controller = new AbortController();
     const frozen = freezeRequest({ ...request(), signal: controller.signal });
