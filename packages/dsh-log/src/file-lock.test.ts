@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { link, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,7 +49,9 @@ describe("the lock of a JSONL log", () => {
     const held = await openJsonlLog(path, { registry: testRegistry() });
     const holder = JSON.parse(await readFile(await lockFileOf(path), "utf8")) as Record<string, unknown>;
     expect(holder).toMatchObject({ pid: process.pid, host: hostname(), path });
-    expect(typeof holder.start).toBe("string");
+    // Field 22 of /proc/self/stat: the process's start time, which a reused pid does not share.
+    const stat = await readFile("/proc/self/stat", "utf8");
+    expect(holder.start).toBe(/\) \S+(?: \S+){18} (\d+)/.exec(stat)![1]);
     await expect(acquireLock(path)).rejects.toThrow(`${path} is open for writing by process ${process.pid}`);
     await held.log.close();
     await expect(readFile(await lockFileOf(path))).rejects.toMatchObject({ code: "ENOENT" });
@@ -61,6 +63,26 @@ describe("the lock of a JSONL log", () => {
     await (await acquireLock(path)).release();
     await plant(path, { pid: process.pid, start: "not-this-process" });
     await (await acquireLock(path)).release();
+  });
+
+  it("takes a stale lock over past a takeover mutex someone abandoned", async () => {
+    const path = await logAt();
+    await plant(path, { pid: 2_147_483_646 });
+    const mutex = `${await lockFileOf(path)}.takeover`;
+    planted.push(mutex);
+    await writeFile(mutex, "");
+    const longAgo = new Date(Date.now() - 60_000);
+    await utimes(mutex, longAgo, longAgo);
+    await (await acquireLock(path)).release();
+  });
+
+  it("gives up, saying so, while another contender keeps its takeover mutex", async () => {
+    const path = await logAt();
+    await plant(path, { pid: 2_147_483_646 });
+    const mutex = `${await lockFileOf(path)}.takeover`;
+    planted.push(mutex);
+    await writeFile(mutex, "");
+    await expect(acquireLock(path)).rejects.toMatchObject({ code: "LOG_LOCKED", message: `${path} could not be locked: other processes keep taking it over` });
   });
 
   it("never takes over a live holder's lock", async () => {

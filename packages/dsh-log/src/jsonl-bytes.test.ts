@@ -121,3 +121,14 @@ describe("reading a JSONL log as bytes", () => {
     expect((await readdir(dir)).sort()).toEqual([".other.jsonl.0123456789ab.tmp", "notes.txt", "session.jsonl"]);
   });
 });
+
+describe("lines longer than one read", () => {
+  it("loads a line of 600 KB between short ones, and a torn tail longer than a read", async () => {
+    const long = "é".repeat(300_000);
+    const path = await file(HEADER, line(0, "a"), line(1, long), line(2, "b"), `{"seq":3,"data":"${"x".repeat(700_000)}`);
+    const { log, tornTail } = await readJsonlLog(path, registry());
+    expect(log.slice().map((event) => (event.data as { text: string }).text.length)).toEqual([1, 300_000, 1]);
+    expect((log.get(1)!.data as { text: string }).text).toBe(long);
+    expect(tornTail).toMatchObject({ line: 5, bytes: 700_017 });
+  });
+});
