@@ -31,6 +31,13 @@ describe("surface admission", () => {
     ["a system message replacing another node", async () => systemMessageEvent.input({ content: "p", source: "s", replaces: replaces(1, 1) }), /node 0 can only be replaced by a system\/message/],
     ["a prompt change spanning more than node 0", async () => systemMessageEvent.input({ content: "p", source: "s", replaces: replaces(0, 1) }), /replaces exactly the system\/message at node 0/],
     ["a trim that changes the callId", async () => ({ ...toolResult("b", "read_file", "short"), data: { ...toolResult("b", "read_file", "short").data as object, replaces: replaces(3, 3) } }), /must keep its callId, toolName and isError/],
+    ["a replace whose end is not on the surface", async () => userMessageEvent.input({ content: [{ type: "text", text: "s" }], source: "compaction", replaces: replaces(1, 99) }), /replace end 99 is not a current surface node/],
+    ["a replace by tool calls that no result follows", async () => ({ ...assistant("", [{ callId: "z", name: "read_file" }]), data: { ...(assistant("", [{ callId: "z", name: "read_file" }]).data as object), replaces: replaces(4, 4) } }), /would split tool calls z from their results/],
+    ["a replace of the last node by tool calls", async () => ({ ...assistant("", [{ callId: "z", name: "read_file" }]), data: { ...(assistant("", [{ callId: "z", name: "read_file" }]).data as object), replaces: replaces(5, 5) } }), /would split tool calls z from their results/],
+    ["a message replacing a single tool result", async () => userMessageEvent.input({ content: [{ type: "text", text: "s" }], source: "compaction", replaces: replaces(3, 3) }), /a tool\/result can only replace, or be replaced by, a single tool\/result/],
+    ["a tool result replacing a message", async () => ({ ...toolResult("a", "read_file", "x"), data: { ...(toolResult("a", "read_file", "x").data as object), replaces: replaces(1, 1) } }), /a tool\/result can only replace, or be replaced by, a single tool\/result/],
+    ["a tool result replacing a result and more", async () => ({ ...toolResult("a", "read_file", "x"), data: { ...(toolResult("a", "read_file", "x").data as object), replaces: replaces(3, 4) } }), /a tool\/result can only replace, or be replaced by, a single tool\/result/],
+    ["a trim that changes the toolName", async () => ({ ...toolResult("a", "list_dir", "short"), data: { ...(toolResult("a", "list_dir", "short").data as object), replaces: replaces(3, 3) } }), /must keep its callId, toolName and isError/],
     ["a trim that flips isError", async () => ({ ...toolResult("a", "read_file", "short", true), data: { ...toolResult("a", "read_file", "short", true).data as object, replaces: replaces(3, 3) } }), /must keep its callId, toolName and isError/],
   ])("refuses %s", async (_what, makeInput, message) => {
     const { log } = await populated();
@@ -48,6 +55,22 @@ describe("surface admission", () => {
     await expect(log.append(toolResult("b", "list_dir", "x"))).rejects.toThrow(/made to read_file, not list_dir/);
     await log.append([toolResult("b", "read_file", "x"), toolResult("a", "list_dir", "y")]);
     await expect(log.append(user("now fine"))).resolves.toHaveLength(1);
+  });
+
+  it("refuses a replace while tool calls await results", async () => {
+    const { log } = await populated();
+    await log.append(assistant("", [{ callId: "c", name: "read_file" }]));
+    await expect(log.append(userMessageEvent.input({ content: [{ type: "text", text: "s" }], source: "compaction", replaces: replaces(1, 1) }))).rejects.toThrow(
+      /cannot replace surface nodes while tool calls await results/,
+    );
+  });
+
+  it("refuses a prompt change on a surface whose node 0 is not a system message", async () => {
+    const { log } = surfaceLog();
+    await log.append([user("hi"), assistant("hello")]);
+    await expect(log.append(systemMessageEvent.input({ content: "p", source: "system-prompt", replaces: replaces(0, 0) }))).rejects.toThrow(
+      /replaces exactly the system\/message at node 0/,
+    );
   });
 
   it("refuses an assistant message that repeats a call id", async () => {
