@@ -54,6 +54,7 @@ describe("request/header admission", () => {
     );
     // Only the fallback reason is retired: other snapshots (and data of any shape) reach admission.
     await expect(log.append({ type: "request/header", data: null })).rejects.toMatchObject({ code: "LOG_INVALID_EVENT" });
+    await expect(log.append({ type: "request/header", data: undefined })).rejects.toMatchObject({ code: "LOG_INVALID_EVENT" });
     await expect(log.append({ type: "request/header", data: { reason: "resume", header: { config } } })).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION" });
   });
 
