@@ -1,4 +1,5 @@
 import { isAgentLoopRequest, LlmError, type LlmCallConfig } from "dsh-llm";
+import { EventLog, EventRegistry } from "dsh-log";
 import { describe, expect, it } from "vitest";
 import { foldRequestHeader, requestHeaderEvent, selectionFromHeader, type RequestHeaderSnapshot } from "dsh-header";
 import { reconstructRequests } from "./reconstruct.js";
@@ -199,12 +200,35 @@ describe("Agent.run", () => {
     await expect(second.agent.run("two")).resolves.toMatchObject({ reason: "completed" });
   });
 
-  it("refuses a second concurrent turn", async () => {
+  it("refuses a second concurrent turn, and any maintenance while a turn runs, naming what was refused", async () => {
     const { agent } = harness(() => ({ hang: true }));
+    agent.abort(); // nothing runs yet: a no-op
     const first = agent.run("one");
-    await expect(agent.run("two")).rejects.toMatchObject({ code: "AGENT_BUSY" });
+    await expect(agent.run("two")).rejects.toMatchObject({ code: "AGENT_BUSY", message: "cannot start a turn while the agent is busy" });
+    await expect(agent.compact()).rejects.toMatchObject({ code: "AGENT_BUSY", message: "cannot compact while the agent is busy" });
+    await expect(agent.trimToolResults()).rejects.toMatchObject({ code: "AGENT_BUSY", message: "cannot trim tool results while the agent is busy" });
+    await expect(agent.acceptQuarantine("sha256:00")).rejects.toMatchObject({ code: "AGENT_BUSY", message: "cannot accept a quarantine while the agent is busy" });
     agent.abort();
     await first;
+  });
+
+  it("refuses bad options in one line: a config that is not one, a log without the agent's events, an unknown hook", () => {
+    expect(() => harness(() => ({ text: "ok" }), { config: { provider: "", model: "m" } })).toThrowError(
+      expect.objectContaining({ code: "AGENT_INVALID_OPTIONS", message: expect.stringMatching(/^invalid config: provider/) }),
+    );
+    expect(() => harness(() => ({ text: "ok" }), { log: new EventLog({ registry: new EventRegistry() }) })).toThrowError(
+      expect.objectContaining({ code: "AGENT_INVALID_OPTIONS", message: "the log's registry lacks the agent's events: create it with createAgentRegistry()" }),
+    );
+    const { agent } = harness(() => ({ text: "ok" }));
+    expect(() => agent.on("agent/other" as "agent/request", () => undefined)).toThrowError(
+      expect.objectContaining({ code: "AGENT_INVALID_OPTIONS", message: "unknown agent event agent/other" }),
+    );
+  });
+
+  it("compacts with no options at all when the agent has none", async () => {
+    const { agent } = harness((request) => (request.messages[0]?.source === "compaction" ? { text: "summary" } : { text: "ok" }));
+    for (const prompt of ["one", "two", "three", "four"]) await agent.run(prompt);
+    await expect(agent.compact()).resolves.toMatchObject({ outcome: "completed" });
   });
 
   it("writes resume on a new instance's first request; a selection restored from the log adds no drift", async () => {

@@ -92,6 +92,21 @@ describe("fork", () => {
   });
 
   it("refuses a seq outside the log", () => {
-    expect(() => forkSeed([], 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK" }));
+    expect(() => forkSeed([], 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK", message: "seq 0 is not in the log (it has 0 events)" }));
+  });
+
+  it("names the turn a refused seq is inside, and the nearest earlier fork point when there is one", async () => {
+    const { agent, log } = harness(() => ({ text: "ok" }));
+    await agent.run("one");
+    await agent.run("two");
+    const events = log.slice();
+    const [first, second] = forkPoints(events);
+    expect(forkPoints(events)).toEqual([first, second]);
+    expect(events[first!]!.type).toBe("turn/end");
+    expect(() => forkSeed(events, 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK", message: "seq 0 is inside turn 0; fork at the end of a turn" }));
+    expect(() => forkSeed(events, second! - 1)).toThrowError(`seq ${second! - 1} is inside turn 1; fork at the end of a turn, such as seq ${first}`);
+    expect(forkSeed(events, first!)).toEqual(events.slice(0, first! + 1));
+    expect(() => forkSeed(events, events.length)).toThrowError(`seq ${events.length} is not in the log (it has ${events.length} events)`);
+    expect(() => forkSeed(events, 1.5)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK" }));
   });
 });

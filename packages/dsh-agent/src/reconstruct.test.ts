@@ -100,7 +100,10 @@ describe("reconstructRequests admission", () => {
       code: "LOG_RULE_VIOLATION",
       message: expect.stringMatching(/needs a request\/header snapshot/),
     });
-    await expect(reconstructRequests(new EventLog({ registry: new EventRegistry() }))).rejects.toMatchObject({ code: "AGENT_RECONSTRUCTION" });
+    await expect(reconstructRequests(new EventLog({ registry: new EventRegistry() }))).rejects.toMatchObject({
+      code: "AGENT_RECONSTRUCTION",
+      message: "the log's registry lacks the agent's events: create it with createAgentRegistry()",
+    });
   });
 
   it("admits raw events with a caller's registry, extra types included", async () => {
