@@ -7,11 +7,14 @@ import { LlmRuntime, type LlmAdapter } from "dsh-llm";
 import { createJsonlLog, EventLog, readJsonlLog } from "dsh-log";
 import { makePng } from "dsh-testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Agent } from "./agent.js";
 import { attachmentQuarantineEvent } from "./events.js";
 import { createAgentRegistry } from "./register.js";
 import { forkPoints, forkSeed } from "./fork.js";
+import { quarantineProposal } from "./maintenance.js";
 import { reconstructRequests } from "./reconstruct.js";
+import { defineTool } from "./tools.js";
 import { baseConfig, body, harness } from "./test-support/harness.js";
 
 /** An adapter that, like a real one, reads every image through the store while serializing. */
@@ -49,6 +52,39 @@ describe("attachment quarantine", () => {
     expect(JSON.stringify(rebuilt[0]!.request.messages)).toContain(image.digest);
     await expect(reconstructRequests(log, { attachments: store })).resolves.toHaveLength(2);
     await expect(reconstructRequests(log, { attachments: new MemoryAttachmentStore() })).rejects.toMatchObject({ code: "ATTACHMENT_MISSING" });
+  });
+});
+
+describe("accepting a quarantine", () => {
+  it("replaces the missing image in user messages and tool results alike, leaving other parts and images as they are", async () => {
+    const store = new MemoryAttachmentStore();
+    const missing = await putImage(new MemoryAttachmentStore(), makePng(2, 2));
+    const kept = await putImage(store, makePng(4, 4));
+    const screenshot = defineTool({
+      name: "screenshot",
+      description: "Take a screenshot",
+      parameters: z.object({}),
+      execute: () => ({ content: [{ type: "text", text: "here:" }, { type: "image", image: missing }] }),
+    });
+    const { agent, log } = harness((_request, index) => (index === 0 ? { toolCalls: [{ name: "screenshot", arguments: "{}" }] } : { text: "ok" }), {
+      tools: [screenshot],
+    });
+    await agent.run([{ type: "text", text: "compare" }, { type: "image", image: missing }, { type: "image", image: kept }]);
+    expect(await agent.acceptQuarantine("sha256:nothing-references-this")).toBe(0);
+    expect(await agent.acceptQuarantine(missing.digest)).toBe(2);
+    const messages = agent.surface.deriveMessages();
+    const placeholder = { type: "text", text: `[image ${missing.digest} unavailable: quarantined]` };
+    expect(messages.find((message) => message.role === "user")!.content).toEqual([{ type: "text", text: "compare" }, placeholder, { type: "image", image: kept }]);
+    const tool = messages.find((message) => message.role === "tool")!;
+    expect(tool).toMatchObject({ callId: "call-0-0", toolName: "screenshot", isError: false, content: [{ type: "text", text: "here:" }, placeholder] });
+    // Both nodes were replaced in one batch with consecutive generations; a second accept finds nothing.
+    const replaces = log.slice().filter((event) => (event.data as { replaces?: unknown }).replaces !== undefined);
+    expect(replaces.map((event) => event.seq)).toEqual([replaces[0]!.seq, replaces[0]!.seq + 1]);
+    expect(await agent.acceptQuarantine(missing.digest)).toBe(0);
+  });
+
+  it("proposes nothing for a failure that is not about an attachment", async () => {
+    expect(quarantineProposal(harness(() => ({ text: "ok" })).agent.surface, new Error("other"))).toEqual([]);
   });
 });
 
