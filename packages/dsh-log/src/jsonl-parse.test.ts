@@ -52,10 +52,11 @@ describe("parseJsonl", () => {
     ["-0 in data", HEADER + line(0, '{"n":-0}'), "LOG_INVALID_EVENT", "line 2: data -0 does not survive JSON"],
     ["a number too large for a double", HEADER + line(0, "[1e400]"), "LOG_INVALID_EVENT", "line 2: data Infinity does not survive JSON"],
     ["a repeated key in data", HEADER + line(0, '{"a":1,"a":2}'), "LOG_CORRUPT", 'line 2: the line repeats the key "a" in one object'],
-    ["unreadable JSON", `${HEADER}{"seq":0,\n`, "LOG_CORRUPT", "line 2: unreadable JSON: Expected double-quoted property name in JSON at position 9"],
+    ["unreadable JSON", `${HEADER}{"seq":0,\n`, "LOG_CORRUPT", /^line 2: unreadable JSON: /],
     ["nesting past 512 levels", HEADER + line(0, `${"[".repeat(600)}${"]".repeat(600)}`), "LOG_INVALID_EVENT", "line 2: data nests deeper than 512 levels"],
-  ])("refuses %s", (_what, text, code, message) => {
-    expect(() => parse(text)).toThrow(expect.objectContaining({ code, message }));
+  ] as [string, string, string, string | RegExp][])("refuses %s", (_what, text, code, message) => {
+    // JSON.parse's own wording differs between Node versions: only our part of that message is pinned.
+    expect(() => parse(text)).toThrow(expect.objectContaining({ code, message: typeof message === "string" ? message : expect.stringMatching(message) }));
   });
 
   it("names the line of a bad event deep in a long file", () => {
