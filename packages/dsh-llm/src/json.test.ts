@@ -100,6 +100,17 @@ describe("jsonEquals", () => {
 });
 
 describe("frozenJsonCopy", () => {
+  it("keeps an own __proto__ key a key, never a prototype", () => {
+    const parsed = JSON.parse('{"a":1,"__proto__":[2],"b":{"__proto__":{"x":1}}}') as Record<string, unknown>;
+    const copy = frozenJsonCopy(parsed) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["a", "__proto__", "b"]);
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value).toEqual([2]);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed));
+    expect(Object.getPrototypeOf(copy.b)).toBe(Object.prototype);
+    expect(Object.isFrozen(copy)).toBe(true);
+  });
+
   it("copies exact JSON deep-frozen, keeping key order, and shares nothing with the source", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {

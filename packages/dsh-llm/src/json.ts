@@ -123,7 +123,9 @@ function copyAt(value: unknown, depth: number): unknown {
   for (const key of Object.keys(value)) {
     const item = copyAt((value as Record<string, unknown>)[key], depth + 1);
     if (item === INEXACT) return INEXACT;
-    copy[key] = item;
+    // An own "__proto__" key (JSON.parse makes one) must stay a key: assigning it would set the prototype.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
   }
   return Object.freeze(copy);
 }

@@ -116,3 +116,15 @@ describe("envelope admission", () => {
     expect(() => log.load([note(0, "a")], (seq) => seq + 2)).toThrow(expect.objectContaining({ line: 99, message: "line 99: bad" }));
   });
 });
+
+describe("a key named __proto__", () => {
+  it("is stored as a key, as JSON.parse reads it, and survives the round trip", async () => {
+    const log = new EventLog({ registry: testRegistry() });
+    const meta = JSON.parse('{"__proto__":[1],"k":2}') as Record<string, never>;
+    const [event] = await log.append(noteAdded.input({ text: "a", meta }));
+    const stored = (event!.data as { meta: object }).meta;
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+    expect(JSON.stringify(stored)).toBe('{"__proto__":[1],"k":2}');
+    expect(EventLog.from(testRegistry(), log.slice()).get(0)).toEqual(event);
+  });
+});

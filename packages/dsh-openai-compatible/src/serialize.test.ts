@@ -77,6 +77,14 @@ describe("serializeRequest", () => {
     );
   });
 
+  it("sends an extension named __proto__ as a field, as the log holds it", async () => {
+    const extensions = JSON.parse('{"__proto__":{"a":1},"z":2}') as Record<string, never>;
+    const request = freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", extensions } });
+    const body = await serializeRequest(request, { dialect: "openai" });
+    expect(body.endsWith(',"__proto__":{"a":1},"z":2,"stream":true,"stream_options":{"include_usage":true}}')).toBe(true);
+    expect(body).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
+  });
+
   it("refuses an extension that would override an adapter field", async () => {
     const request = freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", extensions: { stream: false } } });
     await expect(serializeRequest(request, { dialect: "deepseek" })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });

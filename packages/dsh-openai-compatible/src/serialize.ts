@@ -189,7 +189,8 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
     if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
     }
-    rest[key] = value;
+    // Defined, not assigned: an extension named "__proto__" is a field like any other.
+    Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
   }
   rest.stream = true;
   rest.stream_options = { include_usage: true };

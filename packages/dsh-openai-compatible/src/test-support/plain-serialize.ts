@@ -112,7 +112,8 @@ export async function serializeRequestPlain(request: FrozenGenerateOptions, opti
     if (OWN_KEYS.has(key) && !(key === "thinking" && body.thinking === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
     }
-    body[key] = value;
+    // Defined, not assigned: an extension named "__proto__" is a field like any other.
+    Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
   }
   body.stream = true;
   body.stream_options = { include_usage: true };
