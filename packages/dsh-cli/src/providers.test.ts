@@ -84,6 +84,15 @@ describe("DeepSeek V4 through the CLI", () => {
     expect(xhighHeader!.header.adapterDefaults).toBeUndefined();
   });
 
+  it("takes the model's default effort for --thinking on alone, as an explicit choice", async () => {
+    simulator = await startSimulator({ scenario: { responses: [{ text: "on" }] }, apiKey: KEY });
+    expect((await cli("deepseek", "run", "--log", join(dir, "on.jsonl"), "--thinking", "on", "hi")).code).toBe(0);
+    expect(JSON.parse(simulator.exchanges[0]!.body)).toMatchObject({ thinking: { type: "enabled" }, reasoning_effort: "high" });
+    const [onHeader] = await headers(join(dir, "on.jsonl"));
+    expect(onHeader!.header.config.reasoningEffort).toBe("high");
+    expect(onHeader!.header.adapterDefaults).toBeUndefined();
+  });
+
   it("refuses a retired model in one line, before any request or log file", async () => {
     simulator = await startSimulator({ scenario: { responses: [{ text: "never" }] }, apiKey: KEY });
     const logPath = join(dir, "retired.jsonl");

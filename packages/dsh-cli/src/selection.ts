@@ -1,6 +1,6 @@
 import { LlmError, type JsonValue, type LlmCallConfig, type ReasoningEffort } from "dsh-llm";
 import { reasoningEffortSchema } from "dsh-llm/schemas";
-import { lookupModel } from "dsh-openai-compatible";
+import { lookupModel, type ModelCatalog, type ModelInfo } from "dsh-openai-compatible";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { providerProfile } from "./providers.js";
@@ -31,17 +31,14 @@ function thinkingFlag(value: string | undefined): boolean | undefined {
   return value === "on";
 }
 
-/** The reasoning effort the flags choose, over the one `config` already has. */
-function chosenEffort(config: LlmCallConfig, values: SelectionValues): ReasoningEffort | undefined {
+/** The reasoning effort the flags choose, over the one `config` already has; `--thinking on` alone takes `modelDefault`. */
+function chosenEffort(config: LlmCallConfig, values: SelectionValues, modelDefault: ReasoningEffort | undefined): ReasoningEffort | undefined {
   const effort = effortFlag(values.effort);
   const thinking = thinkingFlag(values.thinking);
   if (thinking === false && effort !== undefined) throw new CliError("--effort says how hard to think: it cannot go with --thinking off", EXIT.usage);
   if (thinking === false) return "none";
   if (effort !== undefined) return effort;
-  if (thinking === true && (config.reasoningEffort === undefined || config.reasoningEffort === "none")) {
-    const catalog = providerProfile(config.provider).catalog;
-    return (catalog === undefined ? undefined : lookupModel(catalog, config.model)?.defaultReasoningEffort) ?? "high";
-  }
+  if (thinking === true && (config.reasoningEffort === undefined || config.reasoningEffort === "none")) return modelDefault ?? "high";
   return config.reasoningEffort;
 }
 
@@ -59,6 +56,16 @@ function cacheExtensions(config: LlmCallConfig, values: SelectionValues, session
   return extensions;
 }
 
+/** What `catalog` says of `model`; a retired name is a usage error naming its replacement. */
+function cataloguedModel(catalog: ModelCatalog, model: string): ModelInfo | undefined {
+  try {
+    return lookupModel(catalog, model);
+  } catch (error) {
+    if (error instanceof LlmError && error.code === "LLM_MODEL_RETIRED") throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+}
+
 /**
  * Checks `config.model` against its provider's catalog (a retired name is a usage error naming the
  * replacement; an unknown one gets a warning) and lays the selection flags over `config`. Everything
@@ -66,17 +73,11 @@ function cacheExtensions(config: LlmCallConfig, values: SelectionValues, session
  */
 export function sessionConfig(config: LlmCallConfig, values: SelectionValues, sessionId: string, io: CliIo): LlmCallConfig {
   const catalog = providerProfile(config.provider).catalog;
-  if (catalog !== undefined) {
-    try {
-      if (lookupModel(catalog, config.model) === undefined) {
-        io.stderr.write(`dsh: warning: ${config.provider} model ${config.model} is not in dsh's catalog: sent as is, without defaults\n`);
-      }
-    } catch (error) {
-      if (error instanceof LlmError && error.code === "LLM_MODEL_RETIRED") throw new CliError(error.message, EXIT.usage);
-      throw error;
-    }
+  const info = catalog === undefined ? undefined : cataloguedModel(catalog, config.model);
+  if (catalog !== undefined && info === undefined) {
+    io.stderr.write(`dsh: warning: ${config.provider} model ${config.model} is not in dsh's catalog: sent as is, without defaults\n`);
   }
-  const reasoningEffort = chosenEffort(config, values);
+  const reasoningEffort = chosenEffort(config, values, info?.defaultReasoningEffort);
   const extensions = cacheExtensions(config, values, sessionId);
   const { reasoningEffort: _effort, extensions: _extensions, ...rest } = config;
   return { ...rest, ...(reasoningEffort === undefined ? {} : { reasoningEffort }), ...(extensions === undefined ? {} : { extensions }) };

@@ -65,23 +65,25 @@ describe("the lock of a JSONL log", () => {
     await (await acquireLock(path)).release();
   });
 
-  it("takes a stale lock over past a takeover mutex someone abandoned", async () => {
+  /** A log whose lock a dead process left, with a takeover mutex another contender holds. */
+  async function staleLockUnderTakeover(): Promise<{ path: string; mutex: string }> {
     const path = await logAt();
     await plant(path, { pid: 2_147_483_646 });
     const mutex = `${await lockFileOf(path)}.takeover`;
     planted.push(mutex);
     await writeFile(mutex, "");
+    return { path, mutex };
+  }
+
+  it("takes a stale lock over past a takeover mutex someone abandoned", async () => {
+    const { path, mutex } = await staleLockUnderTakeover();
     const longAgo = new Date(Date.now() - 60_000);
     await utimes(mutex, longAgo, longAgo);
     await (await acquireLock(path)).release();
   });
 
   it("gives up, saying so, while another contender keeps its takeover mutex", async () => {
-    const path = await logAt();
-    await plant(path, { pid: 2_147_483_646 });
-    const mutex = `${await lockFileOf(path)}.takeover`;
-    planted.push(mutex);
-    await writeFile(mutex, "");
+    const { path } = await staleLockUnderTakeover();
     await expect(acquireLock(path)).rejects.toMatchObject({ code: "LOG_LOCKED", message: `${path} could not be locked: other processes keep taking it over` });
   });
 

@@ -55,8 +55,10 @@ export class ChatCompletionsAdapter implements LlmAdapter {
 
   /** The defaults for `model`: from `modelDefaults` when given, else from the catalog; a retired name throws `LLM_MODEL_RETIRED`. */
   modelDefaults(model: string): ModelDefaults {
+    if (this.#modelDefaults === undefined) return this.#catalog === undefined ? {} : catalogDefaults(this.#catalog, model);
+    // Own defaults replace the catalog's, but a retired name is still refused.
     if (this.#catalog !== undefined) lookupModel(this.#catalog, model);
-    return this.#modelDefaults?.(model) ?? (this.#catalog === undefined ? {} : catalogDefaults(this.#catalog, model));
+    return this.#modelDefaults(model);
   }
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {
