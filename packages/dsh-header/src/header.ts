@@ -1,11 +1,13 @@
 import { callConfigEquals, jsonEquals, type DeepReadonly } from "dsh-llm";
-import { llmCallConfigSchema, reasoningEffortSchema, toolSchemaSchema } from "dsh-llm/schemas";
+import { cacheTtlSchema, llmCallConfigSchema, reasoningEffortSchema, toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 
 /** The config values that came from the adapter's model defaults rather than from the caller. */
 export const adapterDefaultsSchema = z.strictObject({
   maxTokens: z.number().int().positive().exactOptional(),
   reasoningEffort: reasoningEffortSchema.exactOptional(),
+  cachePolicy: llmCallConfigSchema.shape.cachePolicy,
+  cacheTtl: cacheTtlSchema.exactOptional(),
 });
 export type AdapterDefaults = DeepReadonly<z.output<typeof adapterDefaultsSchema>>;
 

@@ -5,11 +5,18 @@ import { epochHeaderSchema, headerEquals } from "./header.js";
 import { buildEpochHeader, selectionFromHeader } from "./provenance.js";
 
 const effort = fc.constantFrom("low" as const, "medium" as const, "high" as const);
+const defaultable = {
+  maxTokens: fc.integer({ min: 1, max: 9000 }),
+  reasoningEffort: effort,
+  cachePolicy: fc.constantFrom("rolling-v1", "system-and-last-user-v1"),
+  cacheTtl: fc.constantFrom("5m" as const, "1h" as const),
+};
+const DEFAULTABLE = ["maxTokens", "reasoningEffort", "cachePolicy", "cacheTtl"] as const;
 const selection: fc.Arbitrary<LlmCallConfig> = fc.record(
-  { provider: fc.constant("deepseek"), model: fc.constantFrom("chat", "reasoner"), maxTokens: fc.integer({ min: 1, max: 9000 }), reasoningEffort: effort },
+  { provider: fc.constant("deepseek"), model: fc.constantFrom("chat", "reasoner"), ...defaultable },
   { requiredKeys: ["provider", "model"] },
 );
-const defaults: fc.Arbitrary<ModelDefaults> = fc.record({ maxTokens: fc.integer({ min: 1, max: 9000 }), reasoningEffort: effort }, { requiredKeys: [] });
+const defaults: fc.Arbitrary<ModelDefaults> = fc.record(defaultable, { requiredKeys: [] });
 
 describe("adapter-default provenance", () => {
   it("marks exactly the values the adapter filled in, in a header admission accepts", () => {
@@ -17,7 +24,7 @@ describe("adapter-default provenance", () => {
       fc.property(selection, defaults, (chosen, modelDefaults) => {
         const header = buildEpochHeader(chosen, modelDefaults);
         expect(epochHeaderSchema.safeParse(header).success).toBe(true);
-        for (const key of ["maxTokens", "reasoningEffort"] as const) {
+        for (const key of DEFAULTABLE) {
           const defaulted = chosen[key] === undefined && modelDefaults[key] !== undefined;
           expect(header.adapterDefaults?.[key]).toBe(defaulted ? modelDefaults[key] : undefined);
           expect(header.config[key]).toBe(chosen[key] ?? modelDefaults[key]);

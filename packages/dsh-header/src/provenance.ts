@@ -1,7 +1,7 @@
 import type { LlmCallConfig, ModelDefaults, ToolSchema } from "dsh-llm";
 import type { AdapterDefaults, EpochHeader } from "./header.js";
 
-const DEFAULTABLE = ["maxTokens", "reasoningEffort"] as const;
+const DEFAULTABLE = ["maxTokens", "reasoningEffort", "cachePolicy", "cacheTtl"] as const;
 
 /**
  * Builds the header for a caller's selection: values the caller left out and the adapter
@@ -15,17 +15,27 @@ export function buildEpochHeader(
 ): EpochHeader {
   const config: { -readonly [K in keyof LlmCallConfig]: LlmCallConfig[K] } = { ...selection };
   const adapterDefaults: { -readonly [K in keyof AdapterDefaults]: AdapterDefaults[K] } = {};
-  if (selection.maxTokens === undefined && modelDefaults.maxTokens !== undefined) {
-    config.maxTokens = adapterDefaults.maxTokens = modelDefaults.maxTokens;
-  }
-  if (selection.reasoningEffort === undefined && modelDefaults.reasoningEffort !== undefined) {
-    config.reasoningEffort = adapterDefaults.reasoningEffort = modelDefaults.reasoningEffort;
-  }
+  for (const key of DEFAULTABLE) fillDefault(config, adapterDefaults, key, selection[key], modelDefaults[key]);
   return {
     config,
     ...(tools.length > 0 ? { tools } : {}),
     ...(Object.keys(adapterDefaults).length > 0 ? { adapterDefaults } : {}),
   };
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Fills one config value the caller left out from the model defaults, recording that it came from there. */
+function fillDefault<K extends (typeof DEFAULTABLE)[number]>(
+  config: Writable<LlmCallConfig>,
+  adapterDefaults: Writable<AdapterDefaults>,
+  key: K,
+  chosen: LlmCallConfig[K],
+  fallback: ModelDefaults[K],
+): void {
+  if (chosen !== undefined || fallback === undefined) return;
+  config[key] = fallback as LlmCallConfig[K];
+  adapterDefaults[key] = fallback as AdapterDefaults[K];
 }
 
 /**

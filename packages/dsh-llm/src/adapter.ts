@@ -12,7 +12,7 @@ export interface AdapterContext {
 }
 
 /** Config values a provider applies when the caller does not choose them. */
-export type ModelDefaults = Partial<Pick<LlmCallConfig, "maxTokens" | "reasoningEffort">>;
+export type ModelDefaults = Partial<Pick<LlmCallConfig, "maxTokens" | "reasoningEffort" | "cachePolicy" | "cacheTtl">>;
 
 /**
  * A provider adapter. `stream` serves exactly one attempt of a frozen request: it serializes the

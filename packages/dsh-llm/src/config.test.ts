@@ -15,7 +15,7 @@ describe("callConfigEquals", () => {
     expect(callConfigEquals({ provider: "p", model: "m" }, { provider: "p", model: "m", stop: [] })).toBe(false);
   });
 
-  it.each([["model", "n"], ["provider", "q"], ["temperature", 0.5], ["maxTokens", 10], ["reasoningEffort", "high"]])(
+  it.each([["model", "n"], ["provider", "q"], ["temperature", 0.5], ["maxTokens", 10], ["reasoningEffort", "high"], ["cachePolicy", "rolling-v1"], ["cacheTtl", "1h"]])(
     "sees a change of %s",
     (key, value) => {
       expect(callConfigEquals({ provider: "p", model: "m" }, { provider: "p", model: "m", [key]: value })).toBe(false);
@@ -27,6 +27,12 @@ describe("llmCallConfigSchema", () => {
   it("keeps stop: [] and nested extensions exactly", () => {
     const config = { provider: "p", model: "m", stop: [], extensions: { deep: { nested: [{}] } } };
     expect(llmCallConfigSchema.parse(config)).toEqual(config);
+  });
+
+  it("refuses a cache policy name with characters outside [a-z0-9.-] and a TTL other than 5m or 1h", () => {
+    expect(llmCallConfigSchema.safeParse({ provider: "p", model: "m", cachePolicy: "Rolling V1" }).success).toBe(false);
+    expect(llmCallConfigSchema.safeParse({ provider: "p", model: "m", cacheTtl: "10m" }).success).toBe(false);
+    expect(llmCallConfigSchema.safeParse({ provider: "p", model: "m", cachePolicy: "rolling-v1", cacheTtl: "1h" }).success).toBe(true);
   });
 
   it("rejects unknown keys such as credentials", () => {

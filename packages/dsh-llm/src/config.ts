@@ -6,8 +6,13 @@ import { jsonEquals, jsonObjectSchema } from "./json.js";
 export const reasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
 export type ReasoningEffort = DeepReadonly<z.output<typeof reasoningEffortSchema>>;
 
+/** How long a provider keeps an explicitly written cache entry (Anthropic's `cache_control.ttl`). */
+export const cacheTtlSchema = z.enum(["5m", "1h"]);
+export type CacheTtl = DeepReadonly<z.output<typeof cacheTtlSchema>>;
+
 /**
- * The per-call scalars of a request. Absent fields are absent, never `undefined`;
+ * The per-call scalars of a request. `cachePolicy` names the adapter's rule for placing explicit
+ * cache breakpoints and `cacheTtl` their lifetime, so a policy change is logged drift like any other. Absent fields are absent, never `undefined`;
  * `stop: []` and nested `extensions` are kept exactly as given.
  */
 export const llmCallConfigSchema = z.strictObject({
@@ -17,6 +22,8 @@ export const llmCallConfigSchema = z.strictObject({
   temperature: z.number().min(0).max(2).exactOptional(),
   maxTokens: z.number().int().positive().exactOptional(),
   stop: z.array(z.string()).exactOptional(),
+  cachePolicy: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, "cache policy names are 1-64 characters of [a-z0-9.-]").exactOptional(),
+  cacheTtl: cacheTtlSchema.exactOptional(),
   extensions: jsonObjectSchema.exactOptional(),
 });
 
@@ -31,6 +38,8 @@ export function callConfigEquals(a: LlmCallConfig, b: LlmCallConfig): boolean {
     a.temperature === b.temperature &&
     a.maxTokens === b.maxTokens &&
     jsonEquals(a.stop, b.stop) &&
+    a.cachePolicy === b.cachePolicy &&
+    a.cacheTtl === b.cacheTtl &&
     jsonEquals(a.extensions, b.extensions)
   );
 }

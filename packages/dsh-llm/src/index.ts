@@ -4,6 +4,7 @@ export type {
   ContentBlock,
   ImageBlock,
   ReasoningBlock,
+  RedactedReasoningBlock,
   TextBlock,
   ToolCallBlock,
   UserContent,
@@ -17,7 +18,7 @@ export type {
   UserMessage,
 } from "./messages.js";
 export type { ToolSchema } from "./tools.js";
-export { callConfigEquals, type LlmCallConfig, type ReasoningEffort } from "./config.js";
+export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort } from "./config.js";
 export type { TokenUsage } from "./usage.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";

@@ -7,6 +7,7 @@ export {
   assistantContentSchema,
   imageBlockSchema,
   reasoningBlockSchema,
+  redactedReasoningBlockSchema,
   textBlockSchema,
   toolCallBlockSchema,
   userContentSchema,
@@ -20,7 +21,7 @@ export {
   userMessageSchema,
 } from "./messages.js";
 export { toolSchemaSchema } from "./tools.js";
-export { llmCallConfigSchema, reasoningEffortSchema } from "./config.js";
+export { cacheTtlSchema, llmCallConfigSchema, reasoningEffortSchema } from "./config.js";
 export { tokenUsageSchema } from "./usage.js";
 export { generateOptionsSchema } from "./request.js";
 export { finishReasonSchema } from "./stream.js";

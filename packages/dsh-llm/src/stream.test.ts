@@ -32,6 +32,38 @@ describe("StreamAssembler", () => {
     });
   });
 
+  it("closes a reasoning block with its signature, so the next reasoning delta opens another, and keeps redacted reasoning in place", () => {
+    const result = assemble([
+      { type: "reasoning-delta", text: "first " },
+      { type: "reasoning-delta", text: "thought" },
+      { type: "reasoning-signature", signature: "sig-1" },
+      { type: "reasoning-delta", text: "second" },
+      { type: "reasoning-signature", signature: "sig-2" },
+      { type: "redacted-reasoning", data: "opaque" },
+      { type: "reasoning-signature", signature: "sig-3" },
+      { type: "tool-call-delta", index: 4, callId: "c", name: "read_file", argumentsDelta: "{}" },
+      { type: "reasoning-delta", text: "unsigned" },
+      { type: "finish", reason: "tool-calls" },
+    ]);
+    expect(result.content).toEqual([
+      { type: "reasoning", text: "first thought", signature: "sig-1" },
+      { type: "reasoning", text: "second", signature: "sig-2" },
+      { type: "redacted-reasoning", data: "opaque" },
+      { type: "reasoning", text: "", signature: "sig-3" },
+      { type: "tool-call", callId: "c", name: "read_file", arguments: "{}" },
+      { type: "reasoning", text: "unsigned" },
+    ]);
+  });
+
+  it("refuses an empty signature or empty redacted data as a malformed answer", () => {
+    expect(() => assemble([{ type: "reasoning-delta", text: "x" }, { type: "reasoning-signature", signature: "" }, { type: "finish", reason: "stop" }])).toThrowError(
+      expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }),
+    );
+    expect(() => assemble([{ type: "redacted-reasoning", data: "" }, { type: "finish", reason: "stop" }])).toThrowError(
+      expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }),
+    );
+  });
+
   it("reports a stream that never finished as interrupted (retryable)", () => {
     expect(() => assemble([{ type: "text-delta", text: "Hel" }])).toThrowError(
       expect.objectContaining({ code: "LLM_STREAM_INTERRUPTED", retryable: true }),

@@ -12,6 +12,10 @@ export type FinishReason = z.output<typeof finishReasonSchema>;
 export type StreamChunk =
   | { readonly type: "text-delta"; readonly text: string }
   | { readonly type: "reasoning-delta"; readonly text: string }
+  /** Closes the reasoning block being streamed with the provider's signature (a block of its own if none is open). */
+  | { readonly type: "reasoning-signature"; readonly signature: string }
+  /** A whole block of encrypted reasoning. */
+  | { readonly type: "redacted-reasoning"; readonly data: string }
   | {
       readonly type: "tool-call-delta";
       readonly index: number;
@@ -38,12 +42,18 @@ interface OpenToolCall {
   arguments: string;
 }
 
+type OpenBlock =
+  | { type: "text" | "reasoning"; text: string; signature?: string }
+  | { type: "redacted-reasoning"; data: string }
+  | { type: "tool-call"; call: OpenToolCall };
+
 /**
  * Folds stream chunks into a {@link GenerateResult}. Blocks keep the order in which they first
- * appeared; consecutive deltas of one kind merge; tool calls accumulate by index.
+ * appeared; consecutive deltas of one kind merge (a signature closes a reasoning block, so the next
+ * reasoning delta opens another); tool calls accumulate by index.
  */
 export class StreamAssembler {
-  readonly #blocks: ({ type: "text" | "reasoning"; text: string } | { type: "tool-call"; call: OpenToolCall })[] = [];
+  readonly #blocks: OpenBlock[] = [];
   readonly #calls = new Map<number, OpenToolCall>();
   #finishReason: FinishReason | undefined;
   #usage: TokenUsage | undefined;
@@ -57,6 +67,12 @@ export class StreamAssembler {
       case "text-delta":
       case "reasoning-delta":
         this.#appendText(chunk.type === "text-delta" ? "text" : "reasoning", chunk.text);
+        break;
+      case "reasoning-signature":
+        this.#sign(chunk.signature);
+        break;
+      case "redacted-reasoning":
+        this.#blocks.push({ type: "redacted-reasoning", data: chunk.data });
         break;
       case "tool-call-delta":
         this.#appendToolCall(chunk);
@@ -77,6 +93,8 @@ export class StreamAssembler {
     }
     const ids = new Set<string>();
     const content: AssistantContent[] = this.#blocks.map((block) => {
+      if (block.type === "redacted-reasoning") return { type: block.type, data: block.data };
+      if (block.type === "reasoning" && block.signature !== undefined) return { type: block.type, text: block.text, signature: block.signature };
       if (block.type !== "tool-call") return { type: block.type, text: block.text };
       const { callId, name } = block.call;
       if (callId === "" || name === "") {
@@ -96,8 +114,15 @@ export class StreamAssembler {
   #appendText(type: "text" | "reasoning", text: string): void {
     if (text === "") return;
     const last = this.#blocks.at(-1);
-    if (last !== undefined && last.type === type) last.text += text;
+    if (last !== undefined && last.type === type && last.signature === undefined) last.text += text;
     else this.#blocks.push({ type, text });
+  }
+
+  /** Signs the open reasoning block; a signature with none open is a block whose text the provider omitted. */
+  #sign(signature: string): void {
+    const last = this.#blocks.at(-1);
+    if (last !== undefined && last.type === "reasoning" && last.signature === undefined) last.signature = signature;
+    else this.#blocks.push({ type: "reasoning", text: "", signature });
   }
 
   #appendToolCall(chunk: Extract<StreamChunk, { type: "tool-call-delta" }>): void {

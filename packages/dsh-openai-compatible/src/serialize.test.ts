@@ -90,6 +90,13 @@ describe("serializeRequest", () => {
     await expect(serializeRequest(request, { dialect: "deepseek" })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
   });
 
+  it("refuses a cache policy or TTL, which Chat Completions cannot carry, rather than dropping it", async () => {
+    for (const extra of [{ cachePolicy: "rolling-v1" }, { cacheTtl: "1h" as const }]) {
+      const request = freezeRequest({ ...structuredClone(base), config: { ...base.config, ...extra } });
+      await expect(serializeRequest(request, { dialect: "openai" })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringMatching(/^config\.cache/) });
+    }
+  });
+
   it("sends images as verified data URLs and fails loudly on a missing or altered object", async () => {
     const store = new MemoryAttachmentStore();
     const png = makePng(2, 2);

@@ -174,6 +174,13 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
   const cached = envelopes.get(request.config);
   if (cached !== undefined && cached.dialect === dialect && cached.tools === request.tools) return cached;
   const { config } = request;
+  for (const key of ["cachePolicy", "cacheTtl"] as const) {
+    if (config[key] !== undefined) {
+      throw new LlmError("LLM_INVALID_REQUEST", `config.${key} is for adapters with explicit cache breakpoints: Chat Completions caches prefixes on its own`, {
+        retryable: false,
+      });
+    }
+  }
   const rest: Wire = {};
   if (request.tools !== undefined) {
     rest.tools = request.tools.map((tool) => ({

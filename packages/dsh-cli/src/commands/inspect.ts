@@ -14,6 +14,7 @@ import {
 } from "dsh-agent";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
+import type { AssistantContent } from "dsh-llm";
 import { isSurfaceEvent, type SurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
@@ -27,6 +28,19 @@ const clip = (text: string, length = 80) => {
   return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
 };
 
+function describeAssistantBlock(block: AssistantContent): string {
+  switch (block.type) {
+    case "tool-call":
+      return `→ ${block.name} ${clip(block.arguments, 60)}`;
+    case "reasoning":
+      return `(thinking ${block.text.length} chars${block.signature === undefined ? "" : ", signed"})`;
+    case "redacted-reasoning":
+      return "(redacted thinking)";
+    case "text":
+      return JSON.stringify(clip(block.text));
+  }
+}
+
 function describeSurface(event: SurfaceEvent): string {
   const replace = event.data.replaces;
   const replaced = replace === undefined ? "" : ` (replaces ${replace.start}..${replace.end}, generation ${replace.generation})`;
@@ -36,9 +50,7 @@ function describeSurface(event: SurfaceEvent): string {
     case "user/message":
       return `user [${event.data.source}]${replaced}: ${JSON.stringify(clip(event.data.content.map((b) => (b.type === "text" ? b.text : "[image]")).join("")))}`;
     case "assistant/message": {
-      const parts = event.data.content.map((block) =>
-        block.type === "tool-call" ? `→ ${block.name} ${clip(block.arguments, 60)}` : block.type === "reasoning" ? `(thinking ${block.text.length} chars)` : JSON.stringify(clip(block.text)),
-      );
+      const parts = event.data.content.map(describeAssistantBlock);
       return `assistant${replaced}: ${parts.join(" ") || "(empty)"}`;
     }
     case "tool/result": {
