@@ -21,6 +21,8 @@ export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort } from "./config.js";
 export type { TokenUsage } from "./usage.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
+export { httpError, retryAfterSeconds } from "./http-errors.js";
+export { redactError, redactor, type Redactor } from "./redact.js";
 export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
   freezeRequest,

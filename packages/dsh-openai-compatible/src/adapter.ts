@@ -1,7 +1,5 @@
-import { LlmError, type AdapterContext, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { LlmError, httpError, redactError, redactor, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { catalogDefaults, lookupModel, type ModelCatalog } from "./catalog.js";
-import { httpError } from "./errors.js";
-import { redactError, redactor, type Redactor } from "./redact.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
 

@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { LlmRuntime, type GenerateOptions } from "dsh-llm";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatCompletionsAdapter } from "./adapter.js";
-import { retryAfterSeconds } from "./errors.js";
 
 const KEY = "sk-live-0123456789abcdefSECRET";
 let server: Server | undefined;
@@ -99,15 +98,5 @@ describe("a provider that misbehaves", () => {
       await new Promise((resolve) => server!.close(resolve));
       server = undefined;
     }
-  });
-
-  it("is waited for as long as a Retry-After in seconds or as an HTTP date asks", () => {
-    const now = Date.parse("2026-12-02T12:00:00Z");
-    expect(retryAfterSeconds("7", now)).toBe(7);
-    expect(retryAfterSeconds("Wed, 02 Dec 2026 12:00:30 GMT", now)).toBe(30);
-    expect(retryAfterSeconds("Wed, 02 Dec 2026 11:00:00 GMT", now)).toBe(0);
-    expect(retryAfterSeconds("soon", now)).toBeUndefined();
-    expect(retryAfterSeconds("-1", now)).toBeUndefined();
-    expect(retryAfterSeconds(null, now)).toBeUndefined();
   });
 });

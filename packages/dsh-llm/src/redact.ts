@@ -1,4 +1,4 @@
-import { LlmError } from "dsh-llm";
+import { LlmError } from "./errors.js";
 
 /** Replaces every occurrence of the given secrets (and their URL- and base64-encoded forms) in a text. */
 export type Redactor = (text: string) => string;

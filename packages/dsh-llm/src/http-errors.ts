@@ -1,4 +1,4 @@
-import { LlmError } from "dsh-llm";
+import { LlmError } from "./errors.js";
 
 const OVERFLOW = /context[ _-]?length|maximum context|too many tokens|context window|prompt is too long/i;
 

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { httpError, retryAfterSeconds } from "./http-errors.js";
+import { redactError, redactor } from "./redact.js";
+import { LlmError } from "./errors.js";
+
+describe("httpError", () => {
+  it.each([
+    [401, "LLM_AUTH", false],
+    [403, "LLM_AUTH", false],
+    [429, "LLM_RATE_LIMITED", true],
+    [500, "LLM_SERVER_ERROR", true],
+    [529, "LLM_SERVER_ERROR", true],
+    [404, "LLM_BAD_REQUEST", false],
+  ])("maps HTTP %i to %s (retryable: %s)", (status, code, retryable) => {
+    expect(httpError(status, "", null)).toMatchObject({ code, retryable, status });
+  });
+
+  it("reads the provider's message from either error shape and tells a context overflow apart", () => {
+    const anthropic = JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" } });
+    expect(httpError(400, anthropic, null)).toMatchObject({ code: "LLM_CONTEXT_OVERFLOW", message: "the request exceeds the model's context (HTTP 400: prompt is too long: 210000 tokens > 200000 maximum)" });
+    expect(httpError(400, JSON.stringify({ error: "bad   field\n here" }), null).message).toBe("the provider rejected the request (HTTP 400: bad field here)");
+    expect(httpError(400, "plain text", "3")).toMatchObject({ message: "the provider rejected the request (HTTP 400: plain text)", retryAfterSeconds: 3 });
+  });
+});
+
+describe("retryAfterSeconds", () => {
+  it("is waited for as long as a Retry-After in seconds or as an HTTP date asks", () => {
+    const now = Date.parse("2026-12-02T12:00:00Z");
+    expect(retryAfterSeconds("7", now)).toBe(7);
+    expect(retryAfterSeconds("Wed, 02 Dec 2026 12:00:30 GMT", now)).toBe(30);
+    expect(retryAfterSeconds("Wed, 02 Dec 2026 11:00:00 GMT", now)).toBe(0);
+    expect(retryAfterSeconds("soon", now)).toBeUndefined();
+    expect(retryAfterSeconds("-1", now)).toBeUndefined();
+    expect(retryAfterSeconds(null, now)).toBeUndefined();
+  });
+});
+
+describe("redactor", () => {
+  it("replaces a secret and its URL- and base64-encoded forms, longest first, and leaves short values alone", () => {
+    const redact = redactor(["s3cr3t/key", "ab", undefined]);
+    expect(redact(`a s3cr3t/key b ${encodeURIComponent("s3cr3t/key")} c ${Buffer.from("s3cr3t/key").toString("base64")} ab`)).toBe("a [redacted] b [redacted] c [redacted] ab");
+  });
+
+  it("keeps code, status and retry hints when it rewrites an error, and returns an untouched error as is", () => {
+    const error = new LlmError("LLM_RATE_LIMITED", "key s3cr3t/key over quota", { status: 429, retryAfterSeconds: 2 });
+    expect(redactError(error, redactor(["s3cr3t/key"]))).toMatchObject({ code: "LLM_RATE_LIMITED", message: "key [redacted] over quota", status: 429, retryAfterSeconds: 2, retryable: true });
+    expect(redactError(error, redactor(["other-secret"]))).toBe(error);
+  });
+});
