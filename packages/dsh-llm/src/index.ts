@@ -1,4 +1,4 @@
-export { MAX_JSON_DEPTH, findNonJson, frozenJsonCopy, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
+export { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
 export type {
   AssistantContent,
   ContentBlock,
@@ -23,6 +23,8 @@ export type { TokenUsage } from "./usage.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { httpError, retryAfterSeconds } from "./http-errors.js";
 export { redactError, redactor, type Redactor } from "./redact.js";
+export { readWithIdleTimeout } from "./idle-read.js";
+export { networkReason, postStreaming, type StreamingPost } from "./http-send.js";
 export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
   freezeRequest,

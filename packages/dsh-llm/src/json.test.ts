@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isDeepFrozen } from "./freeze.js";
-import { MAX_JSON_DEPTH, findNonJson, frozenJsonCopy, jsonEquals } from "./json.js";
+import { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, type JsonValue } from "./json.js";
 
 describe("findNonJson", () => {
   it("accepts every value that round-trips through JSON", () => {
@@ -134,5 +134,19 @@ describe("frozenJsonCopy", () => {
       expect(findNonJson(bad)).toBeDefined();
     }
     expect(frozenJsonCopy(Object.assign(Object.create(null) as object, { a: [1, "x", null, true] }))).toEqual({ a: [1, "x", null, true] });
+  });
+});
+
+describe("canonicalJson", () => {
+  it("sorts keys at every depth, so a parsed copy (integer-like keys first) writes the same bytes as the original", () => {
+    const original = { b: 1, "10": { z: [{ y: 1, x: 2 }], a: null }, a: "x" };
+    const reparsed = JSON.parse(JSON.stringify(original)) as typeof original;
+    expect(JSON.stringify(canonicalJson(original))).toBe('{"10":{"a":null,"z":[{"x":2,"y":1}]},"a":"x","b":1}');
+    expect(JSON.stringify(canonicalJson(reparsed))).toBe(JSON.stringify(canonicalJson(original)));
+  });
+
+  it("keeps a key named __proto__ as a key", () => {
+    const value = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as JsonValue;
+    expect(JSON.stringify(canonicalJson(value))).toBe('{"__proto__":{"polluted":true},"a":1}');
   });
 });

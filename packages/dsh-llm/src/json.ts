@@ -129,3 +129,19 @@ function copyAt(value: unknown, depth: number): unknown {
   }
   return Object.freeze(copy);
 }
+
+/**
+ * The same JSON with object keys sorted at every depth, for wire bytes that must not depend on
+ * insertion order (which JSON.parse changes for integer-like keys). Keys are defined, never
+ * assigned, so a key named `__proto__` stays a key.
+ */
+export function canonicalJson(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(canonicalJson);
+  if (value === null || typeof value !== "object") return value;
+  const object = value as { readonly [key: string]: JsonValue };
+  const out: { [key: string]: JsonValue } = {};
+  for (const key of Object.keys(object).sort()) {
+    Object.defineProperty(out, key, { value: canonicalJson(object[key]!), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

@@ -1,4 +1,4 @@
-import { LlmError, httpError, redactError, redactor, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { LlmError, httpError, networkReason, postStreaming, redactError, redactor, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { catalogDefaults, lookupModel, type ModelCatalog } from "./catalog.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
@@ -82,23 +82,10 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   }
 
   /** POSTs the body and resolves the response once its headers arrived, within the headers timeout. */
-  async #send(body: Uint8Array, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+  #send(body: Uint8Array, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
     if (authorization !== undefined) headers.authorization = authorization;
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.#headersTimeoutMs);
-    const combined = signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, signal]);
-    try {
-      return await this.#fetch(this.#endpoint.url, { method: "POST", headers, body, signal: combined });
-    } catch (cause) {
-      if (signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause });
-      if (timeout.signal.aborted) {
-        throw new LlmError("LLM_TIMEOUT", `no response headers from ${this.#endpoint.url} within ${this.#headersTimeoutMs} ms`, { cause });
-      }
-      throw new LlmError("LLM_NETWORK", `cannot reach ${this.#endpoint.url}: ${networkReason(cause)}`, { cause });
-    } finally {
-      clearTimeout(timer);
-    }
+    return postStreaming({ url: this.#endpoint.url, headers, body, signal, headersTimeoutMs: this.#headersTimeoutMs, fetch: this.#fetch });
   }
 }
 
@@ -127,10 +114,4 @@ function endpoint(baseUrl: string, apiKey: string | undefined): Endpoint {
   }
   const authorization = apiKey !== undefined ? `Bearer ${apiKey}` : basic === undefined ? undefined : `Basic ${Buffer.from(basic).toString("base64")}`;
   return { url: url.href, authorization, redact: redactor([apiKey, password, basic]) };
-}
-
-function networkReason(cause: unknown): string {
-  const inner = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
-  if (inner instanceof Error) return (inner as NodeJS.ErrnoException).code ?? inner.message;
-  return String(inner);
 }

@@ -1,5 +1,5 @@
 import { readImage, type AttachmentStore } from "dsh-attachments";
-import { LlmError, type FrozenGenerateOptions, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { LlmError, canonicalJson, type FrozenGenerateOptions, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
@@ -27,18 +27,6 @@ const OWN_KEYS = new Set([
   "stream",
   "stream_options",
 ]);
-
-/** JSON with object keys sorted at every depth, so extension bytes never depend on insertion order. */
-function canonical(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== "object") return value;
-  const object = value as { readonly [key: string]: JsonValue };
-  return Object.fromEntries(
-    Object.keys(object)
-      .sort()
-      .map((key) => [key, canonical(object[key]!)]),
-  );
-}
 
 function textOf(content: readonly { readonly type: string; readonly text?: string }[]): string {
   return content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("");
@@ -185,14 +173,14 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
   if (request.tools !== undefined) {
     rest.tools = request.tools.map((tool) => ({
       type: "function",
-      function: { name: tool.name, description: tool.description, parameters: canonical(tool.parameters) },
+      function: { name: tool.name, description: tool.description, parameters: canonicalJson(tool.parameters) },
     }));
   }
   if (config.maxTokens !== undefined) rest[dialect === "openai" ? "max_completion_tokens" : "max_tokens"] = config.maxTokens;
   if (config.temperature !== undefined) rest.temperature = config.temperature;
   if (config.stop !== undefined) rest.stop = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, effortFields(dialect, config.reasoningEffort));
-  for (const [key, value] of Object.entries(canonical(config.extensions ?? {}) as Wire)) {
+  for (const [key, value] of Object.entries(canonicalJson(config.extensions ?? {}) as Wire)) {
     if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
     }

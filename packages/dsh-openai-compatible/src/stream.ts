@@ -1,4 +1,4 @@
-import { LlmError, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
@@ -114,7 +114,7 @@ export async function* parseChatCompletionStream(
   });
   try {
     while (!done) {
-      const read = await readWithTimeout(reader, idleTimeoutMs);
+      const read = await readWithIdleTimeout(reader, idleTimeoutMs);
       if (read.done) break;
       parser.feed(decoder.decode(read.value, { stream: true }));
       if (parseError !== undefined) throw parseError;
@@ -127,22 +127,4 @@ export async function* parseChatCompletionStream(
     await reader.cancel().catch(() => undefined);
   }
   if (!finished) throw new LlmError("LLM_STREAM_INTERRUPTED", "the stream ended before the model finished");
-}
-
-async function readWithTimeout(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  idleTimeoutMs: number,
-): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(new LlmError("LLM_TIMEOUT", `no data from the provider for ${idleTimeoutMs} ms`)),
-      idleTimeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([reader.read(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 
 /** A fault the simulator injects instead of (or in the middle of) an answer. */
-export const faultSchema = z.enum(["http-429", "http-500", "truncate", "malformed", "stall"]);
+export const faultSchema = z.enum(["http-429", "http-500", "truncate", "malformed", "stall", "overloaded"]);
 export type Fault = z.output<typeof faultSchema>;
 
 const toolCallSchema = z.strictObject({

@@ -1,0 +1,93 @@
+import type { AttachmentStore } from "dsh-attachments";
+import { LlmError, canonicalJson, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
+import { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
+import { MAX_BREAKPOINTS, breakpointPolicy } from "./breakpoints.js";
+import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
+import { thinkingFields } from "./thinking.js";
+import { writeWireJson, type WireValue } from "./wire-json.js";
+
+/** Options of {@link serializeRequest}. */
+export interface SerializeOptions {
+  /** Resolves image references; required as soon as a message holds an image. */
+  readonly attachments?: AttachmentStore | undefined;
+  /** The models whose thinking style and sampling rules apply (default `CLAUDE_MODELS`). */
+  readonly catalog?: ClaudeCatalog | undefined;
+}
+
+/** Body fields the adapter writes itself; an extension may not set them. */
+const OWN_KEYS = new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "stream"]);
+
+type Wire = { [key: string]: WireValue };
+
+/** Where a request's cache breakpoints go, by block index of its layout, under its logged `cachePolicy` (none without one). */
+export function placeBreakpoints(request: FrozenGenerateOptions, layout: WireLayout): number[] {
+  const name = request.config.cachePolicy;
+  if (name === undefined) return [];
+  const marks = breakpointPolicy(name)(layout);
+  if (marks.length > MAX_BREAKPOINTS) throw new LlmError("LLM_INVALID_REQUEST", `cache policy ${name} placed ${marks.length} breakpoints; the API allows ${MAX_BREAKPOINTS}`, { retryable: false });
+  return marks;
+}
+
+function marked(block: WireBlock, ttl: string): Wire {
+  return { ...block.value, cache_control: { type: "ephemeral", ttl } };
+}
+
+/** The wire `system`, `tools` and `messages` of a layout, with markers on the chosen blocks. */
+function sections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: Wire[]; tools: Wire[]; messages: Wire[] } {
+  const system: Wire[] = [];
+  const tools: Wire[] = [];
+  const messages: { role: string; content: Wire[] }[] = layout.roles.map((role) => ({ role, content: [] }));
+  layout.blocks.forEach((block, i) => {
+    const value = marks.has(i) ? marked(block, ttl) : { ...block.value };
+    if (block.section === "tools") tools.push(value);
+    else if (block.section === "system") system.push(value);
+    else messages[block.message]!.content.push(value);
+  });
+  return { system, tools, messages };
+}
+
+/** The fields after `messages`: sampling, stop sequences, thinking, then extensions with sorted keys. */
+function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: ClaudeCatalog): Wire {
+  const { config } = request;
+  const info = lookupClaudeModel(catalog, config.model);
+  const rest: Wire = {};
+  if (config.temperature !== undefined) {
+    if (info?.temperature === false) throw new LlmError("LLM_INVALID_REQUEST", `${config.model} takes no temperature`, { retryable: false });
+    rest.temperature = config.temperature;
+  }
+  if (config.stop !== undefined) rest.stop_sequences = [...config.stop];
+  if (config.reasoningEffort !== undefined) Object.assign(rest, thinkingFields(config.reasoningEffort, maxTokens, info));
+  for (const [key, value] of Object.entries(canonicalJson(config.extensions ?? {}) as { [key: string]: JsonValue })) {
+    if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
+      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
+    }
+    Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  rest.stream = true;
+  return rest;
+}
+
+/**
+ * The exact HTTP body this adapter sends for `request`: compact JSON in a fixed key order (`model`,
+ * `max_tokens`, `system`, `tools`, `messages`, `temperature`, `stop_sequences`, `thinking`,
+ * `output_config`, sorted extensions, `stream`), content always as block arrays, tool inputs as the
+ * model's own JSON text, images as verified base64, and `cache_control` markers where the logged
+ * `cachePolicy` puts them. Public so a log can be checked against what was sent.
+ */
+export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<string> {
+  const { config } = request;
+  if (config.maxTokens === undefined) throw new LlmError("LLM_INVALID_REQUEST", "config.maxTokens is required by the Messages API", { retryable: false });
+  const catalog = options.catalog ?? CLAUDE_MODELS;
+  const layout = await layoutRequest(request.messages, request.tools, options.attachments);
+  const { system, tools, messages } = sections(layout, new Set(placeBreakpoints(request, layout)), config.cacheTtl ?? "5m");
+  const body: Wire = { model: config.model, max_tokens: config.maxTokens };
+  if (system.length > 0) body.system = system;
+  if (tools.length > 0) body.tools = tools;
+  body.messages = messages;
+  return writeWireJson({ ...body, ...tailFields(request, config.maxTokens, catalog) });
+}
+
+/** {@link serializeRequest} as UTF-8 bytes, the form the adapter sends. */
+export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<Buffer> {
+  return Buffer.from(await serializeRequest(request, options));
+}
