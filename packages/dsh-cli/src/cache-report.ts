@@ -3,6 +3,7 @@ import { requestHeaderEvent, type EpochHeader } from "dsh-header";
 import { jsonEquals, type JsonValue } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent } from "dsh-surface";
+import { MessagesMissExplainer, type MessagesPrompt } from "./messages-misses.js";
 
 /** The cache picture of one dispatched request. */
 export interface CacheRow {
@@ -14,18 +15,22 @@ export interface CacheRow {
   readonly stableTokens: number;
   /** Cache-read tokens the provider reported for this step, if it reported usage. */
   readonly cacheReadTokens: number | undefined;
+  /** Cache-write tokens the provider reported for this step, if it reported usage. */
+  readonly cacheWriteTokens: number | undefined;
   /** Whether this request failed to extend the previous one. */
   readonly isBreak: boolean;
   /** For a break: the logged events that explain it (empty means unexplained). */
   readonly explanations: readonly string[];
+  /** Messages API only: why repeated prefix would not be read (under the minimum, a TTL gap, the 20-block lookback). */
+  readonly misses: readonly string[];
 }
 
-/** Per-step usage reported in `step/end`, keyed by `turn.step`. */
-function reportedUsage(events: readonly LogEvent[]): Map<string, number> {
-  const usage = new Map<string, number>();
+/** Per-step cache usage reported in `step/end`, keyed by `turn.step`. */
+function reportedUsage(events: readonly LogEvent[]): Map<string, { read: number; write: number }> {
+  const usage = new Map<string, { read: number; write: number }>();
   for (const event of events) {
     if (!stepEndEvent.is(event) || event.data.usage === undefined) continue;
-    usage.set(`${event.data.turn}.${event.data.step}`, event.data.usage.cacheReadTokens);
+    usage.set(`${event.data.turn}.${event.data.step}`, { read: event.data.usage.cacheReadTokens, write: event.data.usage.cacheWriteTokens });
   }
   return usage;
 }
@@ -78,10 +83,11 @@ function commonPrefix(a: readonly number[], b: readonly number[]): number {
   return i;
 }
 
-/** A rebuilt request and its prompt tokens. */
+/** A rebuilt request and its prompt tokens (and, for the Messages API, its blocks). */
 export interface TokenizedRequest {
   readonly request: ReconstructedRequest;
   readonly tokens: readonly number[];
+  readonly messages?: MessagesPrompt | undefined;
 }
 
 /**
@@ -92,13 +98,17 @@ export interface TokenizedRequest {
  */
 export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIterable<TokenizedRequest>): AsyncGenerator<CacheRow> {
   const usage = reportedUsage(events);
+  const misses = new MessagesMissExplainer();
   let previous: TokenizedRequest | undefined;
   for await (const current of requests) {
     const { turn, step, dispatchSeq, request } = current.request;
     const promptTokens = current.tokens.length;
-    const cacheReadTokens = usage.get(`${turn}.${step}`);
+    const reported = usage.get(`${turn}.${step}`);
+    const cacheReadTokens = reported?.read;
+    const cacheWriteTokens = reported?.write;
+    const missed = (stable: number) => (current.messages === undefined ? [] : misses.next(current.messages, stable));
     if (previous === undefined) {
-      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, isBreak: false, explanations: [] };
+      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, isBreak: false, explanations: [], misses: missed(0) };
     } else {
       const before = previous.request;
       // A provider's prefix cache is per model: another model shares no prefix at all.
@@ -106,7 +116,7 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
       const stableTokens = sameModel ? commonPrefix(previous.tokens, current.tokens) : 0;
       const isBreak = stableTokens < previous.tokens.length;
       const explanations = isBreak ? explainBetween(events, before.dispatchSeq, dispatchSeq, before.snapshot.header) : [];
-      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, isBreak, explanations };
+      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, cacheWriteTokens, isBreak, explanations, misses: missed(stableTokens) };
     }
     previous = current;
   }

@@ -1,52 +1,85 @@
-import type { ModelDefaults } from "dsh-llm";
-import { DEEPSEEK_MODELS, OPENAI_MODELS, type Dialect, type ModelCatalog } from "dsh-openai-compatible";
+import type { AttachmentStore } from "dsh-attachments";
+import { AnthropicAdapter, CLAUDE_MODELS, DEFAULT_CLAUDE_MODEL, lookupClaudeModel, serializeRequest as serializeMessages } from "dsh-anthropic";
+import type { FrozenGenerateOptions, LlmAdapter, ModelDefaults, ReasoningEffort } from "dsh-llm";
+import { ChatCompletionsAdapter, DEEPSEEK_MODELS, OPENAI_MODELS, lookupModel, serializeRequest as serializeChat, type Dialect, type ModelCatalog } from "dsh-openai-compatible";
 import { CliError, EXIT } from "./cli-error.js";
+
+/** Which HTTP API a provider speaks: Chat Completions in a dialect, or Anthropic's Messages API. */
+export type WireApi = { readonly api: "chat-completions"; readonly dialect: Dialect } | { readonly api: "messages" };
+
+/** What a catalog says of a model, as far as the CLI uses it. */
+export interface CataloguedModel {
+  readonly defaultReasoningEffort?: ReasoningEffort | undefined;
+}
 
 /** What the CLI knows about each provider it can run against. */
 export interface ProviderProfile {
-  readonly name: "sim" | "deepseek" | "openai";
-  readonly dialect: Dialect;
+  readonly name: "sim" | "sim-anthropic" | "deepseek" | "openai" | "anthropic";
+  readonly wire: WireApi;
   readonly baseUrl: string | undefined;
   readonly defaultModel: string;
   readonly keyVariables: readonly string[];
-  /** The provider's models, whose defaults the adapter supplies; absent for the simulator. */
-  readonly catalog: ModelCatalog | undefined;
-  /** The defaults of every model, when there is no catalog. */
-  readonly modelDefaults: ModelDefaults;
+  /** Whether the embedded simulator serves this provider when no `--base-url` is given. */
+  readonly simulated: boolean;
+  /** The model's catalog entry (`undefined` when unknown; a retired name throws `LLM_MODEL_RETIRED`); absent without a catalog. */
+  readonly lookup: ((model: string) => CataloguedModel | undefined) | undefined;
+  /** The adapter for this provider. */
+  adapter(options: { readonly baseUrl: string; readonly apiKey: string | undefined; readonly idleTimeoutMs: number }): LlmAdapter;
+}
+
+function chatProfile(name: "sim" | "deepseek" | "openai", dialect: Dialect, baseUrl: string | undefined, defaultModel: string, keyVariables: readonly string[], catalog: ModelCatalog | undefined, modelDefaults: ModelDefaults): ProviderProfile {
+  return {
+    name,
+    wire: { api: "chat-completions", dialect },
+    baseUrl,
+    defaultModel,
+    keyVariables,
+    simulated: name === "sim",
+    lookup: catalog === undefined ? undefined : (model) => lookupModel(catalog, model),
+    adapter: ({ baseUrl: url, apiKey, idleTimeoutMs }) =>
+      new ChatCompletionsAdapter({ provider: name, dialect, baseUrl: url, ...(apiKey === undefined ? {} : { apiKey }), ...(catalog === undefined ? { modelDefaults: () => modelDefaults } : { catalog }), idleTimeoutMs }),
+  };
+}
+
+function messagesProfile(name: "anthropic" | "sim-anthropic"): ProviderProfile {
+  const simulated = name === "sim-anthropic";
+  return {
+    name,
+    wire: { api: "messages" },
+    baseUrl: simulated ? undefined : "https://api.anthropic.com",
+    defaultModel: DEFAULT_CLAUDE_MODEL,
+    keyVariables: simulated ? ["DSH_API_KEY"] : ["DSH_API_KEY", "ANTHROPIC_API_KEY"],
+    simulated,
+    // Claude does not think unless asked: the catalog names no default effort.
+    lookup: (model) => (lookupClaudeModel(CLAUDE_MODELS, model) === undefined ? undefined : {}),
+    adapter: ({ baseUrl, apiKey, idleTimeoutMs }) => new AnthropicAdapter({ provider: name, baseUrl, apiKey, idleTimeoutMs }),
+  };
 }
 
 export const PROVIDERS: Readonly<Record<ProviderProfile["name"], ProviderProfile>> = {
-  sim: { name: "sim", dialect: "deepseek", baseUrl: undefined, defaultModel: "sim-1", keyVariables: ["DSH_API_KEY"], catalog: undefined, modelDefaults: { maxTokens: 4096 } },
-  deepseek: {
-    name: "deepseek",
-    dialect: "deepseek",
-    baseUrl: "https://api.deepseek.com",
-    defaultModel: "deepseek-v4-flash",
-    keyVariables: ["DSH_API_KEY", "DEEPSEEK_API_KEY"],
-    catalog: DEEPSEEK_MODELS,
-    modelDefaults: {},
-  },
-  openai: {
-    name: "openai",
-    dialect: "openai",
-    baseUrl: "https://api.openai.com/v1",
-    defaultModel: "gpt-5.5",
-    keyVariables: ["DSH_API_KEY", "OPENAI_API_KEY"],
-    catalog: OPENAI_MODELS,
-    modelDefaults: {},
-  },
+  sim: chatProfile("sim", "deepseek", undefined, "sim-1", ["DSH_API_KEY"], undefined, { maxTokens: 4096 }),
+  "sim-anthropic": messagesProfile("sim-anthropic"),
+  deepseek: chatProfile("deepseek", "deepseek", "https://api.deepseek.com", "deepseek-v4-flash", ["DSH_API_KEY", "DEEPSEEK_API_KEY"], DEEPSEEK_MODELS, {}),
+  openai: chatProfile("openai", "openai", "https://api.openai.com/v1", "gpt-5.5", ["DSH_API_KEY", "OPENAI_API_KEY"], OPENAI_MODELS, {}),
+  anthropic: messagesProfile("anthropic"),
 };
 
 /** The profile named `name`, or a usage error listing the choices. */
 export function providerProfile(name: string): ProviderProfile {
-  if (name in PROVIDERS) return PROVIDERS[name as ProviderProfile["name"]];
-  throw new CliError(`unknown provider ${name}: choose sim, deepseek or openai`, EXIT.usage);
+  if (Object.hasOwn(PROVIDERS, name)) return PROVIDERS[name as ProviderProfile["name"]];
+  throw new CliError(`unknown provider ${name}: choose ${Object.keys(PROVIDERS).join(", ")}`, EXIT.usage);
 }
 
-/** The wire dialect a logged `config.provider` was sent with. */
-export function dialectOf(provider: string): Dialect {
-  if (provider in PROVIDERS) return PROVIDERS[provider as ProviderProfile["name"]].dialect;
+/** The wire API a logged `config.provider` was sent with. */
+export function wireOf(provider: string): WireApi {
+  if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider as ProviderProfile["name"]].wire;
   throw new CliError(`the log names provider ${provider}, which this CLI cannot serialize for`, EXIT.usage);
+}
+
+/** The exact body a logged request was sent as, in its provider's wire API. */
+export function wireBody(request: FrozenGenerateOptions, attachments: AttachmentStore | undefined): Promise<string> {
+  const wire = wireOf(request.config.provider);
+  return wire.api === "messages" ? serializeMessages(request, { attachments }) : serializeChat(request, { dialect: wire.dialect, attachments });
 }
 
 /** The first key found in the provider's environment variables. */

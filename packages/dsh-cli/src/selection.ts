@@ -1,18 +1,20 @@
 import { LlmError, type JsonValue, type LlmCallConfig, type ReasoningEffort } from "dsh-llm";
 import { reasoningEffortSchema } from "dsh-llm/schemas";
-import { lookupModel, type ModelCatalog, type ModelInfo } from "dsh-openai-compatible";
+import { BREAKPOINT_POLICIES } from "dsh-anthropic";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
-import { providerProfile } from "./providers.js";
+import { providerProfile, type CataloguedModel, type ProviderProfile } from "./providers.js";
 
 /** The `parseArgs` options that choose how the model runs: explicit choices, logged as such. */
 export const SELECTION_OPTIONS = {
   effort: { type: "string" },
   thinking: { type: "string" },
   "cache-retention": { type: "string" },
+  "cache-policy": { type: "string" },
+  "cache-ttl": { type: "string" },
 } as const;
 
-export const SELECTION_USAGE = "[--effort minimal|low|medium|high|xhigh|max] [--thinking on|off] [--cache-retention in_memory|24h]";
+export const SELECTION_USAGE = "[--effort minimal|low|medium|high|xhigh|max] [--thinking on|off] [--cache-retention in_memory|24h] [--cache-policy rolling-v1|system-and-last-user-v1|none] [--cache-ttl 5m|1h]";
 
 type SelectionValues = { [K in keyof typeof SELECTION_OPTIONS]?: string | undefined };
 
@@ -56,10 +58,23 @@ function cacheExtensions(config: LlmCallConfig, values: SelectionValues, session
   return extensions;
 }
 
-/** What `catalog` says of `model`; a retired name is a usage error naming its replacement. */
-function cataloguedModel(catalog: ModelCatalog, model: string): ModelInfo | undefined {
+/** Anthropic's explicit caching: the breakpoint policy and lifetime asked for, as explicit choices. */
+function cacheChoices(config: LlmCallConfig, values: SelectionValues): Pick<LlmCallConfig, "cachePolicy" | "cacheTtl"> {
+  const policy = values["cache-policy"] ?? config.cachePolicy;
+  const ttl = values["cache-ttl"] ?? config.cacheTtl;
+  if (providerProfile(config.provider).wire.api !== "messages") {
+    if (values["cache-policy"] !== undefined || values["cache-ttl"] !== undefined) throw new CliError("--cache-policy and --cache-ttl apply to the Messages API providers (anthropic, sim-anthropic) only", EXIT.usage);
+    return {};
+  }
+  if (policy !== undefined && !Object.hasOwn(BREAKPOINT_POLICIES, policy)) throw new CliError(`--cache-policy takes one of ${Object.keys(BREAKPOINT_POLICIES).join(", ")}`, EXIT.usage);
+  if (ttl !== undefined && ttl !== "5m" && ttl !== "1h") throw new CliError("--cache-ttl takes 5m or 1h", EXIT.usage);
+  return { ...(policy === undefined ? {} : { cachePolicy: policy }), ...(ttl === undefined ? {} : { cacheTtl: ttl }) };
+}
+
+/** What the provider's catalog says of `model`; a retired name is a usage error naming its replacement. */
+function cataloguedModel(lookup: NonNullable<ProviderProfile["lookup"]>, model: string): CataloguedModel | undefined {
   try {
-    return lookupModel(catalog, model);
+    return lookup(model);
   } catch (error) {
     if (error instanceof LlmError && error.code === "LLM_MODEL_RETIRED") throw new CliError(error.message, EXIT.usage);
     throw error;
@@ -72,13 +87,13 @@ function cataloguedModel(catalog: ModelCatalog, model: string): ModelInfo | unde
  * returned is an explicit choice: the adapter's own defaults are added, and recorded as such, later.
  */
 export function sessionConfig(config: LlmCallConfig, values: SelectionValues, sessionId: string, io: CliIo): LlmCallConfig {
-  const catalog = providerProfile(config.provider).catalog;
-  const info = catalog === undefined ? undefined : cataloguedModel(catalog, config.model);
-  if (catalog !== undefined && info === undefined) {
+  const { lookup } = providerProfile(config.provider);
+  const info = lookup === undefined ? undefined : cataloguedModel(lookup, config.model);
+  if (lookup !== undefined && info === undefined) {
     io.stderr.write(`dsh: warning: ${config.provider} model ${config.model} is not in dsh's catalog: sent as is, without defaults\n`);
   }
   const reasoningEffort = chosenEffort(config, values, info?.defaultReasoningEffort);
   const extensions = cacheExtensions(config, values, sessionId);
-  const { reasoningEffort: _effort, extensions: _extensions, ...rest } = config;
-  return { ...rest, ...(reasoningEffort === undefined ? {} : { reasoningEffort }), ...(extensions === undefined ? {} : { extensions }) };
+  const { reasoningEffort: _effort, extensions: _extensions, cachePolicy: _policy, cacheTtl: _ttl, ...rest } = config;
+  return { ...rest, ...(reasoningEffort === undefined ? {} : { reasoningEffort }), ...cacheChoices(config, values), ...(extensions === undefined ? {} : { extensions }) };
 }

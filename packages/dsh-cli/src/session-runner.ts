@@ -1,10 +1,10 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Agent, type CompactionOptions } from "dsh-agent";
+import { Agent, type CompactionOptions, type ContentInput } from "dsh-agent";
+import { putImage } from "dsh-attachments";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig } from "dsh-llm";
 import type { EventLog } from "dsh-log";
-import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { loadScenario, startSimulator, type Simulator } from "dsh-simulator";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
@@ -37,13 +37,20 @@ export const TURN_OPTIONS = {
   "max-steps": { type: "string", default: "16" },
   "context-window": { type: "string" },
   "compact-at": { type: "string", default: "0.8" },
+  image: { type: "string", multiple: true },
 } as const;
 
-export const PROVIDER_USAGE = `[--provider sim|deepseek|openai] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE]`;
+export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|deepseek|openai|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--image FILE]...`;
 
 type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };
-type TurnValues = ProviderValues & { system?: string | undefined; "max-steps"?: string | undefined; "context-window"?: string | undefined; "compact-at"?: string | undefined };
+type TurnValues = ProviderValues & {
+  system?: string | undefined;
+  "max-steps"?: string | undefined;
+  "context-window"?: string | undefined;
+  "compact-at"?: string | undefined;
+  image?: string[] | undefined;
+};
 
 /** A started provider: the runtime to dispatch through, and how to stop it. */
 export interface ProviderSession {
@@ -63,13 +70,13 @@ function wholeNumber(value: string | undefined, option: string, minimum: number)
 export async function startProvider(providerName: string, values: ProviderValues, io: CliIo): Promise<ProviderSession> {
   const profile = providerProfile(providerName);
   const idleTimeoutMs = wholeNumber(values.timeout, "--timeout", 1)!;
-  const inProcess = profile.name === "sim" && values["base-url"] === undefined;
+  const inProcess = profile.simulated && values["base-url"] === undefined;
   if (!inProcess && (values.scenario !== undefined || values["record-wire"] !== undefined)) {
     throw new CliError("--scenario and --record-wire apply to the embedded simulator only", EXIT.usage);
   }
   const credentialedUrl = values["base-url"] !== undefined && URL.canParse(values["base-url"]) && new URL(values["base-url"]).username !== "";
   const apiKey = credentialedUrl ? undefined : apiKeyFor(profile, io.env);
-  if (profile.name !== "sim" && apiKey === undefined && !credentialedUrl) {
+  if (!profile.simulated && apiKey === undefined && !credentialedUrl) {
     throw new CliError(`no API key for ${profile.name}: set ${profile.keyVariables.join(" or ")}`, EXIT.usage);
   }
   let simulator: Simulator | undefined;
@@ -81,14 +88,8 @@ export async function startProvider(providerName: string, values: ProviderValues
       ...(recordTo === undefined ? {} : { recordTo }),
     });
   }
-  const adapter = new ChatCompletionsAdapter({
-    provider: profile.name,
-    dialect: profile.dialect,
-    baseUrl: simulator?.url ?? values["base-url"] ?? profile.baseUrl!,
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(profile.catalog === undefined ? { modelDefaults: () => profile.modelDefaults } : { catalog: profile.catalog }),
-    idleTimeoutMs,
-  });
+  const simulatorUrl = simulator === undefined ? undefined : profile.wire.api === "messages" ? simulator.origin : simulator.url;
+  const adapter = profile.adapter({ baseUrl: simulatorUrl ?? values["base-url"] ?? profile.baseUrl!, apiKey, idleTimeoutMs });
   return {
     profile,
     runtime: new LlmRuntime({ adapters: [adapter], attachments: attachmentStore(io.cwd, values.objects) }),
@@ -113,12 +114,33 @@ export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCa
   });
 }
 
+/** The turn's input: the prompt, then each `--image` file, stored (content-addressed) in the attachment store the log references. */
+export async function turnInput(prompt: string, values: TurnValues, io: CliIo): Promise<ContentInput> {
+  if (values.image === undefined || values.image.length === 0) return prompt;
+  const store = attachmentStore(io.cwd, values.objects);
+  const content: Exclude<ContentInput, string>[number][] = [{ type: "text", text: prompt }];
+  for (const path of values.image) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(resolve(io.cwd, path));
+    } catch (cause) {
+      throw new CliError(`cannot read --image ${path}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, EXIT.usage);
+    }
+    try {
+      content.push({ type: "image", image: await putImage(store, bytes) });
+    } catch (cause) {
+      throw new CliError(`--image ${path} is not an image dsh can send: ${(cause as Error).message}`, EXIT.usage);
+    }
+  }
+  return content;
+}
+
 /** Runs one turn with progress on the terminal; closes the log; returns the exit code. */
-export async function runTurn(agent: Agent, logPath: string, prompt: string, io: CliIo): Promise<number> {
+export async function runTurn(agent: Agent, logPath: string, input: ContentInput, io: CliIo): Promise<number> {
   const progress = showProgress(io);
   const unsubscribe = agent.log.subscribe((events) => events.forEach(progress.event));
   try {
-    const result = await agent.run(prompt, { onChunk: progress.chunk, ...(io.signal === undefined ? {} : { signal: io.signal }) });
+    const result = await agent.run(input, { onChunk: progress.chunk, ...(io.signal === undefined ? {} : { signal: io.signal }) });
     progress.finish();
     io.stderr.write(`dsh: turn ${result.turn} ${result.reason} after ${result.steps} step(s)\n`);
     if (result.reason === "aborted") return EXIT.interrupted;
@@ -150,7 +172,7 @@ export async function continueSession(log: EventLog, sessionId: string, logPath:
   try {
     const config = sessionConfig(continuedConfig(log, values), values, sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    return await runTurn(cliAgent(log, provider, config, values, io), logPath, prompt, io);
+    return await runTurn(cliAgent(log, provider, config, values, io), logPath, await turnInput(prompt, values, io), io);
   } catch (error) {
     await log.close();
     throw error;

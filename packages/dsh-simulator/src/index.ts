@@ -2,3 +2,6 @@ export { startSimulator, type SimulatedExchange, type Simulator, type SimulatorO
 export { loadScenario, type Fault, type Scenario, type ScriptedResponse } from "./scenario.js";
 export { CACHE_UNIT } from "./prefix-cache.js";
 export { promptTokens } from "./prompt.js";
+export { renderMessagesPrompt, type MessagesBody, type RenderedBlock } from "./messages-prompt.js";
+export { ExplicitCache, LOOKBACK_BLOCKS, type CacheOutcome } from "./explicit-cache.js";
+export { MAX_CACHE_MARKERS, minCacheableTokens } from "./messages-rules.js";

@@ -72,14 +72,17 @@ function renderTool(tool: MessagesBlock): string {
 /**
  * Renders a Messages API body in Anthropic's order (tools, system, messages), block by block, with
  * each block's cumulative tokens (gpt-tokenizer's o200k_base, not Claude's own) and a hash chain of
- * prefixes, so a cache entry is an exact prefix of blocks on the same model.
+ * prefixes, so a cache entry is an exact prefix of blocks on the same model. The prompt's tokens are
+ * appended to `tokensOut` when given.
  */
-export function renderMessagesPrompt(body: MessagesBody): RenderedBlock[] {
+export function renderMessagesPrompt(body: MessagesBody, tokensOut?: number[]): RenderedBlock[] {
   const out: RenderedBlock[] = [];
   let hash = createHash("sha256").update(String(body.model)).digest("hex");
   let tokens = 0;
   const push = (path: string, block: MessagesBlock, text: string) => {
-    tokens += tokenize(text).length;
+    const own = tokenize(text);
+    tokens += own.length;
+    if (tokensOut !== undefined) for (const token of own) tokensOut.push(token);
     hash = createHash("sha256").update(hash).update(text).digest("hex");
     const ttl = block.cache_control === undefined || block.cache_control === null ? undefined : block.cache_control.ttl === "1h" ? "1h" : "5m";
     out.push({ path, block, cumulativeTokens: tokens, prefixKey: hash, ttl });

@@ -1,10 +1,9 @@
 import { reconstructRequestStream } from "dsh-agent";
-import { serializeRequest } from "dsh-openai-compatible";
-import { promptTokens } from "dsh-simulator";
+import { promptTokens, renderMessagesPrompt, type MessagesBody } from "dsh-simulator";
 import { cacheRows, type CacheRow, type TokenizedRequest } from "../cache-report.js";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { dialectOf } from "../providers.js";
+import { wireBody, wireOf } from "../providers.js";
 import { printable } from "../printable.js";
 import { readLogWithObjects } from "../session.js";
 
@@ -13,14 +12,21 @@ export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR]";
 /** `dsh cache`: per-step prefix stability and cache reads, with every break attributed to a logged event. */
 export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { log, attachments, flag: json } = await readLogWithObjects(argv, io, "json", CACHE_USAGE);
+  const events = log.slice();
   async function* tokenized(): AsyncGenerator<TokenizedRequest> {
     for await (const rebuilt of reconstructRequestStream(log)) {
-      const wire = await serializeRequest(rebuilt.request, { dialect: dialectOf(rebuilt.request.config.provider), attachments });
-      yield { request: rebuilt, tokens: promptTokens(JSON.parse(wire) as { tools?: unknown; messages?: unknown }) };
+      const body = JSON.parse(await wireBody(rebuilt.request, attachments)) as MessagesBody;
+      if (wireOf(rebuilt.request.config.provider).api === "chat-completions") {
+        yield { request: rebuilt, tokens: promptTokens(body) };
+        continue;
+      }
+      const tokens: number[] = [];
+      const blocks = renderMessagesPrompt(body, tokens);
+      yield { request: rebuilt, tokens, messages: { blocks, model: rebuilt.request.config.model, time: events[rebuilt.dispatchSeq]!.time } };
     }
   }
   const rows: CacheRow[] = [];
-  for await (const row of cacheRows(log.slice(), tokenized())) rows.push(row);
+  for await (const row of cacheRows(events, tokenized())) rows.push(row);
   if (json) {
     for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
   } else {
@@ -30,15 +36,18 @@ export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<
 }
 
 function formatReport(rows: readonly CacheRow[]): string {
-  const lines = ["step    prompt  stable  cache-read  note"];
+  const lines = ["step    prompt  stable  cache-read  cache-write  note"];
   for (const row of rows) {
-    const note = printable(row.isBreak ? (row.explanations.length > 0 ? `break: ${row.explanations.join("; ")}` : "break: UNEXPLAINED") : "");
+    const broke = row.isBreak ? [row.explanations.length > 0 ? `break: ${row.explanations.join("; ")}` : "break: UNEXPLAINED"] : [];
+    const missed = row.misses.length > 0 ? [`miss: ${row.misses.join("; ")}`] : [];
+    const note = printable([...broke, ...missed].join(" | "));
     lines.push(
       [
         `${row.turn}.${row.step}`.padEnd(6),
         String(row.promptTokens).padStart(8),
         (row === rows[0] ? "-" : String(row.stableTokens)).padStart(7),
         (row.cacheReadTokens === undefined ? "-" : String(row.cacheReadTokens)).padStart(11),
+        (row.cacheWriteTokens === undefined ? "-" : String(row.cacheWriteTokens)).padStart(12),
         ` ${note}`,
       ].join(" ").trimEnd(),
     );
@@ -53,7 +62,7 @@ function formatReport(rows: readonly CacheRow[]): string {
     "",
     `${rows.length} request(s); after the first, ${percent(stable)} of prompt tokens repeat the previous request ` +
       `and ${percent(read)} were read from the provider's cache; ${breaks.length} break(s), ` +
-      `${breaks.filter((row) => row.explanations.length === 0).length} unexplained.`,
+      `${breaks.filter((row) => row.explanations.length === 0).length} unexplained; ${rows.filter((row) => row.misses.length > 0).length} cache miss(es).`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -1,8 +1,7 @@
 import { reconstructRequestStream } from "dsh-agent";
-import { serializeRequest } from "dsh-openai-compatible";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { dialectOf } from "../providers.js";
+import { wireBody } from "../providers.js";
 import { readLogWithObjects } from "../session.js";
 
 export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--objects DIR]";
@@ -12,7 +11,7 @@ export async function requestsCommand(argv: readonly string[], io: CliIo): Promi
   const { log, attachments, flag: wire } = await readLogWithObjects(argv, io, "wire", REQUESTS_USAGE);
   for await (const { turn, step, dispatchSeq, request } of reconstructRequestStream(log)) {
     if (wire) {
-      io.stdout.write(`${await serializeRequest(request, { dialect: dialectOf(request.config.provider), attachments })}\n`);
+      io.stdout.write(`${await wireBody(request, attachments)}\n`);
     } else {
       const { signal: _signal, ...body } = request;
       io.stdout.write(`${JSON.stringify({ turn, step, seq: dispatchSeq, request: body })}\n`);
