@@ -12,6 +12,7 @@ import { runCli } from "./test-support/run-cli.js";
 const LIVE = [
   { provider: "deepseek", variable: "DEEPSEEK_API_KEY", upstream: "https://api.deepseek.com", model: "deepseek-v4-flash", extra: ["--thinking", "on"] },
   { provider: "openai", variable: "OPENAI_API_KEY", upstream: "https://api.openai.com/v1", model: "gpt-5.5", extra: [] },
+  { provider: "anthropic", variable: "ANTHROPIC_API_KEY", upstream: "https://api.anthropic.com", model: "claude-sonnet-4-6", extra: ["--thinking", "on"] },
 ] as const;
 
 for (const live of LIVE) {
@@ -27,7 +28,7 @@ for (const live of LIVE) {
         const proxy = await startRecordingProxy(live.upstream);
         try {
           const path = join(dir, "live.jsonl");
-          // Long enough for every provider's cache minimum (OpenAI caches from 1,024 tokens).
+          // Long enough for every provider's cache minimum (OpenAI and Claude Sonnet 4.6 cache from 1,024 tokens).
           const system = `You are a terse assistant. First call list_dir on ".", then read_file on one file it lists, then answer in one line. ${"Context padding. ".repeat(400)}`;
           const run = await runCli(["run", "--provider", live.provider, "--base-url", proxy.url, "--model", live.model, ...live.extra, "--log", path, "--system", system, "--max-steps", "4", "Name one file here."], {
             cwd: process.cwd(),

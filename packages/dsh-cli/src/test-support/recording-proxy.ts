@@ -17,7 +17,11 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks).toString("utf8");
       const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-      if (request.headers.authorization !== undefined) headers.authorization = request.headers.authorization;
+      // The credentials and API version headers of either wire API pass through.
+      for (const name of ["authorization", "x-api-key", "anthropic-version"]) {
+        const value = request.headers[name];
+        if (typeof value === "string") headers[name] = value;
+      }
       const answer = await fetch(`${upstream}${request.url ?? ""}`, { method: "POST", headers, body });
       exchanges.push({ body, status: answer.status });
       response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
