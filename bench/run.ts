@@ -6,6 +6,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AppendResult } from "./append.js";
+import { anthropicCacheBench } from "./anthropic-cache.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
 import { loadBench } from "./load.js";
@@ -97,7 +98,26 @@ try {
     ]),
   );
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache };
+  const anthropic = await anthropicCacheBench(quick ? 5 : 20);
+  console.log(`\n6. Anthropic explicit caching, ${anthropic.ours.requests}-step tool session with thinking through the simulator's Messages API`);
+  console.log(
+    table([
+      ["policy", "prompt tokens", "cache read", "cache write", "uncached", "cost (input units)", "read / ceiling", "cost / ours"],
+      ...[anthropic.ours, anthropic.common].map((row) => [
+        row.policy,
+        String(row.promptTokens),
+        String(row.cacheReadTokens),
+        String(row.cacheWriteTokens),
+        String(row.uncachedTokens),
+        fmt(row.costUnits),
+        fmt(row.readOverCeiling),
+        fmt(row.costUnits / anthropic.ours.costUnits),
+      ]),
+    ]),
+  );
+  console.log(`   ceiling: ${anthropic.ours.ceilingTokens} tokens repeat the previous request's blocks; cost counts uncached 1x, 5-minute writes 1.25x, reads 0.1x.`);
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
