@@ -1,11 +1,11 @@
 // 6. Anthropic explicit caching: a 200-step tool session through the simulator's Messages API, the
 // rolling-v1 breakpoint policy against the common "system prompt + last user message" one.
-import { Agent, createAgentRegistry, defineTool } from "dsh-agent";
+import { Agent, createAgentRegistry } from "dsh-agent";
 import { AnthropicAdapter } from "dsh-anthropic";
 import { LlmRuntime } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { renderMessagesPrompt, startSimulator, type MessagesBody, type RenderedBlock, type ScriptedResponse } from "dsh-simulator";
-import { z } from "zod";
+import { lookupTool } from "./lookup-tool.js";
 
 /** What one policy cost over the session. */
 export interface PolicyCost {
@@ -46,18 +46,12 @@ function script(turns: number, stepsPerTurn: number): ScriptedResponse[] {
 async function runPolicy(policy: string, turns: number, stepsPerTurn: number): Promise<PolicyCost> {
   const simulator = await startSimulator({ scenario: { responses: script(turns, stepsPerTurn) } });
   try {
-    const lookup = defineTool({
-      name: "lookup",
-      description: "Look up a value by key",
-      parameters: z.object({ key: z.string() }),
-      execute: ({ key }) => `value of ${key}: ${key.length * 7} units, last updated in build ${key.length}`,
-    });
     const agent = new Agent({
       log: new EventLog({ registry: createAgentRegistry() }),
       runtime: new LlmRuntime({ adapters: [new AnthropicAdapter({ baseUrl: simulator.origin })] }),
       config: { provider: "anthropic", model: "claude-sonnet-4-6", reasoningEffort: "low", cachePolicy: policy, cacheTtl: "5m" },
       systemPrompt: `You are a meticulous checker. Check every part with lookup before you answer. ${"Keep exact records of every value. ".repeat(150)}`,
-      tools: [lookup],
+      tools: [lookupTool],
       maxSteps: stepsPerTurn,
     });
     for (let turn = 0; turn < turns; turn++) {

@@ -1,12 +1,12 @@
 // 4. Prefix-cache hit ratio of a 200-step scripted session with tools through the simulator.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Agent, createAgentRegistry, defineTool, reconstructRequests } from "dsh-agent";
+import { Agent, createAgentRegistry, reconstructRequests } from "dsh-agent";
 import { LlmRuntime } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { ChatCompletionsAdapter, serializeRequest } from "dsh-openai-compatible";
 import { CACHE_UNIT, promptTokens, startSimulator, type ScriptedResponse } from "dsh-simulator";
-import { z } from "zod";
+import { lookupTool } from "./lookup-tool.js";
 
 export interface CacheRatioResult {
   readonly requests: number;
@@ -38,16 +38,10 @@ export async function cacheRatioBench(dir: string, turns = 20, stepsPerTurn = 10
   }
   const simulator = await startSimulator({ scenario: { responses } });
   try {
-    const lookup = defineTool({
-      name: "lookup",
-      description: "Look up a value by key",
-      parameters: z.object({ key: z.string() }),
-      execute: ({ key }) => `value of ${key}: ${key.length * 7} units, last updated in build ${key.length}`,
-    });
     const adapter = new ChatCompletionsAdapter({ provider: "sim", dialect: "deepseek", baseUrl: simulator.url, modelDefaults: () => ({ maxTokens: 4096 }) });
     const log = new EventLog({ registry: createAgentRegistry() });
     let prompt = "You are a meticulous checker. Check every part with lookup before you answer.";
-    const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [adapter] }), config: { provider: "sim", model: "sim-1" }, systemPrompt: () => prompt, tools: [lookup], maxSteps: stepsPerTurn });
+    const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [adapter] }), config: { provider: "sim", model: "sim-1" }, systemPrompt: () => prompt, tools: [lookupTool], maxSteps: stepsPerTurn });
     for (let turn = 0; turn < turns; turn++) {
       if (turn === Math.floor(turns / 2)) prompt = `${prompt} Report numbers exactly.`;
       if (turn === Math.floor((3 * turns) / 4)) agent.reconfigure({ provider: "sim", model: "sim-2" });
