@@ -14,7 +14,9 @@ export type LogErrorCode =
   | "LOG_LOCKED"
   | "LOG_SINK_FAILED"
   | "LOG_CLOSED"
-  | "LOG_LOAD_REFUSED";
+  | "LOG_LOAD_REFUSED"
+  | "LOG_CONFLICT"
+  | "LOG_BAD_SESSION_ID";
 
 /** A log operation failed; `code` says why and `line` (1-based, header = 1) locates a persisted problem. */
 export class LogError extends DshError<LogErrorCode> {

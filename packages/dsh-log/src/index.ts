@@ -18,3 +18,15 @@ export {
   type JsonlLog,
   type JsonlLogOptions,
 } from "./jsonl-file.js";
+export { BatchingSink } from "./batching-sink.js";
+export {
+  checkSessionId,
+  type CreateSessionOptions,
+  type FollowOptions,
+  type SessionInfo,
+  type SessionStore,
+  type SessionSummary,
+  type StoredSession,
+} from "./store.js";
+export { JsonlStore } from "./jsonl-store.js";
+export { eventLine, loadSessionLines, parseSessionLines } from "./session-lines.js";

@@ -1,0 +1,136 @@
+import { mkdir, open, readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { LogError } from "./errors.js";
+import type { LogEvent } from "./event.js";
+import { createJsonlLog, openJsonlLog, readJsonlLog, type JsonlLogOptions } from "./jsonl-file.js";
+import { parseSessionLines } from "./session-lines.js";
+import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "./store.js";
+import type { EventRegistry } from "./registry.js";
+import { jsonlHeaderSchema, type JsonlHeader } from "./jsonl-format.js";
+
+/** How often a follower looks for new lines. */
+const POLL_MS = 100;
+
+function infoOf(header: JsonlHeader): SessionInfo {
+  return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
+}
+
+/** The first line of a file, parsed as a log header, or `undefined` when it is not one. */
+async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+    if (newline < 0) return undefined;
+    const parsed = jsonlHeaderSchema.safeParse(JSON.parse(buffer.toString("utf8", 0, newline)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The default store: a directory of JSONL session logs, `<sessionId>.jsonl` each. A session is found
+ * by file name, or else by the session id in a file's header (logs written under other names).
+ */
+export class JsonlStore implements SessionStore {
+  readonly location: string;
+
+  constructor(directory: string) {
+    this.location = resolve(directory);
+  }
+
+  async create(options: CreateSessionOptions): Promise<StoredSession> {
+    await mkdir(this.location, { recursive: true, mode: 0o700 });
+    const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
+    const path = join(this.location, `${sessionId}.jsonl`);
+    const { header, log } = await createJsonlLog(path, { ...options, sessionId });
+    return { info: infoOf(header), log, location: path };
+  }
+
+  async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
+    const path = await this.#pathOf(sessionId);
+    const { header, log } = await openJsonlLog(path, options);
+    return { info: infoOf(header), log, location: path };
+  }
+
+  async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
+    const path = await this.#pathOf(sessionId);
+    const { header, log } = await readJsonlLog(path, registry);
+    return { info: infoOf(header), log, location: path };
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const out: SessionSummary[] = [];
+    for (const name of await this.#files()) {
+      const path = join(this.location, name);
+      const header = await headerOfFile(path);
+      if (header === undefined) continue;
+      const handle = await open(path, "r");
+      let lines = 0;
+      try {
+        for await (const chunk of handle.createReadStream()) for (const byte of chunk as Buffer) if (byte === 0x0a) lines++;
+      } finally {
+        await handle.close();
+      }
+      out.push({ ...infoOf(header), events: lines - 1 });
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
+  }
+
+  async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
+    const path = await this.#pathOf(sessionId);
+    const header = (await headerOfFile(path))!;
+    let offset = 0;
+    let carried = "";
+    let first = true;
+    while (!options.signal.aborted) {
+      const size = (await stat(path)).size;
+      if (size > offset) {
+        const handle = await open(path, "r");
+        const buffer = Buffer.alloc(size - offset);
+        try {
+          await handle.read(buffer, 0, buffer.length, offset);
+        } finally {
+          await handle.close();
+        }
+        offset = size;
+        const text = carried + buffer.toString("utf8");
+        const end = text.lastIndexOf("\n");
+        carried = text.slice(end + 1);
+        const lines = text.slice(0, Math.max(0, end)).split("\n").filter((line) => line !== "");
+        if (first) lines.shift();
+        first = false;
+        const events = parseSessionLines(infoOf(header), lines).filter((event) => event.seq >= options.fromSeq);
+        if (events.length > 0) yield events;
+      }
+      await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  async #files(): Promise<string[]> {
+    try {
+      return (await readdir(this.location)).filter((name) => name.endsWith(".jsonl") && !name.startsWith(".")).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+  }
+
+  /** The file of `sessionId`: `<id>.jsonl`, else the file whose header names it. */
+  async #pathOf(sessionId: string): Promise<string> {
+    const named = join(this.location, `${checkSessionId(sessionId)}.jsonl`);
+    if (await stat(named).then(() => true, () => false)) return named;
+    for (const name of await this.#files()) {
+      const path = join(this.location, name);
+      if ((await headerOfFile(path))?.sessionId === sessionId) return path;
+    }
+    throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+  }
+}

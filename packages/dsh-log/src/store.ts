@@ -1,0 +1,73 @@
+import type { LogEvent } from "./event.js";
+import type { JsonlLogOptions } from "./jsonl-file.js";
+import type { EventLog } from "./log.js";
+import type { EventRegistry } from "./registry.js";
+import { LogError } from "./errors.js";
+
+/** Which session a log is, when it was created and, for a fork, its parent and seed length. */
+export interface SessionInfo {
+  readonly sessionId: string;
+  readonly createdAt: number;
+  readonly parent?: { readonly sessionId: string; readonly seedLength: number };
+}
+
+/** A session as `list()` shows it: its info and how many events it holds. */
+export interface SessionSummary extends SessionInfo {
+  readonly events: number;
+}
+
+/** A session opened from a store: its info, its log, and where it lives (a file path or a URL). */
+export interface StoredSession {
+  readonly info: SessionInfo;
+  readonly log: EventLog;
+  readonly location: string;
+}
+
+/** Options of {@link SessionStore.create}. */
+export interface CreateSessionOptions extends JsonlLogOptions {
+  readonly sessionId?: string;
+  readonly createdAt?: number;
+  /** For a fork: the parent session and the events copied from it (they become seq 0..n-1). */
+  readonly fork?: { readonly parentSessionId: string; readonly seed: readonly LogEvent[] };
+}
+
+/** Options of {@link SessionStore.follow}. */
+export interface FollowOptions {
+  /** The first seq to deliver (0 delivers the whole session, then what is appended). */
+  readonly fromSeq: number;
+  /** Ends the iteration. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Where sessions live: a JSONL directory, SQLite or PostgreSQL. Every store admits events on load
+ * exactly as the JSONL reader does, lets one writer append to a session at a time (a second one gets
+ * `LOG_LOCKED` or `LOG_CONFLICT` and writes nothing), and acknowledges an append only once it is
+ * committed.
+ */
+export interface SessionStore {
+  /** Where the store is, for messages (a directory or a URL without credentials). */
+  readonly location: string;
+  /** Creates a session (`LOG_EXISTS` if the id is taken), with a fork's seed written in the same step. */
+  create(options: CreateSessionOptions): Promise<StoredSession>;
+  /** Opens a session for appending, as its one writer; `close()` its log to let another writer in. */
+  open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession>;
+  /** Reads a session without writing to it. */
+  read(sessionId: string, registry: EventRegistry): Promise<StoredSession>;
+  /** Every session, oldest first. */
+  list(): Promise<SessionSummary[]>;
+  /** The session's events from `fromSeq` on, in committed batches, as other processes append them, until `signal` aborts. */
+  follow(sessionId: string, options: FollowOptions): AsyncIterable<readonly LogEvent[]>;
+  /** Releases the store's connections. */
+  close(): Promise<void>;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Refuses a session id that could name something else (a path, a pattern): 1-128 characters of `[A-Za-z0-9._-]`. */
+export function checkSessionId(sessionId: string): string {
+  if (!SESSION_ID.test(sessionId) || sessionId.includes("..")) {
+    throw new LogError("LOG_BAD_SESSION_ID", `${JSON.stringify(sessionId)} is not a session id: use 1-128 characters of [A-Za-z0-9._-]`);
+  }
+  return sessionId;
+}

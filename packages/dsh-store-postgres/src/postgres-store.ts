@@ -1,0 +1,231 @@
+import pg from "pg";
+import {
+  BatchingSink,
+  EventLog,
+  LogError,
+  checkSessionId,
+  eventLine,
+  loadSessionLines,
+  parseSessionLines,
+  type CreateSessionOptions,
+  type EventLogOptions,
+  type EventRegistry,
+  type FollowOptions,
+  type JsonlLogOptions,
+  type LogEvent,
+  type SessionInfo,
+  type SessionStore,
+  type SessionSummary,
+  type StoredSession,
+} from "dsh-log";
+import { migrate } from "./schema.js";
+
+/** The channel appends notify followers on; the payload is the session id. */
+export const NOTIFY_CHANNEL = "dsh_events";
+
+/** Options of {@link PostgresStore.connect}. */
+export interface PostgresStoreOptions {
+  /** Most connections the pool opens (default 10); a follower uses one more of its own. */
+  readonly maxConnections?: number;
+}
+
+interface SessionRow {
+  readonly id: string;
+  readonly created_at: string;
+  readonly parent_id: string | null;
+  readonly seed_length: number | null;
+  readonly head: number;
+  readonly writer_epoch: number;
+}
+
+function infoOf(row: SessionRow): SessionInfo {
+  return { sessionId: row.id, createdAt: Number(row.created_at), ...(row.parent_id === null ? {} : { parent: { sessionId: row.parent_id, seedLength: row.seed_length ?? 0 } }) };
+}
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href;
+  } catch {
+    return "postgres";
+  }
+}
+
+async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const result = await work();
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Sessions in PostgreSQL (`pg`), for many workers on many machines. Event lines are `text`, never
+ * `jsonb` (which reorders keys and drops duplicates), so a rebuild is byte-identical. Opening a
+ * session for writing takes a new writer epoch; every append locks the session row and checks that
+ * epoch and the expected head in the same transaction as the insert, so a superseded writer gets
+ * `LOG_CONFLICT` and writes nothing. Appends notify followers (LISTEN/NOTIFY), who catch up by seq.
+ */
+export class PostgresStore implements SessionStore {
+  readonly location: string;
+  readonly #url: string;
+  readonly #pool: pg.Pool;
+
+  private constructor(url: string, pool: pg.Pool) {
+    this.#url = url;
+    this.location = redacted(url);
+    this.#pool = pool;
+  }
+
+  /** Connects to `url` (`postgres://user:password@host:port/database`) and creates the schema if it is absent. */
+  static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
+    pool.on("error", () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PostgresStore(url, pool);
+  }
+
+  async create(options: CreateSessionOptions): Promise<StoredSession> {
+    const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
+    const seed = EventLog.from(options.registry, options.fork?.seed ?? []).slice();
+    const row: SessionRow = {
+      id: sessionId,
+      created_at: String(options.createdAt ?? Date.now()),
+      parent_id: options.fork?.parentSessionId ?? null,
+      seed_length: options.fork === undefined ? null : seed.length,
+      head: seed.length,
+      writer_epoch: 1,
+    };
+    const client = await this.#pool.connect();
+    try {
+      await inTransaction(client, async () => {
+        const inserted = await client.query(
+          "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+          [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
+        );
+        if (inserted.rowCount === 0) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
+        await insertEvents(client, sessionId, seed);
+      });
+    } finally {
+      client.release();
+    }
+    const log = new EventLog({ ...options, sink: this.#sink(row), events: seed });
+    return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
+  }
+
+  async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
+    const { rows } = await this.#pool.query<SessionRow>("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = $1 RETURNING *", [checkSessionId(sessionId)]);
+    const row = rows[0];
+    if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return { info: infoOf(row), log: await this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
+  }
+
+  async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
+    const row = await this.#existing(sessionId);
+    return { info: infoOf(row), log: await this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const { rows } = await this.#pool.query<SessionRow>("SELECT * FROM dsh_sessions ORDER BY created_at, id");
+    return rows.map((row) => ({ ...infoOf(row), events: row.head }));
+  }
+
+  async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
+    const info = infoOf(await this.#existing(sessionId));
+    const listener = new pg.Client({ connectionString: this.#url });
+    listener.on("error", () => undefined);
+    await listener.connect();
+    let wake: (() => void) | undefined;
+    let pending = true;
+    const signal = () => {
+      pending = true;
+      wake?.();
+    };
+    listener.on("notification", (message) => {
+      if (message.payload === sessionId) signal();
+    });
+    options.signal.addEventListener("abort", signal, { once: true });
+    try {
+      await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      let next = options.fromSeq;
+      while (!options.signal.aborted) {
+        if (!pending) await new Promise<void>((resolve) => (wake = resolve));
+        pending = false;
+        if (options.signal.aborted) break;
+        // Catch up by seq: a notification says "something new", the query says what.
+        const { rows } = await this.#pool.query<{ line: string }>("SELECT line FROM dsh_events WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, next]);
+        if (rows.length > 0) {
+          const events = parseSessionLines(info, rows.map((row) => row.line));
+          next = events.at(-1)!.seq + 1;
+          yield events;
+        }
+      }
+    } finally {
+      options.signal.removeEventListener("abort", signal);
+      await listener.end().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #existing(sessionId: string): Promise<SessionRow> {
+    const { rows } = await this.#pool.query<SessionRow>("SELECT * FROM dsh_sessions WHERE id = $1", [checkSessionId(sessionId)]);
+    if (rows[0] === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return rows[0];
+  }
+
+  async #load(row: SessionRow, options: EventLogOptions): Promise<EventLog> {
+    const { rows } = await this.#pool.query<{ line: string }>({ text: "SELECT line FROM dsh_events WHERE session_id = $1 ORDER BY seq", values: [row.id] });
+    return loadSessionLines(infoOf(row), (function* () {
+      for (const { line } of rows) yield line;
+    })(), options);
+  }
+
+  /** A sink whose appends lock the session row and commit only while this writer's epoch is current and the head is where it expects. */
+  #sink(row: SessionRow): BatchingSink {
+    const { id, writer_epoch: epoch } = row;
+    return new BatchingSink(
+      async (batch) => {
+        const client = await this.#pool.connect();
+        try {
+          await inTransaction(client, async () => {
+            const { rows } = await client.query<SessionRow>("SELECT head, writer_epoch FROM dsh_sessions WHERE id = $1 FOR UPDATE", [id]);
+            const current = rows[0]!;
+            if (current.writer_epoch !== epoch) throw new LogError("LOG_CONFLICT", `session ${id} was opened by another writer; this one may no longer append`);
+            if (current.head !== batch[0]!.seq) throw new LogError("LOG_CONFLICT", `session ${id} holds ${current.head} events, not the ${batch[0]!.seq} this writer expected`);
+            await insertEvents(client, id, batch);
+            await client.query("UPDATE dsh_sessions SET head = $2 WHERE id = $1", [id, batch.at(-1)!.seq + 1]);
+            await client.query("SELECT pg_notify($1, $2)", [NOTIFY_CHANNEL, id]);
+          });
+        } finally {
+          client.release();
+        }
+      },
+      async () => undefined,
+    );
+  }
+}
+
+/** Inserts event lines in one statement. */
+async function insertEvents(client: pg.PoolClient, sessionId: string, events: readonly LogEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT $1, * FROM unnest($2::integer[], $3::text[])", [sessionId, events.map((event) => event.seq), events.map(eventLine)]);
+}

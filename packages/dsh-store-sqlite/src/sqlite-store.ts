@@ -1,0 +1,163 @@
+import { resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import DatabaseConstructor, { type Database } from "better-sqlite3";
+import {
+  BatchingSink,
+  EventLog,
+  LogError,
+  checkSessionId,
+  eventLine,
+  loadSessionLines,
+  parseSessionLines,
+  type CreateSessionOptions,
+  type EventLogOptions,
+  type EventRegistry,
+  type FollowOptions,
+  type JsonlLogOptions,
+  type LogEvent,
+  type SessionInfo,
+  type SessionStore,
+  type SessionSummary,
+  type StoredSession,
+} from "dsh-log";
+import { prepareDatabase } from "./schema.js";
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /** How long to wait for another process's write transaction (default 5 s). */
+  readonly busyTimeoutMs?: number;
+  /** How often a follower polls for new events (default 100 ms). */
+  readonly pollMs?: number;
+}
+
+interface SessionRow {
+  readonly id: string;
+  readonly created_at: number;
+  readonly parent_id: string | null;
+  readonly seed_length: number | null;
+  readonly head: number;
+  readonly writer_epoch: number;
+}
+
+function infoOf(row: SessionRow): SessionInfo {
+  return { sessionId: row.id, createdAt: row.created_at, ...(row.parent_id === null ? {} : { parent: { sessionId: row.parent_id, seedLength: row.seed_length ?? 0 } }) };
+}
+
+/**
+ * Sessions in one SQLite file (`better-sqlite3`): event lines stored as text exactly as a JSONL file
+ * holds them, committed with full fsync in WAL mode. Opening a session for writing takes a new writer
+ * epoch; every append checks that epoch and the expected head in the same transaction, so a writer
+ * that was superseded gets `LOG_CONFLICT` and writes nothing.
+ */
+export class SqliteStore implements SessionStore {
+  readonly location: string;
+  readonly #db: Database;
+  readonly #pollMs: number;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.location = resolve(path);
+    this.#db = new DatabaseConstructor(this.location);
+    this.#pollMs = options.pollMs ?? 100;
+    try {
+      prepareDatabase(this.#db, options.busyTimeoutMs ?? 5_000);
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
+  }
+
+  async create(options: CreateSessionOptions): Promise<StoredSession> {
+    const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
+    const seed = options.fork === undefined ? EventLog.from(options.registry, []) : EventLog.from(options.registry, options.fork.seed);
+    const row: SessionRow = {
+      id: sessionId,
+      created_at: options.createdAt ?? Date.now(),
+      parent_id: options.fork?.parentSessionId ?? null,
+      seed_length: options.fork === undefined ? null : seed.length,
+      head: seed.length,
+      writer_epoch: 1,
+    };
+    this.#db.transaction(() => {
+      if (this.#row(sessionId) !== undefined) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
+      this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch)").run(row);
+      this.#insert(sessionId, seed.slice());
+    }).immediate();
+    const log = new EventLog({ ...options, sink: this.#sink(row), events: seed.slice() });
+    return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
+  }
+
+  async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
+    const row = this.#db.transaction(() => {
+      const found = this.#existing(sessionId);
+      this.#db.prepare("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = ?").run(sessionId);
+      return { ...found, writer_epoch: found.writer_epoch + 1 };
+    }).immediate();
+    return { info: infoOf(row), log: this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
+  }
+
+  async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
+    const row = this.#existing(sessionId);
+    return { info: infoOf(row), log: this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const rows = this.#db.prepare("SELECT * FROM dsh_sessions ORDER BY created_at, id").all() as SessionRow[];
+    return rows.map((row) => ({ ...infoOf(row), events: row.head }));
+  }
+
+  async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
+    const info = infoOf(this.#existing(sessionId));
+    const query = this.#db.prepare("SELECT line FROM dsh_events WHERE session_id = ? AND seq >= ? ORDER BY seq").pluck();
+    let next = options.fromSeq;
+    while (!options.signal.aborted) {
+      const lines = query.all(sessionId, next) as string[];
+      if (lines.length > 0) {
+        const events = parseSessionLines(info, lines);
+        next = events.at(-1)!.seq + 1;
+        yield events;
+      }
+      await sleep(this.#pollMs, undefined, { signal: options.signal }).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  #row(sessionId: string): SessionRow | undefined {
+    return this.#db.prepare("SELECT * FROM dsh_sessions WHERE id = ?").get(checkSessionId(sessionId)) as SessionRow | undefined;
+  }
+
+  #existing(sessionId: string): SessionRow {
+    const row = this.#row(sessionId);
+    if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return row;
+  }
+
+  #load(row: SessionRow, options: EventLogOptions): EventLog {
+    const lines = this.#db.prepare("SELECT line FROM dsh_events WHERE session_id = ? ORDER BY seq").pluck().iterate(row.id) as IterableIterator<string>;
+    return loadSessionLines(infoOf(row), lines, options);
+  }
+
+  #insert(sessionId: string, events: readonly LogEvent[]): void {
+    const insert = this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line) VALUES (?, ?, ?)");
+    for (const event of events) insert.run(sessionId, event.seq, eventLine(event));
+  }
+
+  /** A sink whose appends commit only while this writer's epoch is current and the head is where it expects. */
+  #sink(row: SessionRow): BatchingSink {
+    const { id, writer_epoch: epoch } = row;
+    return new BatchingSink(
+      async (batch) => {
+        this.#db.transaction(() => {
+          const current = this.#existing(id);
+          if (current.writer_epoch !== epoch) throw new LogError("LOG_CONFLICT", `session ${id} was opened by another writer; this one may no longer append`);
+          if (current.head !== batch[0]!.seq) throw new LogError("LOG_CONFLICT", `session ${id} holds ${current.head} events, not the ${batch[0]!.seq} this writer expected`);
+          this.#insert(id, batch);
+          this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?").run(batch.at(-1)!.seq + 1, id);
+        }).immediate();
+      },
+      async () => undefined,
+    );
+  }
+}
