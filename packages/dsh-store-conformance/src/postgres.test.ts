@@ -1,7 +1,8 @@
 import pg from "pg";
 import { PostgresStore } from "dsh-store-postgres";
 import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
-import { afterAll, beforeAll } from "vitest";
+import { captureLog } from "dsh-testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeStoreConformance, factoryModule } from "./store-conformance.js";
 
 let server: TestPostgres;
@@ -32,4 +33,13 @@ describeStoreConformance("PostgreSQL", {
   },
   factory: factoryModule("postgres"),
   locationOf: (store) => urls.get(store)!,
+});
+
+describe("the dsh-store-postgres README example", () => {
+  it("runs against the test server", async () => {
+    const { main } = await import("../../dsh-store-postgres/examples/quickstart.js");
+    const { result, lines } = await captureLog(async () => main(await server.createDatabase()));
+    expect(result).toBe(true);
+    expect(lines).toEqual(['["first","second"]']);
+  });
 });
