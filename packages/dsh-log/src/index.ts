@@ -12,6 +12,7 @@ export {
 export { parseJsonl } from "./jsonl-parse.js";
 export {
   createJsonlLog,
+  initialContent,
   openJsonlLog,
   readJsonlLog,
   type CreateJsonlLogOptions,

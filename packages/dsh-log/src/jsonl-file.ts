@@ -31,6 +31,15 @@ export interface CreateJsonlLogOptions extends JsonlLogOptions {
   readonly createdAt?: number;
   /** For a fork: the parent session and the events copied from it (they become seq 0..n-1). */
   readonly fork?: { readonly parentSessionId: string; readonly seed: readonly LogEvent[] };
+  /** For a copy of a session: the events it starts with and its lineage, kept as they are (instead of `fork`). */
+  readonly copy?: { readonly events: readonly LogEvent[]; readonly parent?: { readonly sessionId: string; readonly seedLength: number } | undefined };
+}
+
+/** The events a new log starts with and its parent, from a fork or a copy. */
+export function initialContent(options: Pick<CreateJsonlLogOptions, "fork" | "copy">): { readonly seed: readonly LogEvent[]; readonly parent: { readonly sessionId: string; readonly seedLength: number } | undefined } {
+  if (options.fork !== undefined && options.copy !== undefined) throw new LogError("LOG_INVALID_EVENT", "a new session is either a fork or a copy, not both");
+  if (options.fork !== undefined) return { seed: options.fork.seed, parent: { sessionId: options.fork.parentSessionId, seedLength: options.fork.seed.length } };
+  return { seed: options.copy?.events ?? [], parent: options.copy?.parent };
 }
 
 /**
@@ -38,15 +47,13 @@ export interface CreateJsonlLogOptions extends JsonlLogOptions {
  * seed are written to a temporary file, fsynced and linked into place, so a log is never half-created.
  */
 export async function createJsonlLog(path: string, options: CreateJsonlLogOptions): Promise<JsonlLog> {
-  const seed = options.fork?.seed ?? [];
+  const { seed, parent } = initialContent(options);
   const header: JsonlHeader = {
     format: "dsh-log",
     version: 1,
     sessionId: options.sessionId ?? randomUUID(),
     createdAt: options.createdAt ?? Date.now(),
-    ...(options.fork === undefined
-      ? {}
-      : { parent: { sessionId: options.fork.parentSessionId, seedLength: seed.length } }),
+    ...(parent === undefined ? {} : { parent: { sessionId: parent.sessionId, seedLength: parent.seedLength } }),
   };
   const seeded = EventLog.from(options.registry, seed);
   const text = serializeHeaderLine(header) + seeded.slice().map(serializeEventLine).join("");

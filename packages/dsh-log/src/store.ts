@@ -1,5 +1,5 @@
 import type { LogEvent } from "./event.js";
-import type { JsonlLogOptions } from "./jsonl-file.js";
+import type { CreateJsonlLogOptions, JsonlLogOptions } from "./jsonl-file.js";
 import type { EventLog } from "./log.js";
 import type { EventRegistry } from "./registry.js";
 import { LogError } from "./errors.js";
@@ -23,13 +23,8 @@ export interface StoredSession {
   readonly location: string;
 }
 
-/** Options of {@link SessionStore.create}. */
-export interface CreateSessionOptions extends JsonlLogOptions {
-  readonly sessionId?: string;
-  readonly createdAt?: number;
-  /** For a fork: the parent session and the events copied from it (they become seq 0..n-1). */
-  readonly fork?: { readonly parentSessionId: string; readonly seed: readonly LogEvent[] };
-}
+/** Options of {@link SessionStore.create}: an id and time (generated when absent), and the content of a fork or a copy. */
+export type CreateSessionOptions = CreateJsonlLogOptions;
 
 /** Options of {@link SessionStore.follow}. */
 export interface FollowOptions {

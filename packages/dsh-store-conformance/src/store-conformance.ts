@@ -138,6 +138,12 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       expect((await store.list()).map((session) => [session.sessionId, session.events, session.parent?.sessionId])).toEqual(
         expect.arrayContaining([["parent", 3, undefined], ["child", 3, "parent"]]),
       );
+      // A copy (as `dsh copy` makes) keeps every event, the creation time and the lineage as they were.
+      const copy = await store.create({ registry, sessionId: "copy", createdAt: 5, copy: { events: read.log.slice(), parent: read.info.parent } });
+      await copy.log.close();
+      const copied = await store.read("copy", registry);
+      expect(copied.info).toEqual({ sessionId: "copy", createdAt: 5, parent: { sessionId: "parent", seedLength: 2 } });
+      expect(copied.log.slice().map(eventLine)).toEqual(read.log.slice().map(eventLine));
     });
 
     it("lets a follower see what the writer appends, from the seq it asks for", async () => {

@@ -4,6 +4,7 @@ import {
   EventLog,
   LogError,
   checkSessionId,
+  initialContent,
   eventLine,
   loadSessionLines,
   parseSessionLines,
@@ -103,12 +104,13 @@ export class PostgresStore implements SessionStore {
 
   async create(options: CreateSessionOptions): Promise<StoredSession> {
     const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
-    const seed = EventLog.from(options.registry, options.fork?.seed ?? []).slice();
+    const initial = initialContent(options);
+    const seed = EventLog.from(options.registry, initial.seed).slice();
     const row: SessionRow = {
       id: sessionId,
       created_at: String(options.createdAt ?? Date.now()),
-      parent_id: options.fork?.parentSessionId ?? null,
-      seed_length: options.fork === undefined ? null : seed.length,
+      parent_id: initial.parent?.sessionId ?? null,
+      seed_length: initial.parent?.seedLength ?? null,
       head: seed.length,
       writer_epoch: 1,
     };

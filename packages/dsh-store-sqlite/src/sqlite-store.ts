@@ -6,6 +6,7 @@ import {
   EventLog,
   LogError,
   checkSessionId,
+  initialContent,
   eventLine,
   loadSessionLines,
   parseSessionLines,
@@ -68,12 +69,13 @@ export class SqliteStore implements SessionStore {
 
   async create(options: CreateSessionOptions): Promise<StoredSession> {
     const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
-    const seed = options.fork === undefined ? EventLog.from(options.registry, []) : EventLog.from(options.registry, options.fork.seed);
+    const initial = initialContent(options);
+    const seed = EventLog.from(options.registry, initial.seed);
     const row: SessionRow = {
       id: sessionId,
       created_at: options.createdAt ?? Date.now(),
-      parent_id: options.fork?.parentSessionId ?? null,
-      seed_length: options.fork === undefined ? null : seed.length,
+      parent_id: initial.parent?.sessionId ?? null,
+      seed_length: initial.parent?.seedLength ?? null,
       head: seed.length,
       writer_epoch: 1,
     };
