@@ -1,11 +1,13 @@
 import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
 import { COMPACT_USAGE, compactCommand } from "./commands/compact.js";
+import { COPY_USAGE, copyCommand } from "./commands/copy.js";
 import { FORK_USAGE, forkCommand } from "./commands/fork.js";
 import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
 import { QUARANTINE_USAGE, quarantineCommand } from "./commands/quarantine.js";
 import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
 import { RESUME_USAGE, resumeCommand } from "./commands/resume.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
+import { SESSIONS_USAGE, sessionsCommand } from "./commands/sessions.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { printable } from "./printable.js";
@@ -19,6 +21,8 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   cache: cacheCommand,
   inspect: inspectCommand,
   quarantine: quarantineCommand,
+  sessions: sessionsCommand,
+  copy: copyCommand,
 };
 
 export const USAGE = `usage:
@@ -30,6 +34,11 @@ export const USAGE = `usage:
   ${CACHE_USAGE}
   ${INSPECT_USAGE}
   ${QUARANTINE_USAGE}
+  ${SESSIONS_USAGE}
+  ${COPY_USAGE}
+
+LOG is a JSONL file, a session id of the store in effect (--store URL, else DSH_STORE, else the
+directory .dsh/sessions), or STORE#ID; a store is a directory, sqlite:PATH or a postgres:// URL.
 
 exit codes: 0 ok, 1 failed, 2 usage, 3 log missing or corrupt, 4 attachment missing or corrupt,
 5 provider unreachable or failing, 130 interrupted`;

@@ -12,6 +12,7 @@ import { showProgress } from "./progress.js";
 import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js";
 import { SELECTION_OPTIONS, SELECTION_USAGE, sessionConfig } from "./selection.js";
 import { attachmentStore } from "./session.js";
+import type { OpenedSession } from "./store.js";
 import { workspaceTools } from "./workspace-tools.js";
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -38,10 +39,11 @@ export const TURN_OPTIONS = {
   "context-window": { type: "string" },
   "compact-at": { type: "string", default: "0.8" },
   image: { type: "string", multiple: true },
+  store: { type: "string" },
 } as const;
 
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|deepseek|openai|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--image FILE]...`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--image FILE]... [--store URL]`;
 
 type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };
 type TurnValues = ProviderValues & {
@@ -50,6 +52,7 @@ type TurnValues = ProviderValues & {
   "context-window"?: string | undefined;
   "compact-at"?: string | undefined;
   image?: string[] | undefined;
+  store?: string | undefined;
 };
 
 /** A started provider: the runtime to dispatch through, and how to stop it. */
@@ -166,17 +169,15 @@ export function continuedConfig(log: EventLog, overrides: { provider?: string | 
   return { provider, model: overrides.model ?? (provider === restored?.provider ? restored.model : providerProfile(provider).defaultModel) };
 }
 
-/** Continues an open log of session `sessionId` with one turn (resume, or a fork with a prompt), closing it on every path. */
-export async function continueSession(log: EventLog, sessionId: string, logPath: string, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
+/** Continues an opened session with one turn (resume, or a fork with a prompt), closing it on every path. */
+export async function continueSession(session: OpenedSession, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
   let provider: ProviderSession | undefined;
   try {
-    const config = sessionConfig(continuedConfig(log, values), values, sessionId, io);
+    const config = sessionConfig(continuedConfig(session.log, values), values, session.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    return await runTurn(cliAgent(log, provider, config, values, io), logPath, await turnInput(prompt, values, io), io);
-  } catch (error) {
-    await log.close();
-    throw error;
+    return await runTurn(cliAgent(session.log, provider, config, values, io), session.location, await turnInput(prompt, values, io), io);
   } finally {
+    await session.close();
     await provider?.close();
   }
 }

@@ -1,38 +1,48 @@
-import { mkdir } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
 import { parseArgs } from "node:util";
-import { readJsonlLog, type EventLog, type JsonlHeader } from "dsh-log";
+import { JsonlStore, createJsonlLog, type CreateSessionOptions, type EventLog } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
+import { displayUrl, openStore, readSessionRef, sessionRef, storeUrl, type OpenedSession } from "./store.js";
 
 /** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
 export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
   return new FsAttachmentStore(resolve(cwd, objects ?? join(".dsh", "objects")));
 }
 
-/** Reads a session log for inspection, reporting a torn tail on stderr. */
-export async function readSession(
-  cwd: string,
-  path: string,
-  stderr: { write(text: string): unknown },
-): Promise<{ header: JsonlHeader; log: EventLog }> {
-  const { header, log, tornTail } = await readJsonlLog(resolve(cwd, path), createAgentRegistry());
-  if (tornTail !== undefined) {
-    stderr.write(`dsh: note: ignoring an unacknowledged torn last line (line ${tornTail.line}, ${tornTail.bytes} bytes)\n`);
+/**
+ * A new session for `dsh run` or `dsh fork`: the JSONL file `--log PATH` (never overwritten), else a
+ * session of the store in effect (`--store`, `DSH_STORE`, or `.dsh/sessions`).
+ */
+export async function createSession(
+  values: { readonly log?: string | undefined; readonly store?: string | undefined },
+  io: CliIo,
+  content: Pick<CreateSessionOptions, "sessionId" | "fork">,
+): Promise<OpenedSession> {
+  const registry = createAgentRegistry();
+  if (values.log !== undefined) {
+    const path = resolve(io.cwd, values.log);
+    const { header, log } = await createJsonlLog(path, { registry, ...content });
+    return { info: header, log, location: path, close: () => log.close() };
   }
-  return { header, log };
+  const url = storeUrl(values.store, io);
+  const store = await openStore(url, io.cwd);
+  try {
+    const { info, log, location } = await store.create({ registry, ...content });
+    const where = store instanceof JsonlStore ? location : `${displayUrl(url)}#${info.sessionId}`;
+    return { info, log, location: where, close: async () => {
+      await log.close();
+      await store.close();
+    } };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
-/** A fresh log path under `.dsh/sessions`, with its directory created. */
-export async function defaultLogPath(cwd: string, now: Date): Promise<string> {
-  const path = resolve(cwd, ".dsh", "sessions", `${now.toISOString().replace(/[:.]/g, "-")}.jsonl`);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  return path;
-}
-
-/** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, and a boolean flag of their own. */
+/** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, `--store URL`, and a boolean flag of their own. */
 export async function readLogWithObjects(
   argv: readonly string[],
   io: CliIo,
@@ -42,12 +52,13 @@ export async function readLogWithObjects(
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { [flag]: { type: "boolean", default: false }, objects: { type: "string" } },
+    options: { [flag]: { type: "boolean", default: false }, objects: { type: "string" }, store: { type: "string" } },
   });
-  const [path] = positionals;
-  if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${usage}`, EXIT.usage);
-  const { log } = await readSession(io.cwd, path, io.stderr);
-  return { log, attachments: attachmentStore(io.cwd, values.objects as string | undefined), flag: values[flag] === true };
+  const [reference] = positionals;
+  if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${usage}`, EXIT.usage);
+  const session = await readSessionRef(sessionRef(reference, values.store as string | undefined, io), io);
+  await session.close();
+  return { log: session.log, attachments: attachmentStore(io.cwd, values.objects as string | undefined), flag: values[flag] === true };
 }
 
 /** The prompt a command was given: its words joined, or all of standard input when it is a single `-`. */

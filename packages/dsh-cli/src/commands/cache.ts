@@ -7,7 +7,7 @@ import { wireBody, wireOf } from "../providers.js";
 import { printable } from "../printable.js";
 import { readLogWithObjects } from "../session.js";
 
-export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR]";
+export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR] [--store URL]";
 
 /** `dsh cache`: per-step prefix stability and cache reads, with every break attributed to a logged event. */
 export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<number> {

@@ -1,30 +1,27 @@
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createAgentRegistry } from "dsh-agent";
-import { openJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { sessionConfig } from "../selection.js";
 import { PROVIDER_OPTIONS, PROVIDER_USAGE, cliAgent, continuedConfig, startProvider } from "../session-runner.js";
+import { openSessionRef, sessionRef } from "../store.js";
 
-export const COMPACT_USAGE = `dsh compact LOG [--keep N] ${PROVIDER_USAGE}`;
+export const COMPACT_USAGE = `dsh compact LOG [--keep N] [--store URL] ${PROVIDER_USAGE}`;
 
 /** `dsh compact`: summarize all but the most recent surface nodes of LOG now, as a logged replace. */
 export async function compactCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { ...PROVIDER_OPTIONS, keep: { type: "string", default: "4" } },
+    options: { ...PROVIDER_OPTIONS, keep: { type: "string", default: "4" }, store: { type: "string" } },
   });
   const [path] = positionals;
   if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${COMPACT_USAGE}`, EXIT.usage);
   const keepRecent = Number(values.keep);
   if (!Number.isInteger(keepRecent) || keepRecent < 0) throw new CliError("--keep takes a whole number", EXIT.usage);
-  const logPath = resolve(io.cwd, path);
-  const opened = await openJsonlLog(logPath, { registry: createAgentRegistry() });
+  const opened = await openSessionRef(sessionRef(path, values.store, io), io);
   let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
   try {
-    const config = sessionConfig(continuedConfig(opened.log, values), values, opened.header.sessionId, io);
+    const config = sessionConfig(continuedConfig(opened.log, values), values, opened.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
     const agent = cliAgent(opened.log, provider, config, {}, io);
     const result = await agent.compact({ keepRecent, summaryModel: config });
@@ -38,7 +35,7 @@ export async function compactCommand(argv: readonly string[], io: CliIo): Promis
     }
     throw result.error;
   } finally {
-    await opened.log.close();
+    await opened.close();
     await provider?.close();
   }
 }

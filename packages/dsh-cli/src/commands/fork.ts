@@ -1,13 +1,12 @@
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { AgentError, createAgentRegistry, forkSeed } from "dsh-agent";
-import { createJsonlLog } from "dsh-log";
+import { AgentError, forkSeed } from "dsh-agent";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { promptOf, readSession } from "../session.js";
+import { createSession, promptOf } from "../session.js";
 import { TURN_OPTIONS, TURN_USAGE, continueSession } from "../session-runner.js";
+import { readSessionRef, sessionRef } from "../store.js";
 
-export const FORK_USAGE = `dsh fork LOG --at SEQ --log NEW ${TURN_USAGE} [PROMPT]`;
+export const FORK_USAGE = `dsh fork LOG --at SEQ [--log NEW] ${TURN_USAGE} [PROMPT]`;
 
 /**
  * `dsh fork`: a new session seeded with LOG's events up to SEQ (the end of a turn), with lineage in
@@ -20,23 +19,24 @@ export async function forkCommand(argv: readonly string[], io: CliIo): Promise<n
     options: { ...TURN_OPTIONS, at: { type: "string" }, log: { type: "string" } },
   });
   const [path, ...words] = positionals;
-  if (path === undefined || values.at === undefined || values.log === undefined) throw new CliError(`usage: ${FORK_USAGE}`, EXIT.usage);
+  if (path === undefined || values.at === undefined) throw new CliError(`usage: ${FORK_USAGE}`, EXIT.usage);
   const at = Number(values.at);
-  const { header, log: source } = await readSession(io.cwd, path, io.stderr);
+  const source = await readSessionRef(sessionRef(path, values.store, io), io);
   let seed;
   try {
-    seed = forkSeed(source.slice(), at);
+    seed = forkSeed(source.log.slice(), at);
   } catch (error) {
     if (error instanceof AgentError) throw new CliError(error.message, EXIT.usage);
     throw error;
+  } finally {
+    await source.close();
   }
-  const newPath = resolve(io.cwd, values.log);
-  const fork = await createJsonlLog(newPath, { registry: createAgentRegistry(), fork: { parentSessionId: header.sessionId, seed } });
-  io.stderr.write(`dsh: forked ${header.sessionId} at seq ${at} (${seed.length} events) into ${newPath}\n`);
+  const fork = await createSession(values, io, { fork: { parentSessionId: source.info.sessionId, seed } });
+  io.stderr.write(`dsh: forked ${source.info.sessionId} at seq ${at} (${seed.length} events) into ${fork.location}\n`);
   const prompt = await promptOf(words, io);
   if (prompt === "") {
-    await fork.log.close();
+    await fork.close();
     return EXIT.ok;
   }
-  return continueSession(fork.log, fork.header.sessionId, newPath, prompt, values, io);
+  return continueSession(fork, prompt, values, io);
 }

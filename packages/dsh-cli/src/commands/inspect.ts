@@ -19,9 +19,11 @@ import { isSurfaceEvent, type SurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
-import { readSession } from "../session.js";
+import { dirname } from "node:path";
+import { JsonlStore, type SessionStore } from "dsh-log";
+import { openStore, readSessionRef, sessionRef, type SessionRef } from "../store.js";
 
-export const INSPECT_USAGE = "dsh inspect LOG";
+export const INSPECT_USAGE = "dsh inspect LOG [--follow] [--store URL]";
 
 const clip = (text: string, length = 80) => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -105,20 +107,45 @@ function describe(event: LogEvent): { indent: number; text: string } {
   return { indent: 2, text: `${event.type}` };
 }
 
-/** `dsh inspect`: a readable timeline of turns, steps, headers and tool calls. */
+function eventLine(event: LogEvent): string {
+  const line = describe(event);
+  return `${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${printable(line.text)}`;
+}
+
+/** The store a session reference can be followed in: the store itself, or the directory of a JSONL file. */
+async function followableStore(ref: SessionRef, io: CliIo): Promise<SessionStore> {
+  return ref.kind === "file" ? new JsonlStore(dirname(ref.path)) : openStore(ref.url, io.cwd);
+}
+
+/** `dsh inspect`: a readable timeline of turns, steps, headers and tool calls; with `--follow`, then every event another process appends. */
 export async function inspectCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: {} });
-  const [path] = positionals;
-  if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${INSPECT_USAGE}`, EXIT.usage);
-  const { header, log } = await readSession(io.cwd, path, io.stderr);
+  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { follow: { type: "boolean", default: false }, store: { type: "string" } } });
+  const [reference] = positionals;
+  if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${INSPECT_USAGE}`, EXIT.usage);
+  const ref = sessionRef(reference, values.store, io);
+  const session = await readSessionRef(ref, io);
+  await session.close();
+  const { info, log } = session;
   const lines = [
-    `session ${header.sessionId}, created ${new Date(header.createdAt).toISOString()}, ${log.length} events` +
-      (header.parent === undefined ? "" : `, forked from ${header.parent.sessionId} at seq ${header.parent.seedLength}`),
+    `session ${info.sessionId}, created ${new Date(info.createdAt).toISOString()}, ${log.length} events` +
+      (info.parent === undefined ? "" : `, forked from ${info.parent.sessionId} at seq ${info.parent.seedLength}`),
   ];
-  for (const event of log) {
-    const line = describe(event);
-    lines.push(`${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${printable(line.text)}`);
-  }
+  for (const event of log) lines.push(eventLine(event));
   io.stdout.write(`${lines.join("\n")}\n`);
-  return EXIT.ok;
+  if (values.follow !== true) return EXIT.ok;
+  const store = await followableStore(ref, io);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  io.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for await (const batch of store.follow(info.sessionId, { fromSeq: log.length, signal: stop.signal })) {
+      // Followed events are admitted like loaded ones: the same checks as on append.
+      log.load(batch);
+      io.stdout.write(`${batch.map(eventLine).join("\n")}\n`);
+    }
+  } finally {
+    io.signal?.removeEventListener("abort", onAbort);
+    await store.close();
+  }
+  return io.signal?.aborted === true ? EXIT.interrupted : EXIT.ok;
 }

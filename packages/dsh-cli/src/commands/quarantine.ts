@@ -1,13 +1,12 @@
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { Agent, createAgentRegistry } from "dsh-agent";
+import { Agent } from "dsh-agent";
 import { LlmRuntime } from "dsh-llm";
-import { openJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { continuedConfig } from "../session-runner.js";
+import { openSessionRef, sessionRef } from "../store.js";
 
-export const QUARANTINE_USAGE = "dsh quarantine accept LOG DIGEST";
+export const QUARANTINE_USAGE = "dsh quarantine accept LOG DIGEST [--store URL]";
 
 /**
  * `dsh quarantine accept`: accepts the quarantine of an unreadable image: every current surface node
@@ -15,10 +14,11 @@ export const QUARANTINE_USAGE = "dsh quarantine accept LOG DIGEST";
  * Earlier requests still reference the image, exactly as they were sent.
  */
 export async function quarantineCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: {} });
+  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { store: { type: "string" } } });
   const [action, path, digest] = positionals;
   if (action !== "accept" || path === undefined || digest === undefined || positionals.length > 3) throw new CliError(`usage: ${QUARANTINE_USAGE}`, EXIT.usage);
-  const { log } = await openJsonlLog(resolve(io.cwd, path), { registry: createAgentRegistry() });
+  const opened = await openSessionRef(sessionRef(path, values.store, io), io);
+  const { log } = opened;
   try {
     // No model is called: the runtime stays empty, and the selection only satisfies the constructor.
     const agent = new Agent({ log, runtime: new LlmRuntime(), config: continuedConfig(log, {}) });
@@ -27,6 +27,6 @@ export async function quarantineCommand(argv: readonly string[], io: CliIo): Pro
     io.stdout.write(`quarantined ${digest}: replaced ${replaced} surface node(s) with a placeholder\n`);
     return EXIT.ok;
   } finally {
-    await log.close();
+    await opened.close();
   }
 }

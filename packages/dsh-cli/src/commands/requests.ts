@@ -4,7 +4,7 @@ import type { CliIo } from "../io.js";
 import { wireBody } from "../providers.js";
 import { readLogWithObjects } from "../session.js";
 
-export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--objects DIR]";
+export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--objects DIR] [--store URL]";
 
 /** `dsh requests`: every reconstructed loop request in dispatch order, one per line. */
 export async function requestsCommand(argv: readonly string[], io: CliIo): Promise<number> {

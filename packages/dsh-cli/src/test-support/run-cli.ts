@@ -1,7 +1,7 @@
 import { main } from "../main.js";
 
 /** Runs the CLI in-process and captures what it prints. */
-export async function runCli(argv: readonly string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; tty?: boolean }) {
+export async function runCli(argv: readonly string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; tty?: boolean; signal?: AbortSignal }) {
   let stdout = "";
   let stderr = "";
   const code = await main(argv, {
@@ -10,6 +10,7 @@ export async function runCli(argv: readonly string[], options: { cwd: string; en
     stdout: { write: (text: string) => (stdout += text), isTTY: options.tty === true },
     ...(options.stdin === undefined ? {} : { stdin: async () => options.stdin! }),
     stderr: { write: (text: string) => (stderr += text) },
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   return { code, stdout, stderr };
 }
