@@ -10,6 +10,7 @@ import { anthropicCacheBench } from "./anthropic-cache.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
 import { loadBench } from "./load.js";
+import { storesBench } from "./stores.js";
 import type { ReconstructResult } from "./reconstruct.js";
 import { fmt, table } from "./util.js";
 
@@ -117,7 +118,25 @@ try {
   );
   console.log(`   ceiling: ${anthropic.ours.ceilingTokens} tokens repeat the previous request's blocks; cost counts uncached 1x, 5-minute writes 1.25x, reads 0.1x.`);
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic };
+  const stores = await storesBench(quick);
+  const jsonl = stores[0]!;
+  console.log("\n7. Session stores: durable appends (one event per append, awaited) and load with full admission");
+  console.log(
+    table([
+      ["store", "1 session ev/s", "8 sessions ev/s", "64 sessions ev/s", "load ev/s", "vs JSONL: 1 / 8 / 64", "load vs JSONL"],
+      ...stores.map((row) => [
+        row.store,
+        fmt(row.appendPerSecond["1"]!),
+        fmt(row.appendPerSecond["8"]!),
+        fmt(row.appendPerSecond["64"]!),
+        fmt(row.loadPerSecond),
+        ["1", "8", "64"].map((n) => fmt(row.appendPerSecond[n]! / jsonl.appendPerSecond[n]!)).join(" / "),
+        fmt(row.loadPerSecond / jsonl.loadPerSecond),
+      ]),
+    ]),
+  );
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {

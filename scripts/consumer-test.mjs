@@ -3,6 +3,7 @@
 // project (nothing from the workspace), and use them as a downstream user would: import every
 // package under plain Node, under vitest and from an esbuild bundle, type-check and run each README
 // example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24).
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +58,26 @@ writeFileSync(join(project, "checks", "imports.mjs"), `${importCheck}console.log
 
 // Each README example, copied as a user would copy it.
 const examples = packages.filter(({ dir }) => existsSync(join(dir, "examples", "quickstart.ts")));
+// better-sqlite3 is a native module: npm built it here for the Node that installed it (no prebuilt
+// binaries without the network), so its example runs on that Node line only.
+const installMajor = process.versions.node.split(".")[0];
+const NATIVE = new Set(["dsh-store-sqlite"]);
+
+/** A PostgreSQL server for the dsh-store-postgres example (it reads DATABASE_URL); stops when this process ends. */
+async function startPostgres() {
+  const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", join(root, "packages", "dsh-store-conformance", "src", "serve-postgres.ts")], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the test PostgreSQL server exited (${code})`)));
+  });
+  return { url, stop: () => child.stdin.end() };
+}
+const postgres = await startPostgres();
+process.on("exit", () => postgres.stop());
 mkdirSync(join(project, "examples"));
 for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
 writeFileSync(
@@ -68,7 +89,7 @@ it("imports every package under vitest", () => {
   expect(loaded).toBe(${entries.length});
 });
 ${examples.map(({ name }) => `
-it("runs the ${name} README example", async () => {
+it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.stringify(installMajor)})` : ""}("runs the ${name} README example", async () => {
   const { main } = await import("../examples/${name}.js");
   await expect(main()).resolves.not.toBe(false);
 });`).join("\n")}
@@ -83,15 +104,23 @@ const local = (name) => join(project, "node_modules", ".bin", name);
 console.log("\n== type-check the README examples against the installed declarations");
 run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
 console.log("\n== bundle every package with esbuild");
-run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+// The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node built-ins.
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
 
 for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const node = nodeBinary(major);
   console.log(`\n== Node ${major}: plain import, bundle, vitest, README examples, the dsh binary`);
   run(node, ["checks/imports.mjs"], { cwd: project, quiet: true });
   run(node, ["bundle/imports.mjs"], { cwd: project, quiet: true });
-  run(node, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", project, "checks"], { cwd: project, quiet: true });
-  for (const { name } of examples) run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, quiet: true });
+  const env = { DATABASE_URL: postgres.url };
+  run(node, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", project, "checks"], { cwd: project, quiet: true, env });
+  for (const { name } of examples) {
+    if (NATIVE.has(name) && String(major) !== installMajor) {
+      console.log(`skipping ${name}'s example on Node ${major}: its native module was built for Node ${installMajor}, which installed it`);
+      continue;
+    }
+    run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, quiet: true, env });
+  }
   const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
   run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });

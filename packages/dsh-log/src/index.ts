@@ -20,6 +20,7 @@ export {
   type JsonlLogOptions,
 } from "./jsonl-file.js";
 export { BatchingSink } from "./batching-sink.js";
+export { CommitQueue, type PendingBatch } from "./commit-queue.js";
 export {
   checkSessionId,
   type CreateSessionOptions,

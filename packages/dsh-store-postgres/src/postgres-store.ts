@@ -1,6 +1,7 @@
 import pg from "pg";
 import {
   BatchingSink,
+  CommitQueue,
   EventLog,
   LogError,
   checkSessionId,
@@ -14,6 +15,7 @@ import {
   type FollowOptions,
   type JsonlLogOptions,
   type LogEvent,
+  type PendingBatch,
   type SessionInfo,
   type SessionStore,
   type SessionSummary,
@@ -77,6 +79,7 @@ export class PostgresStore implements SessionStore {
   readonly location: string;
   readonly #url: string;
   readonly #pool: pg.Pool;
+  readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
 
   private constructor(url: string, pool: pg.Pool) {
     this.#url = url;
@@ -201,28 +204,51 @@ export class PostgresStore implements SessionStore {
     })(), options);
   }
 
-  /** A sink whose appends lock the session row and commit only while this writer's epoch is current and the head is where it expects. */
+  /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
   #sink(row: SessionRow): BatchingSink {
-    const { id, writer_epoch: epoch } = row;
-    return new BatchingSink(
-      async (batch) => {
-        const client = await this.#pool.connect();
-        try {
-          await inTransaction(client, async () => {
-            const { rows } = await client.query<SessionRow>("SELECT head, writer_epoch FROM dsh_sessions WHERE id = $1 FOR UPDATE", [id]);
-            const current = rows[0]!;
-            if (current.writer_epoch !== epoch) throw new LogError("LOG_CONFLICT", `session ${id} was opened by another writer; this one may no longer append`);
-            if (current.head !== batch[0]!.seq) throw new LogError("LOG_CONFLICT", `session ${id} holds ${current.head} events, not the ${batch[0]!.seq} this writer expected`);
-            await insertEvents(client, id, batch);
-            await client.query("UPDATE dsh_sessions SET head = $2 WHERE id = $1", [id, batch.at(-1)!.seq + 1]);
-            await client.query("SELECT pg_notify($1, $2)", [NOTIFY_CHANNEL, id]);
-          });
-        } finally {
-          client.release();
+    return new BatchingSink((events) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, events }), async () => undefined);
+  }
+
+  /**
+   * Commits the batches of many sessions in one transaction: their rows are locked (in id order, so
+   * concurrent committers cannot deadlock), each batch is written only if its writer's epoch is
+   * current and the head is where it expects, and followers are notified on commit. Refused batches
+   * get `LOG_CONFLICT` and leave nothing behind.
+   */
+  async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
+    const client = await this.#pool.connect();
+    try {
+      return await inTransaction(client, async () => {
+        const ids = [...new Set(batches.map((batch) => batch.sessionId))].sort();
+        const { rows } = await client.query<SessionRow>("SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE", [ids]);
+        const current = new Map(rows.map((row) => [row.id, row]));
+        const outcomes: (Error | undefined)[] = [];
+        const accepted: PendingBatch[] = [];
+        for (const batch of batches) {
+          const row = current.get(batch.sessionId)!;
+          if (row.writer_epoch !== batch.epoch) outcomes.push(new LogError("LOG_CONFLICT", `session ${batch.sessionId} was opened by another writer; this one may no longer append`));
+          else if (row.head !== batch.events[0]!.seq) outcomes.push(new LogError("LOG_CONFLICT", `session ${batch.sessionId} holds ${row.head} events, not the ${batch.events[0]!.seq} this writer expected`));
+          else {
+            outcomes.push(undefined);
+            accepted.push(batch);
+          }
         }
-      },
-      async () => undefined,
-    );
+        if (accepted.length > 0) {
+          const events = accepted.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
+          await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])", [
+            events.map(([id]) => id),
+            events.map(([, event]) => event.seq),
+            events.map(([, event]) => eventLine(event)),
+          ]);
+          const heads = accepted.map((batch) => [batch.sessionId, batch.events.at(-1)!.seq + 1] as const);
+          await client.query("UPDATE dsh_sessions AS s SET head = v.head FROM unnest($1::text[], $2::integer[]) AS v (id, head) WHERE s.id = v.id", [heads.map(([id]) => id), heads.map(([, head]) => head)]);
+          await client.query("SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id", [NOTIFY_CHANNEL, heads.map(([id]) => id)]);
+        }
+        return outcomes;
+      });
+    } finally {
+      client.release();
+    }
   }
 }
 

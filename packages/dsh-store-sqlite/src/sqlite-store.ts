@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import DatabaseConstructor, { type Database } from "better-sqlite3";
 import {
   BatchingSink,
+  CommitQueue,
   EventLog,
   LogError,
   checkSessionId,
@@ -16,6 +17,7 @@ import {
   type FollowOptions,
   type JsonlLogOptions,
   type LogEvent,
+  type PendingBatch,
   type SessionInfo,
   type SessionStore,
   type SessionSummary,
@@ -54,6 +56,7 @@ export class SqliteStore implements SessionStore {
   readonly location: string;
   readonly #db: Database;
   readonly #pollMs: number;
+  readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = resolve(path);
@@ -146,20 +149,26 @@ export class SqliteStore implements SessionStore {
     for (const event of events) insert.run(sessionId, event.seq, eventLine(event));
   }
 
-  /** A sink whose appends commit only while this writer's epoch is current and the head is where it expects. */
+  /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
   #sink(row: SessionRow): BatchingSink {
-    const { id, writer_epoch: epoch } = row;
-    return new BatchingSink(
-      async (batch) => {
-        this.#db.transaction(() => {
-          const current = this.#existing(id);
-          if (current.writer_epoch !== epoch) throw new LogError("LOG_CONFLICT", `session ${id} was opened by another writer; this one may no longer append`);
-          if (current.head !== batch[0]!.seq) throw new LogError("LOG_CONFLICT", `session ${id} holds ${current.head} events, not the ${batch[0]!.seq} this writer expected`);
-          this.#insert(id, batch);
-          this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?").run(batch.at(-1)!.seq + 1, id);
-        }).immediate();
-      },
-      async () => undefined,
-    );
+    return new BatchingSink((events) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, events }), async () => undefined);
+  }
+
+  /**
+   * Commits the batches of many sessions in one `BEGIN IMMEDIATE` transaction: each is written only
+   * if its writer's epoch is still current and the session's head is where it expects; the others
+   * are refused with `LOG_CONFLICT` and leave nothing behind.
+   */
+  async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
+    return this.#db.transaction(() =>
+      batches.map(({ sessionId, epoch, events }) => {
+        const current = this.#existing(sessionId);
+        if (current.writer_epoch !== epoch) return new LogError("LOG_CONFLICT", `session ${sessionId} was opened by another writer; this one may no longer append`);
+        if (current.head !== events[0]!.seq) return new LogError("LOG_CONFLICT", `session ${sessionId} holds ${current.head} events, not the ${events[0]!.seq} this writer expected`);
+        this.#insert(sessionId, events);
+        this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?").run(events.at(-1)!.seq + 1, sessionId);
+        return undefined;
+      }),
+    ).immediate();
   }
 }
