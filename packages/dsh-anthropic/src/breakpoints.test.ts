@@ -28,11 +28,27 @@ describe("rolling-v1", () => {
   });
 
   it("adds an anchor in the middle of a step that added more than 15 blocks, and none for 15", async () => {
-    const long = await layoutOf([{ calls: 1 }, { calls: 8 }]);
-    // Previous end 4, current end 20: an anchor at 12.
-    expect(rollingPolicy(long)).toEqual([1, 4, 12, 20]);
-    const short = await layoutOf([{ calls: 1 }, { calls: 7 }]);
-    expect(rollingPolicy(short)).toEqual([1, 4, 18]);
+    // Previous end 4, then thinking + 7 calls + 7 results: 15 blocks, ending at 19; one more call: 17, ending at 21.
+    expect(rollingPolicy(await layoutOf([{ calls: 1 }, { thinking: "t", calls: 7 }]))).toEqual([1, 4, 19]);
+    expect(rollingPolicy(await layoutOf([{ calls: 1 }, { thinking: "t", calls: 8 }]))).toEqual([1, 4, 12, 21]);
+  });
+
+  it("counts a long first stretch from before the first block when there is no system prompt or tool", async () => {
+    const layout = await layoutRequest(
+      freezeRequest({ config: { provider: "anthropic", model: "m" }, messages: [{ role: "user", content: Array.from({ length: 20 }, (_, i) => ({ type: "text" as const, text: `part ${i}` })), source: "user" }] }).messages,
+      undefined,
+      undefined,
+    );
+    expect(rollingPolicy(layout)).toEqual([9, 19]);
+    expect(systemAndLastUserPolicy(layout)).toEqual([19]);
+  });
+
+  it("moves a mark that would land on a thinking block back to the block before it", async () => {
+    const request = toolSessionRequest([{ calls: 1 }]);
+    const messages = [...request.messages, { role: "assistant" as const, content: [{ type: "reasoning" as const, text: "prefill", signature: "s" }], source: "model" }];
+    const layout = await layoutRequest(freezeRequest({ ...request, messages }).messages, request.tools, undefined);
+    // 0 tool, 1 system, 2 user, 3 tool_use, 4 tool_result, 5 thinking: the end moves to 4, which is also the previous end.
+    expect(rollingPolicy(layout)).toEqual([1, 4]);
   });
 
   it("keeps the latest compaction summary marked instead of an anchor", async () => {
@@ -67,5 +83,12 @@ describe("system-and-last-user-v1", () => {
   it("marks the system prompt and the last human turn, not the tool results after it", async () => {
     const layout = await layoutOf([{ calls: 1 }, { calls: 2 }]);
     expect(describe_(layout, systemAndLastUserPolicy(layout))).toEqual(["1:system:text", "2:messages:text"]);
+  });
+
+  it("marks only the system prompt when no human turn is left (a summary replaced it by tool results only)", async () => {
+    const request = toolSessionRequest([{ calls: 1 }]);
+    const messages = request.messages.filter((message) => message.role !== "user");
+    const layout = await layoutRequest(freezeRequest({ ...request, messages }).messages, request.tools, undefined);
+    expect(systemAndLastUserPolicy(layout)).toEqual([1]);
   });
 });

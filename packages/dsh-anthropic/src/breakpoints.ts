@@ -1,5 +1,5 @@
 import { LlmError } from "dsh-llm";
-import type { WireLayout } from "./blocks.js";
+import type { WireBlock, WireLayout } from "./blocks.js";
 
 /** The Messages API refuses a request with more cache markers than this. */
 export const MAX_BREAKPOINTS = 4;
@@ -13,22 +13,23 @@ function markableAtOrBefore(layout: WireLayout, index: number, floor = -1): numb
   return undefined;
 }
 
-/** The end of the static prefix: the last tool or system block. */
-function staticEnd(layout: WireLayout): number | undefined {
-  let end: number | undefined;
+/** The last markable block that `belongs` to (none when no block does). */
+function lastMarkable(layout: WireLayout, belongs: (block: WireBlock) => boolean): number | undefined {
+  let end = -1;
   layout.blocks.forEach((block, i) => {
-    if (block.section !== "messages") end = i;
+    if (belongs(block)) end = i;
   });
-  return end === undefined ? undefined : markableAtOrBefore(layout, end);
+  return markableAtOrBefore(layout, end);
 }
 
-/** The last block of the wire message `message`. */
+/** The end of the static prefix: the last tool or system block. */
+function staticEnd(layout: WireLayout): number | undefined {
+  return lastMarkable(layout, (block) => block.section !== "messages");
+}
+
+/** The last block of the wire message `message` (tools and system blocks belong to message -1). */
 function messageEnd(layout: WireLayout, message: number): number | undefined {
-  let end: number | undefined;
-  layout.blocks.forEach((block, i) => {
-    if (block.section === "messages" && block.message === message) end = i;
-  });
-  return end === undefined ? undefined : markableAtOrBefore(layout, end);
+  return message < 0 ? undefined : lastMarkable(layout, (block) => block.message === message);
 }
 
 /**
@@ -44,16 +45,12 @@ export const rollingPolicy: BreakpointPolicy = (layout) => {
     if (index !== undefined && marks.size < MAX_BREAKPOINTS) marks.add(index);
   };
   add(staticEnd(layout));
-  const lastAnswer = layout.roles.lastIndexOf("assistant");
-  if (lastAnswer > 0) add(messageEnd(layout, lastAnswer - 1));
+  // The message before the latest answer ended the previous request (none before the first answer).
+  add(messageEnd(layout, layout.roles.lastIndexOf("assistant") - 1));
   const last = markableAtOrBefore(layout, layout.blocks.length - 1);
   add(last);
-  let summary: number | undefined;
-  layout.blocks.forEach((block, i) => {
-    if (block.section === "messages" && block.source === "compaction") summary = i;
-  });
-  add(summary === undefined ? undefined : markableAtOrBefore(layout, summary));
-  if (last !== undefined && marks.size < MAX_BREAKPOINTS) {
+  add(lastMarkable(layout, (block) => block.source === "compaction"));
+  if (last !== undefined) {
     const before = Math.max(-1, ...[...marks].filter((mark) => mark < last));
     if (last - before > 15) add(markableAtOrBefore(layout, before + Math.floor((last - before) / 2), before));
   }
@@ -65,16 +62,12 @@ export const rollingPolicy: BreakpointPolicy = (layout) => {
  * the last block of the latest user turn (tool results are not user turns).
  */
 export const systemAndLastUserPolicy: BreakpointPolicy = (layout) => {
-  const marks = new Set<number>();
-  const system = staticEnd(layout);
-  if (system !== undefined) marks.add(system);
   let turn = -1;
   for (const block of layout.blocks) {
-    if (block.section === "messages" && layout.roles[block.message] === "user" && block.value.type !== "tool_result") turn = block.message;
+    if (layout.roles[block.message] === "user" && block.value.type !== "tool_result") turn = block.message;
   }
-  const end = turn < 0 ? undefined : messageEnd(layout, turn);
-  if (end !== undefined) marks.add(end);
-  return [...marks].sort((a, b) => a - b);
+  // The system prompt comes before every message, so the marks are in order.
+  return [staticEnd(layout), messageEnd(layout, turn)].filter((mark) => mark !== undefined);
 };
 
 /** The breakpoint policies by the name a header logs as `config.cachePolicy`. */
