@@ -82,7 +82,11 @@ describe("AnthropicAdapter against the simulator's Messages API", () => {
     const adapter = new AnthropicAdapter();
     expect(adapter.modelDefaults("claude-opus-4-8")).toEqual({ maxTokens: 16_384, cachePolicy: "rolling-v1", cacheTtl: "5m" });
     expect(new AnthropicAdapter({ modelDefaults: () => ({ cacheTtl: "1h" }) }).modelDefaults("claude-opus-4-8")).toEqual({ cacheTtl: "1h" });
-    expect(() => adapter.modelDefaults("claude-3-5-sonnet-20241022")).toThrowError(expect.objectContaining({ code: "LLM_MODEL_RETIRED" }));
+    expect(() => adapter.modelDefaults("claude-3-5-sonnet-20241022")).toThrowError(
+      expect.objectContaining({ code: "LLM_MODEL_RETIRED", retryable: false, message: "model claude-3-5-sonnet-20241022 was retired on 2025-10-22: use claude-sonnet-4-6" }),
+    );
+    // A model the catalog does not know (another Anthropic-format endpoint's) gets the same defaults.
+    expect(adapter.modelDefaults("deepseek-v4-pro")).toEqual({ maxTokens: 16_384, cachePolicy: "rolling-v1", cacheTtl: "5m" });
     expect(() => new AnthropicAdapter({ baseUrl: "https://user:pw@example.test" })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
   });
 });

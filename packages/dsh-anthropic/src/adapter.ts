@@ -99,9 +99,9 @@ function messagesUrl(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL", { retryable: false });
+    throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL");
   }
-  if (url.username !== "" || url.password !== "") throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials: pass the key as apiKey", { retryable: false });
+  if (url.username !== "" || url.password !== "") throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials: pass the key as apiKey");
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/messages`;
   return url.href;
 }

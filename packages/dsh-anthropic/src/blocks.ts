@@ -22,7 +22,7 @@ export interface WireLayout {
 }
 
 function invalid(message: string): LlmError {
-  return new LlmError("LLM_INVALID_REQUEST", message, { retryable: false });
+  return new LlmError("LLM_INVALID_REQUEST", message);
 }
 
 /** A tool call's `input`: the model's own JSON text when it is an object, else `{}` (an empty or broken argument string). */
@@ -44,7 +44,7 @@ async function userBlocks(content: readonly UserContent[], attachments: Attachme
       continue;
     }
     if (attachments === undefined) {
-      throw new LlmError("LLM_ATTACHMENT", `image ${block.image.digest} cannot be sent: no attachment store was given`, { retryable: false });
+      throw new LlmError("LLM_ATTACHMENT", `image ${block.image.digest} cannot be sent: no attachment store was given`);
     }
     const data = Buffer.from(await readImage(attachments, block.image)).toString("base64");
     out.push({ type: "image", source: { type: "base64", media_type: block.image.mediaType, data } });

@@ -81,7 +81,7 @@ export const BREAKPOINT_POLICIES: Readonly<Record<string, BreakpointPolicy>> = {
 export function breakpointPolicy(name: string): BreakpointPolicy {
   const policy = Object.hasOwn(BREAKPOINT_POLICIES, name) ? BREAKPOINT_POLICIES[name] : undefined;
   if (policy === undefined) {
-    throw new LlmError("LLM_INVALID_REQUEST", `unknown cache policy ${name}: use ${Object.keys(BREAKPOINT_POLICIES).join(", ")}`, { retryable: false });
+    throw new LlmError("LLM_INVALID_REQUEST", `unknown cache policy ${name}: use ${Object.keys(BREAKPOINT_POLICIES).join(", ")}`);
   }
   return policy;
 }

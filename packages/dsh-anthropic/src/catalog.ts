@@ -72,13 +72,16 @@ export const DEFAULT_MAX_TOKENS = 16_384;
 export function lookupClaudeModel(catalog: ClaudeCatalog, model: string): ClaudeModelInfo | undefined {
   const retired = Object.hasOwn(catalog.retired, model) ? catalog.retired[model] : undefined;
   if (retired !== undefined) {
-    throw new LlmError("LLM_MODEL_RETIRED", `model ${model} was retired on ${retired.retiredAt}: use ${retired.replacement}`, { retryable: false });
+    throw new LlmError("LLM_MODEL_RETIRED", `model ${model} was retired on ${retired.retiredAt}: use ${retired.replacement}`);
   }
   return Object.hasOwn(catalog.models, model) ? catalog.models[model] : undefined;
 }
 
-/** The defaults the adapter supplies for `model`: the output limit, the breakpoint policy and the cache lifetime. */
+/**
+ * The defaults the adapter supplies for `model` (a retired name throws `LLM_MODEL_RETIRED`): the
+ * output limit (below every current model's maximum), the breakpoint policy and the cache lifetime.
+ */
 export function claudeDefaults(catalog: ClaudeCatalog, model: string): ModelDefaults {
-  const info = lookupClaudeModel(catalog, model);
-  return { maxTokens: Math.min(DEFAULT_MAX_TOKENS, info?.maxOutputTokens ?? DEFAULT_MAX_TOKENS), cachePolicy: "rolling-v1", cacheTtl: "5m" };
+  lookupClaudeModel(catalog, model);
+  return { maxTokens: DEFAULT_MAX_TOKENS, cachePolicy: "rolling-v1", cacheTtl: "5m" };
 }

@@ -68,8 +68,15 @@ describe("serializeRequest", () => {
   it("sends no thinking field for effort none, and refuses what the API would refuse before sending", async () => {
     const request = (config: Partial<GenerateOptions["config"]>) => freezeRequest({ ...structuredClone(base), config: { provider: "anthropic", model: "claude-haiku-4-5", maxTokens: 4096, ...config } });
     expect(await serializeRequest(request({ reasoningEffort: "none" }))).not.toContain('"thinking":{');
-    await expect(serializeRequest(request({ maxTokens: 1024, reasoningEffort: "low" }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
-    await expect(serializeRequest(request({ model: "claude-opus-4-8", temperature: 0.2 }))).rejects.toMatchObject({ message: "claude-opus-4-8 takes no temperature" });
+    await expect(serializeRequest(request({ maxTokens: 1024, reasoningEffort: "low" }))).rejects.toMatchObject({
+      code: "LLM_INVALID_REQUEST",
+      retryable: false,
+      message: "thinking needs maxTokens above 1024 (a budget of at least 1024 below it); maxTokens is 1024",
+    });
+    expect(await serializeRequest(request({ maxTokens: 1025, reasoningEffort: "max" }))).toContain('"thinking":{"type":"enabled","budget_tokens":1024}');
+    await expect(serializeRequest(request({ model: "claude-opus-4-8", temperature: 0.2 }))).rejects.toMatchObject({ retryable: false, message: "claude-opus-4-8 takes no temperature" });
+    expect(await serializeRequest(request({ temperature: 0.2 }))).toContain('"temperature":0.2,');
+    expect(await serializeRequest(request({ model: "some-endpoint-model", temperature: 0 }))).toContain('"temperature":0,');
     const { maxTokens: _max, ...noLimit } = base.config;
     await expect(serializeRequest(freezeRequest({ ...structuredClone(base), config: noLimit }))).rejects.toMatchObject({ message: "config.maxTokens is required by the Messages API" });
     await expect(serializeRequest(request({ extensions: { output_config: {} } }))).rejects.toMatchObject({ message: "extension output_config would override a field the adapter sets" });
@@ -77,6 +84,14 @@ describe("serializeRequest", () => {
     await expect(serializeRequest(stray)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
     const empty = freezeRequest({ ...structuredClone(base), messages: [base.messages[0]!, { role: "assistant", content: [{ type: "text", text: "" }], source: "model" }] });
     await expect(serializeRequest(empty)).rejects.toMatchObject({ message: "message 1 (assistant) has no content the Messages API accepts" });
+  });
+
+  it("leaves out system and tools when there are none, and takes a thinking extension when no effort sets one", async () => {
+    const thinking = { type: "enabled", budget_tokens: 2000 };
+    const bare = freezeRequest({ config: { provider: "anthropic", model: "claude-haiku-4-5", maxTokens: 4096, extensions: { thinking } }, messages: [{ role: "user", content: [{ type: "text", text: "hi" }], source: "user" }] });
+    expect(await serializeRequest(bare)).toBe('{"model":"claude-haiku-4-5","max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"thinking":{"budget_tokens":2000,"type":"enabled"},"stream":true}');
+    const both = freezeRequest({ ...bare, config: { ...bare.config, reasoningEffort: "low" } });
+    await expect(serializeRequest(both)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: "extension thinking would override a field the adapter sets" });
   });
 
   it("sends an extension with sorted keys, and one named __proto__ as a field", async () => {

@@ -1,7 +1,7 @@
 import type { AttachmentStore } from "dsh-attachments";
 import { LlmError, canonicalJson, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
 import { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
-import { MAX_BREAKPOINTS, breakpointPolicy } from "./breakpoints.js";
+import { breakpointPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
 import { thinkingFields } from "./thinking.js";
 import { writeWireJson, type WireValue } from "./wire-json.js";
@@ -23,9 +23,7 @@ type Wire = { [key: string]: WireValue };
 export function placeBreakpoints(request: FrozenGenerateOptions, layout: WireLayout): number[] {
   const name = request.config.cachePolicy;
   if (name === undefined) return [];
-  const marks = breakpointPolicy(name)(layout);
-  if (marks.length > MAX_BREAKPOINTS) throw new LlmError("LLM_INVALID_REQUEST", `cache policy ${name} placed ${marks.length} breakpoints; the API allows ${MAX_BREAKPOINTS}`, { retryable: false });
-  return marks;
+  return breakpointPolicy(name)(layout);
 }
 
 function marked(block: WireBlock, ttl: string): Wire {
@@ -52,14 +50,14 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
   const info = lookupClaudeModel(catalog, config.model);
   const rest: Wire = {};
   if (config.temperature !== undefined) {
-    if (info?.temperature === false) throw new LlmError("LLM_INVALID_REQUEST", `${config.model} takes no temperature`, { retryable: false });
+    if (info?.temperature === false) throw new LlmError("LLM_INVALID_REQUEST", `${config.model} takes no temperature`);
     rest.temperature = config.temperature;
   }
   if (config.stop !== undefined) rest.stop_sequences = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, thinkingFields(config.reasoningEffort, maxTokens, info));
   for (const [key, value] of Object.entries(canonicalJson(config.extensions ?? {}) as { [key: string]: JsonValue })) {
     if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
-      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
+      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`);
     }
     Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
   }
@@ -76,7 +74,7 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
  */
 export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<string> {
   const { config } = request;
-  if (config.maxTokens === undefined) throw new LlmError("LLM_INVALID_REQUEST", "config.maxTokens is required by the Messages API", { retryable: false });
+  if (config.maxTokens === undefined) throw new LlmError("LLM_INVALID_REQUEST", "config.maxTokens is required by the Messages API");
   const catalog = options.catalog ?? CLAUDE_MODELS;
   const layout = await layoutRequest(request.messages, request.tools, options.attachments);
   const { system, tools, messages } = sections(layout, new Set(placeBreakpoints(request, layout)), config.cacheTtl ?? "5m");

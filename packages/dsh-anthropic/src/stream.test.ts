@@ -118,8 +118,84 @@ describe("parseMessagesStream", () => {
   });
 });
 
+describe("parseMessagesStream, event by event", () => {
+  it("yields exactly the chunks each event means: nothing for pings, stops of text blocks or signature deltas until the block stops", async () => {
+    const chunks = await collect(
+      body([
+        { type: "message_start" },
+        { type: "ping" },
+        { type: "content_block_start", index: 0, content_block: { type: "text", text: "Hi" } },
+        { type: "content_block_stop", index: 0 },
+        { type: "content_block_start", index: 1, content_block: { type: "thinking", thinking: "pre", signature: "from-start" } },
+        { type: "content_block_stop", index: 1 },
+        { type: "content_block_start", index: 2, content_block: { type: "thinking", thinking: "" } },
+        { type: "content_block_delta", index: 2, delta: { type: "signature_delta", signature: "ab" } },
+        { type: "content_block_delta", index: 2, delta: { type: "signature_delta", signature: "cd" } },
+        { type: "content_block_stop", index: 2 },
+        { type: "message_delta" },
+        { type: "message_stop" },
+      ]),
+    );
+    expect(chunks).toEqual([
+      { type: "text-delta", text: "Hi" },
+      { type: "reasoning-delta", text: "pre" },
+      { type: "reasoning-signature", signature: "from-start" },
+      { type: "reasoning-signature", signature: "abcd" },
+      { type: "usage", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      { type: "finish", reason: "other" },
+    ]);
+  });
+
+  it("decodes a character split between two reads", async () => {
+    const text = `event: message_start\ndata: ${JSON.stringify({ type: "message_start" })}\n\nevent: x\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "é😀" } })}\n\ndata: {"type":"message_stop"}\n\n`;
+    const bytes = new TextEncoder().encode(text);
+    const cut = bytes.indexOf(0xc3) + 1;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, cut));
+        controller.enqueue(bytes.subarray(cut));
+        controller.close();
+      },
+    });
+    expect((await collect(stream))[0]).toEqual({ type: "text-delta", text: "é😀" });
+  });
+
+  it("names what is malformed: a tool_use block without id or name, a block event without an index, an error without details", async () => {
+    for (const content_block of [{ type: "tool_use", name: "x" }, { type: "tool_use", id: "toolu_1" }]) {
+      await expect(collect(body([start, { type: "content_block_start", index: 3, content_block }]))).rejects.toMatchObject({
+        code: "LLM_MALFORMED_STREAM",
+        message: "tool_use block 3 has no id or name",
+      });
+    }
+    await expect(collect(body([start, { type: "content_block_stop" }]))).rejects.toMatchObject({ message: "a content_block_stop event has no block index" });
+    await expect(collect(body([start, { type: "content_block_delta", index: 0, delta: { type: "citations_delta" } }]))).rejects.toMatchObject({
+      message: "block 0 sent a delta this adapter does not handle: citations_delta",
+    });
+    await expect(collect(body([start, { type: "content_block_delta", index: 4, delta: { type: "signature_delta", signature: "x" } }]))).rejects.toMatchObject({
+      message: "a signature arrived for block 4, which is not a thinking block",
+    });
+    await expect(collect(body([start, { type: "error" }]))).rejects.toMatchObject({ code: "LLM_BAD_REQUEST", message: "the provider reported an error mid-stream: error: unknown" });
+    await expect(collect(body([start], true))).rejects.toMatchObject({ message: "the stream ended before message_stop" });
+    const garbled = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("data: {not json\n\n"));
+        controller.close();
+      },
+    });
+    await expect(collect(garbled)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "unreadable stream event: {not json" });
+  });
+});
+
 describe("mapAnthropicUsage", () => {
   it("treats absent and null counts as zero and omits the lifetime split when the provider gives none", () => {
     expect(mapAnthropicUsage({ input_tokens: 5, output_tokens: null })).toEqual({ inputTokens: 5, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(mapAnthropicUsage({ cache_creation_input_tokens: 7, cache_creation: { ephemeral_1h_input_tokens: 7 } })).toEqual({
+      inputTokens: 7,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 7,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 7,
+    });
   });
 });

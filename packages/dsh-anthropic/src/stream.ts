@@ -57,8 +57,14 @@ function streamError(error: WireEvent["error"]): LlmError {
     case "api_error":
       return new LlmError("LLM_SERVER_ERROR", message);
     default:
-      return new LlmError("LLM_BAD_REQUEST", message, { retryable: false });
+      return new LlmError("LLM_BAD_REQUEST", message);
   }
+}
+
+/** The content-block index a block event is about; without one the stream is malformed. */
+function blockIndex(event: WireEvent): number {
+  if (typeof event.index !== "number") throw new LlmError("LLM_MALFORMED_STREAM", `a ${String(event.type)} event has no block index`);
+  return event.index;
 }
 
 /** Folds Anthropic stream events into neutral chunks; one instance per response. */
@@ -69,17 +75,16 @@ class EventMapper {
   finished = false;
 
   map(event: WireEvent): StreamChunk[] {
-    const index = event.index ?? -1;
     switch (event.type) {
       case "message_start":
         this.#usage = { ...(event.message?.usage ?? {}) };
         return [];
       case "content_block_start":
-        return this.#start(index, event.content_block ?? {});
+        return this.#start(blockIndex(event), event.content_block ?? {});
       case "content_block_delta":
-        return this.#delta(index, event.delta ?? {});
+        return this.#delta(blockIndex(event), event.delta ?? {});
       case "content_block_stop": {
-        const signature = this.#signatures.get(index);
+        const signature = this.#signatures.get(blockIndex(event));
         return signature === undefined || signature === "" ? [] : [{ type: "reasoning-signature", signature }];
       }
       case "message_delta":

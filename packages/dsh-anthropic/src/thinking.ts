@@ -34,9 +34,7 @@ export function thinkingFields(effort: ReasoningEffort, maxTokens: number, info:
     return { thinking: { type: "adaptive" }, output_config: { effort: level } };
   }
   if (maxTokens <= 1024) {
-    throw new LlmError("LLM_INVALID_REQUEST", `thinking needs maxTokens above 1024 (a budget of at least 1024 below it); maxTokens is ${maxTokens}`, {
-      retryable: false,
-    });
+    throw new LlmError("LLM_INVALID_REQUEST", `thinking needs maxTokens above 1024 (a budget of at least 1024 below it); maxTokens is ${maxTokens}`);
   }
   return { thinking: { type: "enabled", budget_tokens: Math.min(BUDGET[effort], maxTokens - 1) } };
 }
