@@ -74,6 +74,7 @@ async function startPostgres() {
     });
     child.on("exit", (code) => reject(new Error(`the test PostgreSQL server exited (${code})`)));
   });
+  child.stdout.destroy();
   return { url, stop: () => child.stdin.end() };
 }
 const postgres = await startPostgres();
@@ -126,3 +127,6 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
 }
 console.log("\nconsumer test passed");
+// The server's child process would keep this one alive: stop it and end here.
+postgres.stop();
+process.exit(0);
