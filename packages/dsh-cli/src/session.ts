@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { JsonlStore, createJsonlLog, type CreateSessionOptions, type EventLog } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
-import { displayUrl, openStore, readSessionRef, sessionRef, storeUrl, type OpenedSession } from "./store.js";
+import { readSessionRef, sessionInStore, sessionRef, storeUrl, type OpenedSession } from "./store.js";
 
 /** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
 export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
@@ -27,19 +27,11 @@ export async function createSession(
     const { header, log } = await createJsonlLog(path, { registry, ...content });
     return { info: header, log, location: path, close: () => log.close() };
   }
-  const url = storeUrl(values.store, io);
-  const store = await openStore(url, io.cwd);
-  try {
-    const { info, log, location } = await store.create({ registry, ...content });
-    const where = store instanceof JsonlStore ? location : `${displayUrl(url)}#${info.sessionId}`;
-    return { info, log, location: where, close: async () => {
-      await log.close();
-      await store.close();
-    } };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  // A JSONL session is shown by its file path, any other by `STORE#ID`.
+  return sessionInStore(storeUrl(values.store, io), io, (store) => store.create({ registry, ...content }), {
+    closeLog: true,
+    location: (stored, store) => (store instanceof JsonlStore ? stored.location : undefined),
+  });
 }
 
 /** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, `--store URL`, and a boolean flag of their own. */

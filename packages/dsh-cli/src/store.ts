@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
-import { JsonlStore, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore } from "dsh-log";
+import { JsonlStore, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredSession } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 
@@ -75,6 +75,36 @@ export interface OpenedSession {
   close(): Promise<void>;
 }
 
+/**
+ * A session of the store at `url`, got by `use`, with the store released when it fails and by
+ * `close()` otherwise (which closes the session's log too when `closeLog`: a writer's log). It is
+ * shown as `STORE#ID` unless `location` says otherwise.
+ */
+export async function sessionInStore(
+  url: string,
+  io: CliIo,
+  use: (store: SessionStore) => Promise<StoredSession>,
+  options: { readonly closeLog: boolean; readonly location?: (stored: StoredSession, store: SessionStore) => string | undefined },
+): Promise<OpenedSession> {
+  const store = await openStore(url, io.cwd);
+  try {
+    const stored = await use(store);
+    const { info, log } = stored;
+    return {
+      info,
+      log,
+      location: options.location?.(stored, store) ?? `${displayUrl(url)}#${info.sessionId}`,
+      close: async () => {
+        if (options.closeLog) await log.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
 /** Reads the session a LOG argument points at, reporting a torn JSONL tail on stderr. */
 export async function readSessionRef(ref: SessionRef, io: CliIo): Promise<OpenedSession> {
   if (ref.kind === "file") {
@@ -82,14 +112,8 @@ export async function readSessionRef(ref: SessionRef, io: CliIo): Promise<Opened
     if (tornTail !== undefined) io.stderr.write(`dsh: note: ignoring an unacknowledged torn last line (line ${tornTail.line}, ${tornTail.bytes} bytes)\n`);
     return { info: header, log, location: ref.path, close: async () => undefined };
   }
-  const store = await openStore(ref.url, io.cwd);
-  try {
-    const { info, log } = await store.read(ref.sessionId, createAgentRegistry());
-    return { info, log, location: `${displayUrl(ref.url)}#${ref.sessionId}`, close: () => store.close() };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  // A read log stays open: `inspect --follow` loads what it follows into it.
+  return sessionInStore(ref.url, io, (store) => store.read(ref.sessionId, createAgentRegistry()), { closeLog: false });
 }
 
 /** Opens the session a LOG argument points at for appending, as its one writer. */
@@ -99,15 +123,5 @@ export async function openSessionRef(ref: SessionRef, io: CliIo): Promise<Opened
     if (opened.recovered !== undefined) io.stderr.write(`dsh: note: dropped an unacknowledged torn last line (line ${opened.recovered.line}) before appending\n`);
     return { info: opened.header, log: opened.log, location: ref.path, close: () => opened.log.close() };
   }
-  const store = await openStore(ref.url, io.cwd);
-  try {
-    const { info, log } = await store.open(ref.sessionId, { registry: createAgentRegistry() });
-    return { info, log, location: `${displayUrl(ref.url)}#${ref.sessionId}`, close: async () => {
-      await log.close();
-      await store.close();
-    } };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  return sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, { registry: createAgentRegistry() }), { closeLog: true });
 }
