@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CommitQueue, type PendingBatch } from "./commit-queue.js";
+import { CommitQueue, staleBatchError, type PendingBatch } from "./commit-queue.js";
 import type { LogEvent } from "./event.js";
 
 const event = (seq: number): LogEvent => ({ seq, type: "note/added", time: 0, data: { text: String(seq) } });
@@ -37,5 +37,14 @@ describe("CommitQueue", () => {
     await expect(Promise.all([failing.commit(batch("a", 0)), failing.commit(batch("b", 0))])).rejects.toBe(broken);
     // The queue keeps working for the batches that come after.
     await expect(failing.commit(batch("a", 0))).resolves.toBeUndefined();
+  });
+});
+
+describe("staleBatchError", () => {
+  it("lets a batch in only from the current writer at the session's head, and says which rule refused it", () => {
+    const pending: PendingBatch = { sessionId: "s-1", epoch: 2, events: [event(5), event(6)] };
+    expect(staleBatchError(pending, { head: 5, epoch: 2 })).toBeUndefined();
+    expect(staleBatchError(pending, { head: 5, epoch: 3 })).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 was opened by another writer; this one may no longer append" });
+    expect(staleBatchError(pending, { head: 7, epoch: 2 })).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 holds 7 events, not the 5 this writer expected" });
   });
 });

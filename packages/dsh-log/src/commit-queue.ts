@@ -1,3 +1,4 @@
+import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 
 /** One session's batch waiting for a shared commit, with the writer epoch it was appended under. */
@@ -5,6 +6,18 @@ export interface PendingBatch {
   readonly sessionId: string;
   readonly epoch: number;
   readonly events: readonly LogEvent[];
+}
+
+/**
+ * Why `batch` may not be committed given the session's stored state: its writer was superseded (a
+ * newer epoch opened the session) or the session moved on from the seq the writer expects. For
+ * stores, checked in the same transaction as the insert; `undefined` when the batch may go in.
+ */
+export function staleBatchError(batch: PendingBatch, current: { readonly head: number; readonly epoch: number }): LogError | undefined {
+  if (current.epoch !== batch.epoch) return new LogError("LOG_CONFLICT", `session ${batch.sessionId} was opened by another writer; this one may no longer append`);
+  const expected = batch.events[0]!.seq;
+  if (current.head !== expected) return new LogError("LOG_CONFLICT", `session ${batch.sessionId} holds ${current.head} events, not the ${expected} this writer expected`);
+  return undefined;
 }
 
 interface Waiting {

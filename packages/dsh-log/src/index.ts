@@ -20,9 +20,10 @@ export {
   type JsonlLogOptions,
 } from "./jsonl-file.js";
 export { BatchingSink } from "./batching-sink.js";
-export { CommitQueue, type PendingBatch } from "./commit-queue.js";
+export { CommitQueue, staleBatchError, type PendingBatch } from "./commit-queue.js";
 export {
   checkSessionId,
+  sessionInfo,
   type CreateSessionOptions,
   type FollowOptions,
   type SessionInfo,

@@ -11,6 +11,11 @@ export interface SessionInfo {
   readonly parent?: { readonly sessionId: string; readonly seedLength: number };
 }
 
+/** The info of a session stored as columns (`parent_id` and `seed_length` null for a session that is not a fork). */
+export function sessionInfo(sessionId: string, createdAt: number, parentId: string | null, seedLength: number | null): SessionInfo {
+  return { sessionId, createdAt, ...(parentId === null ? {} : { parent: { sessionId: parentId, seedLength: seedLength ?? 0 } }) };
+}
+
 /** A session as `list()` shows it: its info and how many events it holds. */
 export interface SessionSummary extends SessionInfo {
   readonly events: number;

@@ -9,6 +9,8 @@ import {
   eventLine,
   loadSessionLines,
   parseSessionLines,
+  sessionInfo,
+  staleBatchError,
   type CreateSessionOptions,
   type EventLogOptions,
   type EventRegistry,
@@ -42,7 +44,7 @@ interface SessionRow {
 }
 
 function infoOf(row: SessionRow): SessionInfo {
-  return { sessionId: row.id, createdAt: Number(row.created_at), ...(row.parent_id === null ? {} : { parent: { sessionId: row.parent_id, seedLength: row.seed_length ?? 0 } }) };
+  return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
 }
 
 /** The URL without its password, for messages. */
@@ -108,15 +110,16 @@ export class PostgresStore implements SessionStore {
   async create(options: CreateSessionOptions): Promise<StoredSession> {
     const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
     const initial = initialContent(options);
-    const seed = EventLog.from(options.registry, initial.seed).slice();
     const row: SessionRow = {
       id: sessionId,
       created_at: String(options.createdAt ?? Date.now()),
       parent_id: initial.parent?.sessionId ?? null,
       seed_length: initial.parent?.seedLength ?? null,
-      head: seed.length,
+      head: initial.seed.length,
       writer_epoch: 1,
     };
+    // The seed is admitted once, by the log that will write to it, before anything is stored.
+    const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
     const client = await this.#pool.connect();
     try {
       await inTransaction(client, async () => {
@@ -125,12 +128,11 @@ export class PostgresStore implements SessionStore {
           [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
         );
         if (inserted.rowCount === 0) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
-        await insertEvents(client, sessionId, seed);
+        await insertEvents(client, sessionId, log.slice());
       });
     } finally {
       client.release();
     }
-    const log = new EventLog({ ...options, sink: this.#sink(row), events: seed });
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
@@ -198,10 +200,8 @@ export class PostgresStore implements SessionStore {
   }
 
   async #load(row: SessionRow, options: EventLogOptions): Promise<EventLog> {
-    const { rows } = await this.#pool.query<{ line: string }>({ text: "SELECT line FROM dsh_events WHERE session_id = $1 ORDER BY seq", values: [row.id] });
-    return loadSessionLines(infoOf(row), (function* () {
-      for (const { line } of rows) yield line;
-    })(), options);
+    const { rows } = await this.#pool.query<{ line: string }>("SELECT line FROM dsh_events WHERE session_id = $1 ORDER BY seq", [row.id]);
+    return loadSessionLines(infoOf(row), rows.map(({ line }) => line), options);
   }
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
@@ -226,12 +226,9 @@ export class PostgresStore implements SessionStore {
         const accepted: PendingBatch[] = [];
         for (const batch of batches) {
           const row = current.get(batch.sessionId)!;
-          if (row.writer_epoch !== batch.epoch) outcomes.push(new LogError("LOG_CONFLICT", `session ${batch.sessionId} was opened by another writer; this one may no longer append`));
-          else if (row.head !== batch.events[0]!.seq) outcomes.push(new LogError("LOG_CONFLICT", `session ${batch.sessionId} holds ${row.head} events, not the ${batch.events[0]!.seq} this writer expected`));
-          else {
-            outcomes.push(undefined);
-            accepted.push(batch);
-          }
+          const stale = staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
+          outcomes.push(stale);
+          if (stale === undefined) accepted.push(batch);
         }
         if (accepted.length > 0) {
           const events = accepted.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));

@@ -11,6 +11,8 @@ import {
   eventLine,
   loadSessionLines,
   parseSessionLines,
+  sessionInfo,
+  staleBatchError,
   type CreateSessionOptions,
   type EventLogOptions,
   type EventRegistry,
@@ -43,7 +45,7 @@ interface SessionRow {
 }
 
 function infoOf(row: SessionRow): SessionInfo {
-  return { sessionId: row.id, createdAt: row.created_at, ...(row.parent_id === null ? {} : { parent: { sessionId: row.parent_id, seedLength: row.seed_length ?? 0 } }) };
+  return sessionInfo(row.id, row.created_at, row.parent_id, row.seed_length);
 }
 
 /**
@@ -73,21 +75,21 @@ export class SqliteStore implements SessionStore {
   async create(options: CreateSessionOptions): Promise<StoredSession> {
     const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
     const initial = initialContent(options);
-    const seed = EventLog.from(options.registry, initial.seed);
     const row: SessionRow = {
       id: sessionId,
       created_at: options.createdAt ?? Date.now(),
       parent_id: initial.parent?.sessionId ?? null,
       seed_length: initial.parent?.seedLength ?? null,
-      head: seed.length,
+      head: initial.seed.length,
       writer_epoch: 1,
     };
+    // The seed is admitted once, by the log that will write to it, before anything is stored.
+    const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
     this.#db.transaction(() => {
       if (this.#row(sessionId) !== undefined) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
       this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch)").run(row);
-      this.#insert(sessionId, seed.slice());
+      this.#insert(sessionId, log.slice());
     }).immediate();
-    const log = new EventLog({ ...options, sink: this.#sink(row), events: seed.slice() });
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
@@ -161,10 +163,11 @@ export class SqliteStore implements SessionStore {
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
     return this.#db.transaction(() =>
-      batches.map(({ sessionId, epoch, events }) => {
+      batches.map((batch) => {
+        const { sessionId, events } = batch;
         const current = this.#existing(sessionId);
-        if (current.writer_epoch !== epoch) return new LogError("LOG_CONFLICT", `session ${sessionId} was opened by another writer; this one may no longer append`);
-        if (current.head !== events[0]!.seq) return new LogError("LOG_CONFLICT", `session ${sessionId} holds ${current.head} events, not the ${events[0]!.seq} this writer expected`);
+        const stale = staleBatchError(batch, { head: current.head, epoch: current.writer_epoch });
+        if (stale !== undefined) return stale;
         this.#insert(sessionId, events);
         this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?").run(events.at(-1)!.seq + 1, sessionId);
         return undefined;
