@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, canonicalJson, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
+import { LlmError, addExtensionFields, type FrozenGenerateOptions, type OwnFields } from "dsh-llm";
 import { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
 import { breakpointPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
@@ -14,8 +14,11 @@ export interface SerializeOptions {
   readonly catalog?: ClaudeCatalog | undefined;
 }
 
-/** Body fields the adapter writes itself; an extension may not set them. */
-const OWN_KEYS = new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "stream"]);
+/** Body fields the adapter writes itself; an extension may set `thinking` only when no effort did. */
+const OWNED: OwnFields = {
+  own: new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "stream"]),
+  fillable: new Set(["thinking"]),
+};
 
 type Wire = { [key: string]: WireValue };
 
@@ -55,12 +58,7 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
   }
   if (config.stop !== undefined) rest.stop_sequences = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, thinkingFields(config.reasoningEffort, maxTokens, info));
-  for (const [key, value] of Object.entries(canonicalJson(config.extensions ?? {}) as { [key: string]: JsonValue })) {
-    if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
-      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`);
-    }
-    Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
-  }
+  addExtensionFields(rest, config.extensions, OWNED);
   rest.stream = true;
   return rest;
 }

@@ -1,5 +1,5 @@
 import { readImage, type AttachmentStore } from "dsh-attachments";
-import { LlmError, canonicalJson, type FrozenGenerateOptions, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
@@ -14,19 +14,11 @@ export interface SerializeOptions {
 
 type Wire = { [key: string]: JsonValue };
 
-const OWN_KEYS = new Set([
-  "model",
-  "messages",
-  "tools",
-  "max_tokens",
-  "max_completion_tokens",
-  "temperature",
-  "stop",
-  "reasoning_effort",
-  "thinking",
-  "stream",
-  "stream_options",
-]);
+/** The fields this adapter writes; an extension may set `thinking` only when no effort did. */
+const OWNED: OwnFields = {
+  own: new Set(["model", "messages", "tools", "max_tokens", "max_completion_tokens", "temperature", "stop", "reasoning_effort", "thinking", "stream", "stream_options"]),
+  fillable: new Set(["thinking"]),
+};
 
 function textOf(content: readonly { readonly type: string; readonly text?: string }[]): string {
   return content.map((block) => (block.type === "text" ? (block.text ?? "") : "")).join("");
@@ -180,13 +172,7 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
   if (config.temperature !== undefined) rest.temperature = config.temperature;
   if (config.stop !== undefined) rest.stop = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, effortFields(dialect, config.reasoningEffort));
-  for (const [key, value] of Object.entries(canonicalJson(config.extensions ?? {}) as Wire)) {
-    if (OWN_KEYS.has(key) && !(key === "thinking" && rest.thinking === undefined)) {
-      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`, { retryable: false });
-    }
-    // Defined, not assigned: an extension named "__proto__" is a field like any other.
-    Object.defineProperty(rest, key, { value, enumerable: true, writable: true, configurable: true });
-  }
+  addExtensionFields(rest, config.extensions, OWNED);
   rest.stream = true;
   rest.stream_options = { include_usage: true };
   // What JSON.stringify({ model, messages, ...rest }) writes around the messages.
