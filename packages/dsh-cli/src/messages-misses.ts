@@ -1,4 +1,4 @@
-import { ExplicitCache, LOOKBACK_BLOCKS, minCacheableTokens, type RenderedBlock } from "dsh-simulator";
+import { CACHE_TTL_MS, ExplicitCache, LOOKBACK_BLOCKS, minCacheableTokens, type RenderedBlock } from "dsh-simulator";
 
 /** One Messages API request as the cache report sees it: its blocks, model and dispatch time. */
 export interface MessagesPrompt {
@@ -8,7 +8,6 @@ export interface MessagesPrompt {
   readonly time: number;
 }
 
-const TTL_MS = { "5m": 300_000, "1h": 3_600_000 } as const;
 
 function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);
@@ -32,7 +31,7 @@ function reasons(previous: MessagesPrompt, current: MessagesPrompt, stableTokens
   const out: string[] = [];
   const ttl = previous.blocks[points.at(-1)!]!.ttl!;
   const gap = current.time - previous.time;
-  if (gap >= TTL_MS[ttl]) out.push(`TTL gap: ${duration(gap)} between requests, past the ${ttl} lifetime`);
+  if (gap >= CACHE_TTL_MS[ttl]) out.push(`TTL gap: ${duration(gap)} between requests, past the ${ttl} lifetime`);
   const kept = points.filter((point) => current.blocks[point]?.prefixKey === previous.blocks[point]!.prefixKey);
   const point = kept.at(-1);
   if (point === undefined) {

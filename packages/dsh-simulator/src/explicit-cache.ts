@@ -3,7 +3,8 @@ import type { RenderedBlock } from "./messages-prompt.js";
 /** How far back from a breakpoint a read looks for an earlier entry, in blocks. */
 export const LOOKBACK_BLOCKS = 20;
 
-const TTL_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
+/** How long an entry lives after its last use, per `cache_control.ttl`, in ms. */
+export const CACHE_TTL_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
 
 /** What one request read from and wrote to the cache, in tokens. */
 export interface CacheOutcome {
@@ -52,6 +53,6 @@ export class ExplicitCache {
   }
 
   #refresh(block: RenderedBlock, now: number, ttl: "5m" | "1h"): void {
-    this.#expiry.set(block.prefixKey, Math.max(this.#expiry.get(block.prefixKey) ?? 0, now + TTL_MS[ttl]));
+    this.#expiry.set(block.prefixKey, Math.max(this.#expiry.get(block.prefixKey) ?? 0, now + CACHE_TTL_MS[ttl]));
   }
 }

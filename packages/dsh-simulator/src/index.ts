@@ -3,5 +3,5 @@ export { loadScenario, type Fault, type Scenario, type ScriptedResponse } from "
 export { CACHE_UNIT } from "./prefix-cache.js";
 export { promptTokens } from "./prompt.js";
 export { renderMessagesPrompt, type MessagesBody, type RenderedBlock } from "./messages-prompt.js";
-export { ExplicitCache, LOOKBACK_BLOCKS, type CacheOutcome } from "./explicit-cache.js";
+export { CACHE_TTL_MS, ExplicitCache, LOOKBACK_BLOCKS, type CacheOutcome } from "./explicit-cache.js";
 export { MAX_CACHE_MARKERS, minCacheableTokens } from "./messages-rules.js";
