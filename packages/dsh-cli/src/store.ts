@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
+import { maskUrlPassword } from "dsh-base";
 import { JsonlStore, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredSession } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
@@ -31,7 +32,7 @@ export async function openStore(url: string, cwd: string): Promise<SessionStore>
     const { SqliteStore } = await optionalModule("dsh-store-sqlite", () => import("dsh-store-sqlite"));
     return new SqliteStore(resolve(cwd, url.slice("sqlite:".length)));
   }
-  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+  if (isPostgresUrl(url)) {
     const { PostgresStore } = await optionalModule("dsh-store-postgres", () => import("dsh-store-postgres"));
     return PostgresStore.connect(url);
   }
@@ -40,14 +41,11 @@ export async function openStore(url: string, cwd: string): Promise<SessionStore>
 
 /** A store URL fit to print: a PostgreSQL password is masked. */
 export function displayUrl(url: string): string {
-  if (!url.startsWith("postgres://") && !url.startsWith("postgresql://")) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.href;
-  } catch {
-    return "postgres://…";
-  }
+  return isPostgresUrl(url) ? maskUrlPassword(url) : url;
+}
+
+function isPostgresUrl(url: string): boolean {
+  return url.startsWith("postgres://") || url.startsWith("postgresql://");
 }
 
 /** Where a LOG argument points: a JSONL file, or a session of a store (`ID`, or `STORE#ID`). */

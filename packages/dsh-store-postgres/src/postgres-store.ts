@@ -1,4 +1,5 @@
 import pg from "pg";
+import { maskUrlPassword } from "dsh-base";
 import {
   BatchingSink,
   CommitQueue,
@@ -47,17 +48,6 @@ function infoOf(row: SessionRow): SessionInfo {
   return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
 }
 
-/** The URL without its password, for messages. */
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.href;
-  } catch {
-    return "postgres";
-  }
-}
-
 async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN");
   try {
@@ -85,7 +75,7 @@ export class PostgresStore implements SessionStore {
 
   private constructor(url: string, pool: pg.Pool) {
     this.#url = url;
-    this.location = redacted(url);
+    this.location = maskUrlPassword(url);
     this.#pool = pool;
   }
 
