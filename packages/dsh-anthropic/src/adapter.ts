@@ -1,10 +1,9 @@
 import {
   LlmError,
-  httpError,
-  networkReason,
   postStreaming,
   redactError,
   redactor,
+  streamResponse,
   type AdapterContext,
   type FrozenGenerateOptions,
   type LlmAdapter,
@@ -78,15 +77,7 @@ export class AnthropicAdapter implements LlmAdapter {
       const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", "anthropic-version": ANTHROPIC_VERSION };
       if (this.#apiKey !== undefined) headers["x-api-key"] = this.#apiKey;
       const response = await postStreaming({ url: this.#url, headers, body, signal: context.signal, headersTimeoutMs: this.#headersTimeoutMs, fetch: this.#fetch });
-      if (!response.ok) throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
-      if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
-      try {
-        yield* parseMessagesStream(response.body, this.#idleTimeoutMs);
-      } catch (error) {
-        if (context.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause: error });
-        if (error instanceof LlmError) throw error;
-        throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
-      }
+      yield* streamResponse(response, (stream) => parseMessagesStream(stream, this.#idleTimeoutMs), context.signal);
     } catch (error) {
       throw error instanceof LlmError ? redactError(error, this.#redact) : error;
     }

@@ -1,4 +1,6 @@
 import { LlmError } from "./errors.js";
+import { httpError } from "./http-errors.js";
+import type { StreamChunk } from "./stream.js";
 
 /** What {@link postStreaming} needs for one attempt. */
 export interface StreamingPost {
@@ -35,5 +37,26 @@ export async function postStreaming(post: StreamingPost): Promise<Response> {
     throw new LlmError("LLM_NETWORK", `cannot reach ${post.url}: ${networkReason(cause)}`, { cause });
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * For adapters: a response turned into chunks by `parse`. A non-2xx status is its typed HTTP error, a
+ * missing body is `LLM_STREAM_INTERRUPTED`; while streaming, an abort is `LLM_ABORTED` and a failure
+ * not already typed (a connection cut mid-body) is `LLM_STREAM_INTERRUPTED`.
+ */
+export async function* streamResponse(
+  response: Response,
+  parse: (body: ReadableStream<Uint8Array>) => AsyncIterable<StreamChunk>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StreamChunk> {
+  if (!response.ok) throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
+  if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
+  try {
+    yield* parse(response.body);
+  } catch (error) {
+    if (signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause: error });
+    if (error instanceof LlmError) throw error;
+    throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
   }
 }

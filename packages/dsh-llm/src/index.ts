@@ -25,7 +25,7 @@ export { httpError, retryAfterSeconds } from "./http-errors.js";
 export { redactError, redactor, type Redactor } from "./redact.js";
 export { readWithIdleTimeout } from "./idle-read.js";
 export { addExtensionFields, type OwnFields } from "./extensions.js";
-export { networkReason, postStreaming, type StreamingPost } from "./http-send.js";
+export { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
 export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
   freezeRequest,

@@ -1,4 +1,4 @@
-import { LlmError, httpError, networkReason, postStreaming, redactError, redactor, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { LlmError, postStreaming, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { catalogDefaults, lookupModel, type ModelCatalog } from "./catalog.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
@@ -65,17 +65,7 @@ export class ChatCompletionsAdapter implements LlmAdapter {
       if (this.#catalog !== undefined) lookupModel(this.#catalog, request.config.model);
       const body = await serializeRequestBytes(request, { dialect: this.dialect, attachments: context.attachments });
       const response = await this.#send(body, authorization, context.signal);
-      if (!response.ok) {
-        throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
-      }
-      if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
-      try {
-        yield* parseChatCompletionStream(response.body, this.#idleTimeoutMs);
-      } catch (error) {
-        if (context.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause: error });
-        if (error instanceof LlmError) throw error;
-        throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
-      }
+      yield* streamResponse(response, (stream) => parseChatCompletionStream(stream, this.#idleTimeoutMs), context.signal);
     } catch (error) {
       throw error instanceof LlmError ? redactError(error, redact) : error;
     }
