@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import {
   attachmentQuarantineEvent,
@@ -13,14 +14,12 @@ import {
   turnStartEvent,
 } from "dsh-agent";
 import { requestHeaderEvent } from "dsh-header";
-import type { LogEvent } from "dsh-log";
 import type { AssistantContent } from "dsh-llm";
+import { JsonlStore, type LogEvent, type SessionStore } from "dsh-log";
 import { isSurfaceEvent, type SurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
-import { dirname } from "node:path";
-import { JsonlStore, type SessionStore } from "dsh-log";
 import { openStore, readSessionRef, sessionRef, type SessionRef } from "../store.js";
 
 export const INSPECT_USAGE = "dsh inspect LOG [--follow] [--store URL]";
