@@ -29,17 +29,18 @@ export function placeBreakpoints(request: FrozenGenerateOptions, layout: WireLay
   return breakpointPolicy(name)(layout);
 }
 
-function marked(block: WireBlock, ttl: string): Wire {
-  return { ...block.value, cache_control: { type: "ephemeral", ttl } };
+/** A block as sent: itself, or a copy with the cache marker when a breakpoint falls on it. */
+function sent(block: WireBlock, ttl: string | undefined): WireBlock["value"] {
+  return ttl === undefined ? block.value : { ...block.value, cache_control: { type: "ephemeral", ttl } };
 }
 
 /** The wire `system`, `tools` and `messages` of a layout, with markers on the chosen blocks. */
-function sections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: Wire[]; tools: Wire[]; messages: Wire[] } {
-  const system: Wire[] = [];
-  const tools: Wire[] = [];
-  const messages: { role: string; content: Wire[] }[] = layout.roles.map((role) => ({ role, content: [] }));
+function sections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: WireValue[]; tools: WireValue[]; messages: WireValue[] } {
+  const system: WireValue[] = [];
+  const tools: WireValue[] = [];
+  const messages: { role: string; content: WireValue[] }[] = layout.roles.map((role) => ({ role, content: [] }));
   layout.blocks.forEach((block, i) => {
-    const value = marks.has(i) ? marked(block, ttl) : { ...block.value };
+    const value = sent(block, marks.has(i) ? ttl : undefined);
     if (block.section === "tools") tools.push(value);
     else if (block.section === "system") system.push(value);
     else messages[block.message]!.content.push(value);
