@@ -1,6 +1,5 @@
 import { stepEndEvent, type ReconstructedRequest } from "dsh-agent";
-import { requestHeaderEvent, type EpochHeader } from "dsh-header";
-import { jsonEquals, type JsonValue } from "dsh-llm";
+import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent } from "dsh-surface";
 import { MessagesMissExplainer, type MessagesPrompt } from "./messages-misses.js";
@@ -35,25 +34,6 @@ function reportedUsage(events: readonly LogEvent[]): Map<string, { read: number;
   return usage;
 }
 
-function describeHeaderChange(before: EpochHeader | undefined, after: EpochHeader): string[] {
-  if (before === undefined) return [];
-  const changes: string[] = [];
-  const b = before.config as unknown as Record<string, JsonValue>;
-  const a = after.config as unknown as Record<string, JsonValue>;
-  for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) {
-    if (!jsonEquals(b[key], a[key])) changes.push(`${key} ${JSON.stringify(b[key]) ?? "unset"} → ${JSON.stringify(a[key]) ?? "unset"}`);
-  }
-  const names = (header: EpochHeader) => (header.tools ?? []).map((tool) => tool.name);
-  const added = names(after).filter((name) => !names(before).includes(name));
-  const removed = names(before).filter((name) => !names(after).includes(name));
-  if (added.length > 0) changes.push(`tools added: ${added.join(", ")}`);
-  if (removed.length > 0) changes.push(`tools removed: ${removed.join(", ")}`);
-  if (added.length === 0 && removed.length === 0 && !jsonEquals(before.tools as JsonValue, after.tools as JsonValue)) {
-    changes.push("tool schemas changed");
-  }
-  return changes;
-}
-
 /** The logged events between two dispatches that can break a prefix, described for a person. */
 export function explainBetween(events: readonly LogEvent[], fromSeq: number, toSeq: number, previous: EpochHeader | undefined): string[] {
   const out: string[] = [];
@@ -61,7 +41,7 @@ export function explainBetween(events: readonly LogEvent[], fromSeq: number, toS
   for (const event of events.slice(fromSeq + 1, toSeq)) {
     if (requestHeaderEvent.is(event)) {
       const { reason, startsSeries } = event.data;
-      const changes = describeHeaderChange(header, event.data.header);
+      const changes = header === undefined ? [] : describeHeaderChanges(header, event.data.header);
       const what = reason === "resume" ? "resume (new loop instance)" : reason === "series" ? "series start" : reason;
       out.push(`header ${what}${startsSeries === true ? " + series start" : ""}${changes.length > 0 ? `: ${changes.join("; ")}` : ""} (seq ${event.seq})`);
       header = event.data.header;
