@@ -1,0 +1,17 @@
+import { DshError } from "dsh-base";
+
+/** Stable codes of every error the fixture package throws. */
+export type FixtureErrorCode =
+  /** The directory is not a fixture, or its manifest, sidecars or log are unreadable or inconsistent. */
+  | "FIXTURE_INVALID"
+  /** The log holds something a keyless replay cannot reproduce (an aborted turn, an accepted quarantine). */
+  | "FIXTURE_UNREPLAYABLE"
+  /** `record` was asked to write into a directory that already holds files. */
+  | "FIXTURE_EXISTS"
+  /** `assertFixture`: the current code, prompt or tools produce a different session than the fixture records. */
+  | "FIXTURE_MISMATCH";
+
+/** A fixture failure with a stable code and one line saying what and where. */
+export class FixtureError extends DshError<FixtureErrorCode> {
+  override name = "FixtureError";
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { createAgentRegistry } from "dsh-agent";
+import { FsAttachmentStore } from "dsh-attachments";
+import { describeIssues } from "dsh-base";
+import { toolSchemaSchema } from "dsh-llm/schemas";
+import { readJsonlLog, serializeEventLine, serializeHeaderLine, type JsonlHeader, type LogEvent } from "dsh-log";
+import { z } from "zod";
+import { FixtureError } from "./errors.js";
+import { parseManifest, serializeManifest, type FixtureManifest } from "./manifest.js";
+import type { Revision } from "./revisions.js";
+
+/** The files of a fixture directory, relative to it. */
+export const FIXTURE_FILES = {
+  manifest: "fixture.json",
+  log: "session.jsonl",
+  objects: "objects",
+  prompt: (id: string) => `prompts/${id}.txt`,
+  tools: (id: string) => `tools/${id}.json`,
+} as const;
+
+/** A fixture as read from its directory. */
+export interface Fixture {
+  readonly dir: string;
+  readonly manifest: FixtureManifest;
+  readonly header: JsonlHeader;
+  readonly events: readonly LogEvent[];
+  /** The pinned revisions, sidecars read. */
+  readonly revisions: readonly Revision[];
+  /** The fixture's own attachment objects. */
+  readonly attachments: FsAttachmentStore;
+  /** Absolute path of the working directory real tools run in. */
+  readonly workdir: string | undefined;
+}
+
+const toolsSidecarSchema = z.array(toolSchemaSchema);
+
+async function readText(dir: string, file: string): Promise<string> {
+  try {
+    return await readFile(join(dir, file), "utf8");
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new FixtureError("FIXTURE_INVALID", code === "ENOENT" ? `${join(dir, file)} is missing` : `cannot read ${join(dir, file)}: ${code ?? String(cause)}`, { cause });
+  }
+}
+
+/** Reads the tool schemas of a `tools/<id>.json` sidecar, validated. */
+export function parseToolsSidecar(text: string, where: string): Revision["tools"] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new FixtureError("FIXTURE_INVALID", `${where} is not JSON: ${(cause as Error).message}`);
+  }
+  const parsed = toolsSidecarSchema.safeParse(json);
+  if (!parsed.success) throw new FixtureError("FIXTURE_INVALID", `${where}: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+/** The tool schemas as a sidecar holds them: two-space JSON, keys in the order the header has them, a final newline. */
+export function serializeToolsSidecar(tools: Revision["tools"]): string {
+  return `${JSON.stringify(tools, null, 2)}\n`;
+}
+
+/** Reads a fixture directory: manifest, canonical log (admitted as on load), sidecars. */
+export async function loadFixture(dir: string): Promise<Fixture> {
+  const manifest = parseManifest(await readText(dir, FIXTURE_FILES.manifest), join(dir, FIXTURE_FILES.manifest));
+  let loaded;
+  try {
+    loaded = await readJsonlLog(join(dir, FIXTURE_FILES.log), createAgentRegistry());
+  } catch (cause) {
+    throw new FixtureError("FIXTURE_INVALID", `${join(dir, FIXTURE_FILES.log)}: ${(cause as Error).message}`, { cause });
+  }
+  if (loaded.tornTail !== undefined) throw new FixtureError("FIXTURE_INVALID", `${join(dir, FIXTURE_FILES.log)} ends in a torn line ${loaded.tornTail.line}`);
+  const revisions: Revision[] = [];
+  for (const { id } of manifest.revisions) {
+    const prompt = await readText(dir, FIXTURE_FILES.prompt(id));
+    const tools = parseToolsSidecar(await readText(dir, FIXTURE_FILES.tools(id)), join(dir, FIXTURE_FILES.tools(id)));
+    revisions.push({ id, prompt, tools });
+  }
+  return {
+    dir,
+    manifest,
+    header: loaded.header,
+    events: loaded.log.slice(),
+    revisions,
+    attachments: new FsAttachmentStore(join(dir, FIXTURE_FILES.objects)),
+    workdir: manifest.workdir === undefined ? undefined : join(dir, manifest.workdir),
+  };
+}
+
+/** Replaces `path` with `data` all at once (a temporary file renamed over it), creating its directory. */
+async function replaceFile(path: string, data: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    await writeFile(temp, data, { mode: 0o644 });
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** The canonical log's bytes: the header line, then one line per event. */
+export function logText(header: JsonlHeader, events: readonly LogEvent[]): string {
+  return serializeHeaderLine(header) + events.map(serializeEventLine).join("");
+}
+
+/**
+ * Writes a fixture's manifest, log and sidecars into `dir`, each file replaced whole, and removes
+ * sidecars of revisions that no longer exist. Objects and the working directory are left as they are.
+ */
+export async function writeFixtureFiles(
+  dir: string,
+  content: { readonly manifest: FixtureManifest; readonly header: JsonlHeader; readonly events: readonly LogEvent[]; readonly revisions: readonly Revision[] },
+): Promise<void> {
+  for (const revision of content.revisions) {
+    await replaceFile(join(dir, FIXTURE_FILES.prompt(revision.id)), revision.prompt);
+    await replaceFile(join(dir, FIXTURE_FILES.tools(revision.id)), serializeToolsSidecar(revision.tools));
+  }
+  const kept = new Set(content.revisions.flatMap((revision) => [FIXTURE_FILES.prompt(revision.id), FIXTURE_FILES.tools(revision.id)]));
+  for (const folder of ["prompts", "tools"]) {
+    const names = await readdir(join(dir, folder)).catch(() => [] as string[]);
+    for (const name of names) if (!kept.has(`${folder}/${name}`) && /^r[0-9]+\.(txt|json)$/.test(name)) await rm(join(dir, folder, name));
+  }
+  await replaceFile(join(dir, FIXTURE_FILES.log), logText(content.header, content.events));
+  await replaceFile(join(dir, FIXTURE_FILES.manifest), serializeManifest(content.manifest));
+}
