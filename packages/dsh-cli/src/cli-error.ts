@@ -1,4 +1,5 @@
 import { AttachmentError } from "dsh-attachments";
+import { FixtureError } from "dsh-fixtures";
 import { LlmError } from "dsh-llm";
 import { LogError } from "dsh-log";
 
@@ -31,6 +32,9 @@ export function describeFailure(error: unknown): { line: string; exitCode: numbe
   if (error instanceof LogError) {
     const what = error.code === "LOG_NOT_FOUND" ? "log not found" : error.code === "LOG_LOCKED" ? "log in use" : "bad log";
     return { line: `${what}: ${error.message} [${error.code}]`, exitCode: EXIT.log };
+  }
+  if (error instanceof FixtureError) {
+    return { line: `fixture: ${error.message} [${error.code}]`, exitCode: error.code === "FIXTURE_INVALID" ? EXIT.log : error.code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };
   }
   if (error instanceof AttachmentError) return { line: `attachment: ${error.message} [${error.code}]`, exitCode: EXIT.attachment };
   if (error instanceof LlmError) {

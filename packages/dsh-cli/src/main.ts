@@ -1,6 +1,7 @@
 import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
 import { COMPACT_USAGE, compactCommand } from "./commands/compact.js";
 import { COPY_USAGE, copyCommand } from "./commands/copy.js";
+import { FIXTURE_USAGE, fixtureCommand } from "./commands/fixture.js";
 import { FORK_USAGE, forkCommand } from "./commands/fork.js";
 import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
 import { QUARANTINE_USAGE, quarantineCommand } from "./commands/quarantine.js";
@@ -23,6 +24,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   quarantine: quarantineCommand,
   sessions: sessionsCommand,
   copy: copyCommand,
+  fixture: fixtureCommand,
 };
 
 export const USAGE = `usage:
@@ -36,6 +38,7 @@ export const USAGE = `usage:
   ${QUARANTINE_USAGE}
   ${SESSIONS_USAGE}
   ${COPY_USAGE}
+  ${FIXTURE_USAGE}
 
 LOG is a JSONL file, a session id of the store in effect (--store URL, else DSH_STORE, else the
 directory .dsh/sessions), or STORE#ID; a store is a directory, sqlite:PATH or a postgres:// URL.

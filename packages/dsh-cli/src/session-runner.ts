@@ -38,12 +38,13 @@ export const TURN_OPTIONS = {
   "max-steps": { type: "string", default: "16" },
   "context-window": { type: "string" },
   "compact-at": { type: "string", default: "0.8" },
+  "trim-results": { type: "string" },
   image: { type: "string", multiple: true },
   store: { type: "string" },
 } as const;
 
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|deepseek|openai|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--image FILE]... [--store URL]`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--store URL]`;
 
 type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };
 type TurnValues = ProviderValues & {
@@ -51,6 +52,7 @@ type TurnValues = ProviderValues & {
   "max-steps"?: string | undefined;
   "context-window"?: string | undefined;
   "compact-at"?: string | undefined;
+  "trim-results"?: string | undefined;
   image?: string[] | undefined;
   store?: string | undefined;
 };
@@ -100,20 +102,27 @@ export async function startProvider(providerName: string, values: ProviderValues
   };
 }
 
-/** The agent for a CLI session: workspace tools, the system prompt and compaction options from the flags. */
-export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues, io: CliIo): Agent {
+/** The agent settings the flags choose: the step limit, and compaction (with trimming) when a context window is given. */
+export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-window" | "compact-at" | "trim-results">): { readonly maxSteps: number; readonly compaction?: CompactionOptions } {
   const contextWindow = wholeNumber(values["context-window"], "--context-window", 1);
   const threshold = Number(values["compact-at"] ?? "0.8");
   if (!(threshold > 0 && threshold <= 1)) throw new CliError("--compact-at takes a share of the context window, above 0 and at most 1", EXIT.usage);
-  const compaction: CompactionOptions | undefined = contextWindow === undefined ? undefined : { contextWindow, threshold };
+  const maxChars = wholeNumber(values["trim-results"], "--trim-results", 1);
+  if (maxChars !== undefined && contextWindow === undefined) throw new CliError("--trim-results relieves pressure on a context window: give --context-window too", EXIT.usage);
+  const maxSteps = wholeNumber(values["max-steps"], "--max-steps", 1) ?? 16;
+  if (contextWindow === undefined) return { maxSteps };
+  return { maxSteps, compaction: { contextWindow, threshold, ...(maxChars === undefined ? {} : { trim: { maxChars } }) } };
+}
+
+/** The agent for a CLI session: workspace tools, the system prompt and compaction options from the flags. */
+export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues, io: CliIo): Agent {
   return new Agent({
     log,
     runtime: provider.runtime,
     config,
     systemPrompt: values.system ?? DEFAULT_SYSTEM_PROMPT,
     tools: workspaceTools(io.cwd),
-    maxSteps: wholeNumber(values["max-steps"], "--max-steps", 1) ?? 16,
-    ...(compaction === undefined ? {} : { compaction }),
+    ...agentSettings(values),
   });
 }
 
