@@ -50,4 +50,6 @@ if (!identical || received.length - distinct.length !== retries) {
   process.exit(1);
 }
 console.log("\x1b[32m✓ every body the simulator received equals, byte for byte, the request rebuilt from the log\x1b[0m");
-console.log(`\nexplore further: npm run dsh -- inspect ${logPath}`);
+heading("5. dsh copy: the session into the default store, for the web app");
+dsh(["copy", logPath, join(root, ".dsh", "sessions")]);
+console.log(`\nexplore further: npm run dsh -- web   (then open the URL it prints), or npm run dsh -- inspect ${logPath}`);

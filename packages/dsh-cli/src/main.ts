@@ -9,6 +9,8 @@ import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
 import { RESUME_USAGE, resumeCommand } from "./commands/resume.js";
 import { RUN_USAGE, runCommand } from "./commands/run.js";
 import { SESSIONS_USAGE, sessionsCommand } from "./commands/sessions.js";
+import { VIEW_USAGE, viewCommand } from "./commands/view.js";
+import { WEB_USAGE, webCommand } from "./commands/web.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { printable } from "./printable.js";
@@ -25,6 +27,8 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   sessions: sessionsCommand,
   copy: copyCommand,
   fixture: fixtureCommand,
+  web: webCommand,
+  view: viewCommand,
 };
 
 export const USAGE = `usage:
@@ -39,6 +43,8 @@ export const USAGE = `usage:
   ${SESSIONS_USAGE}
   ${COPY_USAGE}
   ${FIXTURE_USAGE}
+  ${WEB_USAGE}
+  ${VIEW_USAGE}
 
 LOG is a JSONL file, a session id of the store in effect (--store URL, else DSH_STORE, else the
 directory .dsh/sessions), or STORE#ID; a store is a directory, sqlite:PATH or a postgres:// URL.

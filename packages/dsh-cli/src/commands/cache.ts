@@ -1,11 +1,9 @@
-import { reconstructRequestStream } from "dsh-agent";
-import { promptTokens, renderMessagesPrompt, type MessagesBody } from "dsh-simulator";
-import { cacheRows, type CacheRow, type TokenizedRequest } from "../cache-report.js";
+import { cacheRows, type CacheRow } from "../cache-report.js";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { wireBody, wireOf } from "../providers.js";
 import { printable } from "../printable.js";
 import { readLogWithObjects } from "../session.js";
+import { tokenizedRequests } from "../tokenized.js";
 
 export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR] [--store URL]";
 
@@ -13,20 +11,8 @@ export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR] [--store URL]
 export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { log, attachments, flag: json } = await readLogWithObjects(argv, io, "json", CACHE_USAGE);
   const events = log.slice();
-  async function* tokenized(): AsyncGenerator<TokenizedRequest> {
-    for await (const rebuilt of reconstructRequestStream(log)) {
-      const body = JSON.parse(await wireBody(rebuilt.request, attachments)) as MessagesBody;
-      if (wireOf(rebuilt.request.config.provider).api === "chat-completions") {
-        yield { request: rebuilt, tokens: promptTokens(body) };
-        continue;
-      }
-      const tokens: number[] = [];
-      const blocks = renderMessagesPrompt(body, tokens);
-      yield { request: rebuilt, tokens, messages: { blocks, model: rebuilt.request.config.model, time: events[rebuilt.dispatchSeq]!.time } };
-    }
-  }
   const rows: CacheRow[] = [];
-  for await (const row of cacheRows(events, tokenized())) rows.push(row);
+  for await (const row of cacheRows(events, tokenizedRequests(log, attachments))) rows.push(row);
   if (json) {
     for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
   } else {

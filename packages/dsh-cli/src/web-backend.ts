@@ -1,0 +1,72 @@
+import { readImage, type ImageAttachmentRef } from "dsh-attachments";
+import { createAgentRegistry } from "dsh-agent";
+import { LogError, type SessionStore } from "dsh-log";
+import { deriveMessagesFromEvents } from "dsh-surface";
+import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type WebBackend } from "dsh-web";
+import type { CliIo } from "./io.js";
+import { sessionConfig } from "./selection.js";
+import { cliAgent, continuedConfig, startProvider, type ProviderSession } from "./session-runner.js";
+import { attachmentStore } from "./session.js";
+import { sessionView } from "./web-view.js";
+
+/** The store's read of a session, with an unknown id as the web's 404. */
+async function read(store: SessionStore, id: string) {
+  try {
+    return await store.read(id, createAgentRegistry());
+  } catch (error) {
+    if (error instanceof LogError && error.code === "LOG_NOT_FOUND") throw new WebError("WEB_NOT_FOUND", `no session ${id} in this store`);
+    throw error;
+  }
+}
+
+/** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
+async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
+  const { info, log } = await store.open(id, { registry: createAgentRegistry() });
+  let provider: ProviderSession | undefined;
+  try {
+    const config = sessionConfig(continuedConfig(log, input), {}, info.sessionId, io);
+    provider = await startProvider(config.provider, { timeout: "120000", ...(objects === undefined ? {} : { objects }) }, io);
+    const first = deriveMessagesFromEvents(log.slice())[0];
+    const system = first?.role === "system" ? first.content : undefined;
+    const agent = cliAgent(log, provider, config, { ...(system === undefined ? {} : { system }) }, io);
+    const result = await agent.run(input.prompt, {
+      onChunk: (chunk) => {
+        if (chunk.type === "text-delta") emit({ type: "text", text: chunk.text });
+        else if (chunk.type === "tool-call-delta" && chunk.name !== undefined) emit({ type: "tool", name: chunk.name });
+      },
+    });
+    emit({ type: "done", turn: result.turn, reason: result.reason });
+  } finally {
+    await log.close();
+    await provider?.close();
+  }
+}
+
+/** The web app's backend over a session store: the list, session pages with images served by URL, and continued turns. */
+export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined): WebBackend {
+  const attachments = attachmentStore(io.cwd, objects);
+  return {
+    async listSessions() {
+      const items = [];
+      for (const summary of await store.list()) items.push(sessionListItem(summary, (await read(store, summary.sessionId)).log.slice()));
+      return items;
+    },
+    async loadSession(id) {
+      const session = await read(store, id);
+      const images = (ref: ImageAttachmentRef) => `/api/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(ref.digest)}`;
+      return sessionView(session, attachments, { images, composer: true });
+    },
+    async image(id, digest) {
+      const { log } = await read(store, id);
+      for (const event of log.slice()) {
+        const content = (event.data as { content?: unknown }).content;
+        if (!Array.isArray(content)) continue;
+        for (const block of content as { type: string; image?: ImageAttachmentRef }[]) {
+          if (block.type === "image" && block.image?.digest === digest) return { bytes: await readImage(attachments, block.image), mediaType: block.image.mediaType };
+        }
+      }
+      throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);
+    },
+    continueSession: (id, input, emit) => continueTurn(store, id, input, emit, io, objects),
+  };
+}

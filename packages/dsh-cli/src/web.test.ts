@@ -1,0 +1,154 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createAgentRegistry } from "dsh-agent";
+import { headerEquals, requestHeaderEvent } from "dsh-header";
+import { JsonlStore } from "dsh-log";
+import { makePng } from "dsh-testkit";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./test-support/browser.js";
+import { sampleProject } from "./test-support/project-fixtures.js";
+import { runCli } from "./test-support/run-cli.js";
+import { startDshWeb } from "./test-support/web-server.js";
+
+const SCREENSHOTS = process.env.DSH_WEB_SCREENSHOTS;
+
+/** What the tests read of an `<img>` in the page (the test itself compiles without the DOM library). */
+type ImageLike = { complete: boolean; naturalWidth: number; naturalHeight: number; src: string };
+
+async function dsh(cwd: string, ...argv: string[]): Promise<string> {
+  const { code, stderr } = await runCli(argv, { cwd });
+  if (code !== 0) throw new Error(`dsh ${argv.join(" ")} exited ${code}: ${stderr}`);
+  return /dsh: log: .*\/([^/]+)\.jsonl\n/.exec(stderr)?.[1] ?? "";
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS !== undefined) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+}
+
+describe("dsh web in Chromium", () => {
+  let project: string;
+  let main: string;
+  let fork: string;
+  let browser: Browser;
+  let server: Awaited<ReturnType<typeof startDshWeb>>;
+
+  beforeAll(async () => {
+    project = await sampleProject();
+    await writeFile(join(project, "pixel.png"), makePng(4, 3, 0x30));
+    main = await dsh(project, "run", "look at the project");
+    await dsh(project, "resume", main, "--model", "sim-2", "and the sources?");
+    const forkAt = (await new JsonlStore(join(project, ".dsh", "sessions")).read(main, createAgentRegistry())).log.slice().find((event) => event.type === "turn/end")!.seq;
+    fork = await dsh(project, "fork", main, "--at", String(forkAt), "--image", "pixel.png", "what is in this picture?");
+    browser = await launchChromium();
+    server = await startDshWeb(project);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    expect(await server?.stop()).toBe(0);
+  });
+
+  it("lists the store's sessions with models, turns, requests, cache-read share and fork parents", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+    await page.goto(server.url);
+    const row = page.locator(`tr[data-session="${main}"]`);
+    await expect(row.locator("td").nth(2).textContent()).resolves.toBe("sim/sim-1, sim/sim-2");
+    await expect(row.locator("td").nth(3).textContent()).resolves.toBe("2");
+    expect(Number(await row.locator("td").nth(4).textContent())).toBeGreaterThan(2);
+    await expect(row.locator("td").nth(5).textContent()).resolves.toMatch(/^\d+\.\d %$/);
+    await expect(page.locator(`tr[data-session="${fork}"] td`).nth(6).textContent()).resolves.toBe(main);
+    await shot(page, "sessions");
+    await page.close();
+  });
+
+  it("opens a session, shows each request's token split and node diff, and follows a cache break to the event that explains it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(server.url);
+    await page.click(`tr[data-session="${main}"] a`);
+    await page.waitForSelector("h1");
+    await expect(page.locator("h1").textContent()).resolves.toBe(main);
+    const cards = page.locator(".request-card");
+    expect(await cards.count()).toBeGreaterThan(2);
+    // Request 2 extends request 1: the model's answer and the tool result are appended, nothing replaced.
+    await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/\d+ node\(s\) kept, 2 appended, 0 replaced/);
+    await expect(page.locator('[data-request="2"] .token-legend').textContent()).resolves.toMatch(/\d+ cached/);
+    await expect(page.locator('[data-request="2"] .bar-cached').count()).resolves.toBe(1);
+    await shot(page, "session");
+
+    // The one break is the resume on another model; its card names the header snapshot, by seq.
+    await page.click(".breaks-summary a.break-link");
+    const breakCard = page.locator(".break-card");
+    await expect(breakCard.count()).resolves.toBe(1);
+    const cause = breakCard.locator("a.seq-link").first();
+    await expect(breakCard.textContent()).resolves.toMatch(/header resume \(new loop instance\): model "sim-1" → "sim-2" \(seq \d+\)/);
+    await shot(page, "break");
+    const seq = (await cause.textContent())!.replace("seq ", "");
+    await cause.click();
+    await page.waitForSelector(`#seq-${seq}.selected`);
+    expect(new URL(page.url()).hash).toBe(`#seq=${seq}`);
+    await expect(page.locator(`#seq-${seq} .label`).textContent()).resolves.toMatch(/^header snapshot: resume \(sim\/sim-2\)$/);
+    // A deep link opens the page at that event.
+    const deep = await browser.newPage();
+    await deep.goto(`${server.url}sessions/${main}#seq=${seq}`);
+    await deep.waitForSelector(`#seq-${seq}.selected`);
+    await deep.close();
+    await page.close();
+  });
+
+  it("shows a fork's image only after its digest is verified, with a link to the parent", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}sessions/${fork}`);
+    const image = page.locator(".request-card figure img").first();
+    await image.waitFor();
+    expect(await image.evaluate((element) => [(element as unknown as ImageLike).complete, (element as unknown as ImageLike).naturalWidth, (element as unknown as ImageLike).naturalHeight])).toEqual([true, 4, 3]);
+    await expect(page.locator("figcaption").first().textContent()).resolves.toMatch(/^verified sha256:/);
+    await expect(page.locator(".facts a").textContent()).resolves.toBe(main);
+    await expect(page.locator(".kind-fork .label").textContent()).resolves.toMatch(/fork point/);
+    await page.close();
+  });
+
+  it("continues the session from the browser with the restored model and no header change", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${server.url}sessions/${main}`);
+    await page.waitForSelector(".composer");
+    await expect(page.locator('.composer input[name="model"]').inputValue()).resolves.toBe("sim-2");
+    await expect(page.locator(".composer .explicit").count()).resolves.toBe(0); // max tokens is the adapter's: not offered as a choice
+    const before = await page.locator(".request-card").count();
+    await page.fill(".composer textarea", "what did you find?");
+    await page.click(".composer button");
+    await expect.poll(() => page.locator(".request-card").count(), { timeout: 20_000 }).toBeGreaterThan(before);
+    await expect(page.locator(".composer .status").textContent()).resolves.toMatch(/^turn 2 completed$/);
+    await expect(page.locator(".composer .answer").textContent()).resolves.not.toBe("");
+    await shot(page, "continue");
+    await page.close();
+
+    const { log } = await new JsonlStore(join(project, ".dsh", "sessions")).read(main, createAgentRegistry());
+    const snapshots = log.slice().filter((event) => requestHeaderEvent.is(event)).map((event) => (event as typeof event & { data: { reason: string; header: never } }).data);
+    const [previous, resumed] = snapshots.slice(-2);
+    expect(resumed!.reason).toBe("resume");
+    expect(headerEquals(previous!.header, resumed!.header)).toBe(true);
+  });
+
+  it("exports a session as one HTML file that renders offline with its image", async () => {
+    const out = join(project, "..", "session.html");
+    const { code, stderr } = await runCli(["view", fork, "-o", out], { cwd: project });
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/opens offline/);
+    const html = await readFile(out, "utf8");
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on("request", (request) => requested.push(request.url()));
+    await page.goto(pathToFileURL(out).href);
+    const image = page.locator(".request-card figure img").first();
+    await image.waitFor();
+    expect(await image.evaluate((element) => [(element as unknown as ImageLike).naturalWidth, (element as unknown as ImageLike).src.slice(0, 15)])).toEqual([4, "data:image/png;"]);
+    await expect(page.locator("h1").textContent()).resolves.toBe(fork);
+    expect(await page.locator(".composer").count()).toBe(0);
+    expect(requested.filter((url) => !url.startsWith("file:") && !url.startsWith("data:"))).toEqual([]);
+    expect(requested[0]).toBe(pathToFileURL(out).href);
+    await page.close();
+  });
+});

@@ -1,0 +1,87 @@
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebError } from "./errors.js";
+import { startWebServer, type WebBackend, type WebServer } from "./server.js";
+import { buildSessionView } from "./session-view.js";
+import { sampleSession } from "./test-support/session.js";
+import type { ContinueLine } from "./view-types.js";
+
+/** A raw HTTP request, so Host and Origin can be set as a hostile page would. */
+function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, type: String(response.headers["content-type"]), body }));
+    });
+    request.on("error", reject);
+    request.end(options.body);
+  });
+}
+
+describe("startWebServer", () => {
+  let server: WebServer;
+  const continued: { id: string; prompt: string; model?: string }[] = [];
+
+  beforeAll(async () => {
+    const { events, requests } = await sampleSession();
+    const view = buildSessionView({ info: { sessionId: "s1", createdAt: 1 }, events, requests });
+    const backend: WebBackend = {
+      listSessions: async () => [view.session],
+      loadSession: async (id) => {
+        if (id !== "s1") throw new WebError("WEB_NOT_FOUND", `no session ${id}`);
+        return view;
+      },
+      image: async () => ({ bytes: new Uint8Array([1, 2, 3]), mediaType: "image/png" }),
+      continueSession: async (id, input, emit: (line: ContinueLine) => void) => {
+        continued.push({ id, prompt: input.prompt, ...(input.model === undefined ? {} : { model: input.model }) });
+        emit({ type: "text", text: "hel" });
+        emit({ type: "text", text: "lo" });
+        if (input.prompt === "fail") throw new Error("the provider is down");
+        emit({ type: "done", turn: 3, reason: "completed" });
+      },
+    };
+    server = await startWebServer(backend);
+  });
+
+  afterAll(() => server.close());
+
+  it("listens on loopback only and serves the app page and the JSON API", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await call(server.url);
+    expect(page).toMatchObject({ status: 200, type: "text/html; charset=utf-8" });
+    expect(page.body).toMatch(/<script type="module">.+<\/script>/s);
+    expect((await call(`${server.url}sessions/s1`)).body).toContain("<title>s1</title>");
+    expect(JSON.parse((await call(`${server.url}api/sessions`)).body)).toMatchObject([{ id: "s1", requests: 6 }]);
+    expect(JSON.parse((await call(`${server.url}api/sessions/s1`)).body).requests).toHaveLength(6);
+    expect(await call(`${server.url}api/sessions/s1/images/sha256:00`)).toMatchObject({ status: 200, type: "image/png", body: "\u0001\u0002\u0003" });
+  });
+
+  it("answers unknown things with a JSON error and its status", async () => {
+    expect(await call(`${server.url}api/sessions/nope`)).toMatchObject({ status: 404, body: '{"error":"no session nope"}' });
+    expect(await call(`${server.url}favicon.ico`)).toMatchObject({ status: 404 });
+    expect(await call(`${server.url}api/other`)).toMatchObject({ status: 404 });
+  });
+
+  it("refuses another Host (DNS rebinding), another Origin, and a POST that is not JSON", async () => {
+    expect(await call(`${server.url}api/sessions`, { headers: { host: "attacker.example" } })).toMatchObject({ status: 403, body: '{"error":"unexpected Host header"}' });
+    const post = { method: "POST", body: '{"prompt":"hi"}' };
+    expect(await call(`${server.url}api/sessions/s1/turns`, { ...post, headers: { "content-type": "application/json", origin: "http://attacker.example" } })).toMatchObject({ status: 403 });
+    expect(await call(`${server.url}api/sessions/s1/turns`, { ...post, headers: { "content-type": "text/plain" } })).toMatchObject({ status: 403 });
+    expect(await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: '{"prompt":""}', headers: { "content-type": "application/json" } })).toMatchObject({ status: 400 });
+    expect(await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: "{", headers: { "content-type": "application/json" } })).toMatchObject({ status: 400 });
+    expect(await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: '{"prompt":"x","model":7}', headers: { "content-type": "application/json" } })).toMatchObject({ status: 400 });
+    expect(continued).toEqual([]);
+  });
+
+  it("streams a continued turn as newline-delimited JSON, ending with done or the error", async () => {
+    const origin = server.url.slice(0, -1);
+    const ok = await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: '{"prompt":"go on","model":"b"}', headers: { "content-type": "application/json", origin } });
+    expect(ok.type).toBe("application/x-ndjson");
+    expect(ok.body).toBe('{"type":"text","text":"hel"}\n{"type":"text","text":"lo"}\n{"type":"done","turn":3,"reason":"completed"}\n');
+    const failed = await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: '{"prompt":"fail"}', headers: { "content-type": "application/json" } });
+    expect(failed.body.trimEnd().split("\n").at(-1)).toBe('{"type":"error","message":"the provider is down"}');
+    expect(continued).toEqual([{ id: "s1", prompt: "go on", model: "b" }, { id: "s1", prompt: "fail" }]);
+  });
+});

@@ -1,0 +1,142 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { appScript } from "./assets.js";
+import { WebError } from "./errors.js";
+import { renderPage } from "./page.js";
+import type { ContinueLine, SessionListItem, SessionView } from "./view-types.js";
+
+/** A continued turn as the browser asks for it: the prompt, and provider or model only when the user changed them. */
+export interface ContinueInput {
+  readonly prompt: string;
+  readonly provider?: string;
+  readonly model?: string;
+}
+
+/** Where the server gets sessions from and how it continues one; the CLI supplies it over a store. */
+export interface WebBackend {
+  listSessions(): Promise<readonly SessionListItem[]>;
+  /** The session page's data; throws `WEB_NOT_FOUND` for an unknown id. */
+  loadSession(id: string): Promise<SessionView>;
+  /** The verified bytes of an image the session references. */
+  image(id: string, digest: string): Promise<{ readonly bytes: Uint8Array; readonly mediaType: string }>;
+  /** Runs one turn, reporting progress through `emit`; absent, the page has no composer. */
+  continueSession?(id: string, input: ContinueInput, emit: (line: ContinueLine) => void): Promise<void>;
+}
+
+/** A running web server. */
+export interface WebServer {
+  /** `http://127.0.0.1:PORT/`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1 << 20;
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new WebError("WEB_BAD_REQUEST", "request body too large");
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseContinue(text: string): ContinueInput {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new WebError("WEB_BAD_REQUEST", "the body is not JSON");
+  }
+  const { prompt, provider, model } = (body ?? {}) as Record<string, unknown>;
+  if (typeof prompt !== "string" || prompt.trim() === "") throw new WebError("WEB_BAD_REQUEST", "prompt must be a non-empty string");
+  for (const [name, value] of [["provider", provider], ["model", model]] as const) {
+    if (value !== undefined && (typeof value !== "string" || value === "")) throw new WebError("WEB_BAD_REQUEST", `${name} must be a non-empty string when given`);
+  }
+  return { prompt, ...(typeof provider === "string" ? { provider } : {}), ...(typeof model === "string" ? { model } : {}) };
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+  response.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  response.end(body);
+}
+
+/**
+ * Refuses requests not addressed to this loopback server by name (DNS rebinding) and state-changing
+ * requests from another origin: a page elsewhere cannot make this server spend tokens.
+ */
+function guard(request: IncomingMessage, port: number): void {
+  const allowed = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  if (!allowed.has(request.headers.host ?? "")) throw new WebError("WEB_FORBIDDEN", "unexpected Host header");
+  if (request.method === "GET") return;
+  const origin = request.headers.origin;
+  if (origin !== undefined && !allowed.has(origin.replace(/^http:\/\//, ""))) throw new WebError("WEB_FORBIDDEN", "cross-origin request");
+  if (!(request.headers["content-type"] ?? "").startsWith("application/json")) throw new WebError("WEB_FORBIDDEN", "content-type must be application/json");
+}
+
+async function route(backend: WebBackend, request: IncomingMessage, response: ServerResponse, port: number): Promise<void> {
+  guard(request, port);
+  const path = new URL(request.url ?? "/", "http://localhost").pathname;
+  const parts = path.split("/").filter((part) => part !== "").map((part) => decodeURIComponent(part));
+  if (request.method === "GET" && (parts.length === 0 || (parts.length === 2 && parts[0] === "sessions"))) {
+    send(response, 200, "text/html; charset=utf-8", renderPage({ title: parts[1] ?? "dsh sessions", script: await appScript() }));
+    return;
+  }
+  if (parts[0] !== "api") throw new WebError("WEB_NOT_FOUND", `no page at ${path}`);
+  if (request.method === "GET" && parts.length === 2 && parts[1] === "sessions") {
+    send(response, 200, "application/json", JSON.stringify(await backend.listSessions()));
+    return;
+  }
+  if (parts[1] !== "sessions" || parts[2] === undefined) throw new WebError("WEB_NOT_FOUND", `no API at ${path}`);
+  const id = parts[2];
+  if (request.method === "GET" && parts.length === 3) {
+    send(response, 200, "application/json", JSON.stringify(await backend.loadSession(id)));
+    return;
+  }
+  if (request.method === "GET" && parts.length === 5 && parts[3] === "images") {
+    const image = await backend.image(id, parts[4]!);
+    send(response, 200, image.mediaType, image.bytes);
+    return;
+  }
+  if (request.method === "POST" && parts.length === 4 && parts[3] === "turns" && backend.continueSession !== undefined) {
+    const input = parseContinue(await readBody(request));
+    response.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
+    const emit = (line: ContinueLine) => response.write(`${JSON.stringify(line)}\n`);
+    try {
+      await backend.continueSession(id, input, emit);
+    } catch (error) {
+      emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    }
+    response.end();
+    return;
+  }
+  throw new WebError("WEB_NOT_FOUND", `no API at ${request.method ?? "?"} ${path}`);
+}
+
+/** Serves the web app over `backend` on loopback (`port` 0 picks a free one). */
+export async function startWebServer(backend: WebBackend, options: { readonly port?: number } = {}): Promise<WebServer> {
+  let port = 0;
+  const server = createServer((request, response) => {
+    route(backend, request, response, port).catch((error: unknown) => {
+      const status = error instanceof WebError ? error.status : 500;
+      const message = error instanceof Error ? error.message : String(error);
+      if (response.headersSent) response.end();
+      else send(response, status, "application/json", JSON.stringify({ error: message }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+      }),
+  };
+}
