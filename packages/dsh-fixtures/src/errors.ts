@@ -1,4 +1,5 @@
-import { DshError } from "dsh-base";
+import { DshError, describeIssues } from "dsh-base";
+import type { z } from "zod";
 
 /** Stable codes of every error the fixture package throws. */
 export type FixtureErrorCode =
@@ -14,4 +15,17 @@ export type FixtureErrorCode =
 /** A fixture failure with a stable code and one line saying what and where. */
 export class FixtureError extends DshError<FixtureErrorCode> {
   override name = "FixtureError";
+}
+
+/** `text` parsed as JSON and validated by `schema`; anything else is `FIXTURE_INVALID` naming `where` and the first problem. */
+export function parseFixtureJson<Schema extends z.ZodType>(schema: Schema, text: string, where: string): z.output<Schema> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new FixtureError("FIXTURE_INVALID", `${where} is not JSON: ${(cause as Error).message}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new FixtureError("FIXTURE_INVALID", `${where}: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
 }

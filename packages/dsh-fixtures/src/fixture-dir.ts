@@ -3,11 +3,10 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promise
 import { dirname, join } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
-import { describeIssues } from "dsh-base";
 import { toolSchemaSchema } from "dsh-llm/schemas";
 import { readJsonlLog, serializeEventLine, serializeHeaderLine, type JsonlHeader, type LogEvent } from "dsh-log";
 import { z } from "zod";
-import { FixtureError } from "./errors.js";
+import { FixtureError, parseFixtureJson } from "./errors.js";
 import { parseManifest, serializeManifest, type FixtureManifest } from "./manifest.js";
 import type { Revision } from "./revisions.js";
 
@@ -47,15 +46,7 @@ async function readText(dir: string, file: string): Promise<string> {
 
 /** Reads the tool schemas of a `tools/<id>.json` sidecar, validated. */
 export function parseToolsSidecar(text: string, where: string): Revision["tools"] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new FixtureError("FIXTURE_INVALID", `${where} is not JSON: ${(cause as Error).message}`);
-  }
-  const parsed = toolsSidecarSchema.safeParse(json);
-  if (!parsed.success) throw new FixtureError("FIXTURE_INVALID", `${where}: ${describeIssues(parsed.error.issues)}`);
-  return parsed.data;
+  return parseFixtureJson(toolsSidecarSchema, text, where);
 }
 
 /** The tool schemas as a sidecar holds them: two-space JSON, keys in the order the header has them, a final newline. */

@@ -1,7 +1,6 @@
-import { describeIssues } from "dsh-base";
 import { headerReasonSchema } from "dsh-header";
 import { z } from "zod";
-import { FixtureError } from "./errors.js";
+import { FixtureError, parseFixtureJson } from "./errors.js";
 
 /** The format name written in every fixture manifest. */
 export const FIXTURE_FORMAT = "dsh-fixture";
@@ -63,15 +62,7 @@ export type FixtureManifest = z.output<typeof fixtureManifestSchema>;
 
 /** Parses a manifest's text; anything else is `FIXTURE_INVALID` naming the first problem. */
 export function parseManifest(text: string, where: string): FixtureManifest {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new FixtureError("FIXTURE_INVALID", `${where} is not JSON: ${(cause as Error).message}`);
-  }
-  const parsed = fixtureManifestSchema.safeParse(json);
-  if (!parsed.success) throw new FixtureError("FIXTURE_INVALID", `${where}: ${describeIssues(parsed.error.issues)}`);
-  const manifest = parsed.data;
+  const manifest = parseFixtureJson(fixtureManifestSchema, text, where);
   if (manifest.tools === "real" && manifest.workdir === undefined) throw new FixtureError("FIXTURE_INVALID", `${where}: real tools need a workdir`);
   const ids = new Set(manifest.revisions.map((revision) => revision.id));
   const unknown = manifest.headers.find((header) => !ids.has(header.revision));
