@@ -6,7 +6,9 @@ import { FixtureError } from "./errors.js";
 import { loadFixture } from "./fixture-dir.js";
 import { recordFixture } from "./record.js";
 import { formatFixtureReport } from "./report.js";
-import { echoSession, echoTool, fixtureDir, SYSTEM_PROMPT } from "./test-support/session.js";
+import { createAgentRegistry } from "dsh-agent";
+import { EventLog } from "dsh-log";
+import { EchoModel, echoAgent, echoSession, echoTool, fixtureDir, sessionHeader, SYSTEM_PROMPT } from "./test-support/session.js";
 
 const modelDefaults = () => ({ maxTokens: 1000 });
 
@@ -105,5 +107,28 @@ describe("a recorded fixture", () => {
     expect(fixture.manifest).toMatchObject({ format: "dsh-fixture", version: 1, name: "echo", tools: "recorded", revisions: [{ id: "r1" }] });
     expect(fixture.manifest.headers).toEqual([{ seq: 4, reason: "initial", revision: "r1" }]);
     await expect(loadFixture(join(dir, "prompts"))).rejects.toThrow(FixtureError);
+  });
+});
+
+describe("sidecar differences", () => {
+  it("names a collapsed revision, the header that now pins another one, and the cache break that vanished", async () => {
+    const log = new EventLog({ registry: createAgentRegistry() });
+    await echoAgent(log, new EchoModel()).run("one");
+    await echoAgent(log, new EchoModel(), { systemPrompt: "Another prompt." }).run("two");
+    const dir = await fixtureDir();
+    const manifest = await recordFixture({ header: sessionHeader("live"), events: log.slice() }, dir);
+    expect(manifest.revisions).toEqual([{ id: "r1" }, { id: "r2" }]);
+    expect(await readFile(join(dir, "prompts/r2.txt"), "utf8")).toBe("Another prompt.");
+    await writeFile(join(dir, "prompts/r2.txt"), SYSTEM_PROMPT);
+    const report = await checkFixture(dir, { modelDefaults });
+    const resumeSeq = manifest.headers[1]!.seq;
+    expect(report.sidecars).toEqual(["the fixture pins 2 revision(s), the replay uses 1", `header snapshot 2 (seq ${resumeSeq - 1}): the fixture pins resume → r2, the replay resume → r1`]);
+    expect(report.breaks).toEqual({ added: [], removed: [{ number: 3, why: "node 0 (system prompt) was replaced" }] });
+    expect(report.requests.differences.map((difference) => difference.number)).toEqual([3, 4]);
+
+    // A pinned prompt that is not what the replay sent (the code's prompt differs) is shown as a diff.
+    await writeFile(join(dir, "prompts/r2.txt"), "Another prompt.");
+    const code = await checkFixture(dir, { modelDefaults, systemPrompt: (revision) => (revision.id === "r2" ? "A third prompt." : revision.prompt) });
+    expect(code.sidecars).toEqual(["prompts/r2.txt differs from the prompt the replay sent:\n  - Another prompt.\n  + A third prompt."]);
   });
 });

@@ -25,6 +25,10 @@ export const fixtureAgentSchema = z.strictObject({
     .exactOptional(),
   /** The options of trims run between turns (`agent.trimToolResults`). */
   trim: trimSchema.exactOptional(),
+  /** The retry policy, when not the agent's default: recorded retries are replayed with it. */
+  retry: z
+    .strictObject({ maxRetries: z.number().int().nonnegative(), baseDelayMs: z.number().int().nonnegative(), maxDelayMs: z.number().int().nonnegative() })
+    .exactOptional(),
 });
 export type FixtureAgentSettings = z.output<typeof fixtureAgentSchema>;
 

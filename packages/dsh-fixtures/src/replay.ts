@@ -145,6 +145,7 @@ export async function replaySession(source: ReplaySource, options: ReplayOptions
       },
       ...(source.agent.maxSteps === undefined ? {} : { maxSteps: source.agent.maxSteps }),
       ...(source.agent.compaction === undefined ? {} : { compaction: source.agent.compaction }),
+      ...(source.agent.retry === undefined ? {} : { retry: source.agent.retry }),
     });
     next.on("agent/pre-step", ({ turn, step }) => (plan.seriesSteps.has(stepKey(turn, step)) ? { action: "enter", startsRequestSeries: true } : undefined));
     next.on("agent/request", (_seed, { turn, step }) => selectionOf.get(stepKey(turn, step)));

@@ -11,6 +11,9 @@ export class EchoModel implements LlmAdapter {
   readonly provider = "scripted";
   readonly requests: FrozenGenerateOptions[] = [];
 
+  /** `cwd`: the working directory whose `notes.txt` the tool calls name, by absolute path. */
+  constructor(readonly cwd = process.cwd()) {}
+
   modelDefaults(): { maxTokens: number } {
     return { maxTokens: 1000 };
   }
@@ -24,7 +27,7 @@ export class EchoModel implements LlmAdapter {
       yield { type: "text-delta", text: `summary of ${request.messages.length} messages` };
     } else if (last.role === "user") {
       const text = last.content.map((block) => (block.type === "text" ? block.text : "an image")).join(" ");
-      yield { type: "tool-call-delta", index: 0, callId: `call-${this.requests.length}`, name: "echo", argumentsDelta: JSON.stringify({ text, path: `${process.cwd()}/notes.txt` }) };
+      yield { type: "tool-call-delta", index: 0, callId: `call-${this.requests.length}`, name: "echo", argumentsDelta: JSON.stringify({ text, path: `${this.cwd}/notes.txt` }) };
       yield { type: "usage", usage };
       yield { type: "finish", reason: "tool-calls" };
       return;
