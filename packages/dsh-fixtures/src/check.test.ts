@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertFixture, checkFixture, refreshFixture } from "./check.js";
@@ -130,5 +130,30 @@ describe("sidecar differences", () => {
     await writeFile(join(dir, "prompts/r2.txt"), "Another prompt.");
     const code = await checkFixture(dir, { modelDefaults, systemPrompt: (revision) => (revision.id === "r2" ? "A third prompt." : revision.prompt) });
     expect(code.sidecars).toEqual(["prompts/r2.txt differs from the prompt the replay sent:\n  - Another prompt.\n  + A third prompt."]);
+
+    // Refresh with the first prompt everywhere: one revision is left, and the other's sidecars go.
+    await writeFile(join(dir, "prompts/r2.txt"), SYSTEM_PROMPT);
+    await refreshFixture(dir, { modelDefaults });
+    expect(await readdir(join(dir, "prompts"))).toEqual(["r1.txt"]);
+    expect(await readdir(join(dir, "tools"))).toEqual(["r1.json"]);
+    expect((await checkFixture(dir, { modelDefaults })).ok).toBe(true);
+  });
+});
+
+describe("a damaged fixture", () => {
+  it("is refused with FIXTURE_INVALID naming the file", async () => {
+    const dir = await fixtureDir();
+    await recordFixture(await echoSession(), dir);
+    const log = join(dir, "session.jsonl");
+    const text = await readFile(log, "utf8");
+    await writeFile(log, `${text}{"seq":26,"ty`);
+    await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: `${log} ends in a torn line 28` });
+    await writeFile(log, text.replace('"turn":0}', '"turn":"zero"}'));
+    await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: expect.stringMatching(new RegExp(`^${log}: `)) });
+    await writeFile(log, text);
+    await rm(join(dir, "prompts/r1.txt"));
+    await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: `${join(dir, "prompts/r1.txt")} is missing` });
+    await mkdir(join(dir, "prompts/r1.txt"));
+    await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: `cannot read ${join(dir, "prompts/r1.txt")}: EISDIR` });
   });
 });

@@ -9,7 +9,7 @@ import { checkFixture } from "./check.js";
 import { recordFixture } from "./record.js";
 import { EchoModel, echoAgent, fixtureDir, sessionHeader } from "./test-support/session.js";
 
-const retry = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 };
+const retry = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 };
 
 /** The echo model, failing as told on given calls (1-based). */
 class FailingModel extends EchoModel {
@@ -33,16 +33,40 @@ async function record(log: EventLog, agent: Parameters<typeof recordFixture>[2] 
 describe("replaying what the model did", () => {
   it("serves recorded retryable failures before the answer, and a final failure as the failure", async () => {
     const log = new EventLog({ registry: createAgentRegistry() });
-    const model = new FailingModel(new Map([[1, new LlmError("LLM_RATE_LIMITED", "slow down", { status: 429 })], [4, new LlmError("LLM_BAD_REQUEST", "no", { status: 400 })]]));
+    const limited = () => new LlmError("LLM_RATE_LIMITED", "slow down", { status: 429 });
+    const model = new FailingModel(new Map([[1, limited()], [2, limited()], [3, limited()], [6, new LlmError("LLM_BAD_REQUEST", "no", { status: 400 })]]));
     const agent = echoAgent(log, model, { retry });
     await agent.run("one");
     await expect(agent.run("two")).rejects.toMatchObject({ code: "LLM_BAD_REQUEST" });
-    const types = log.slice().map((event) => event.type);
-    expect(types.filter((type) => type === "request/retry")).toHaveLength(1);
+    expect(log.slice().filter((event) => event.type === "request/retry")).toHaveLength(3);
     const { dir } = await record(log, { agent: { retry } });
     const report = await checkFixture(dir);
     expect(report.ok).toBe(true);
     expect(report.requests.recorded).toBe(3);
+    // Three retries are more than the default policy allows: without the session's policy the replay gives up early.
+    const path = join(dir, "fixture.json");
+    const manifest = JSON.parse(await readFile(path, "utf8")) as { agent: object };
+    await writeFile(path, JSON.stringify({ ...manifest, agent: {} }));
+    const strict = await checkFixture(dir);
+    expect(strict.ok).toBe(false);
+    expect(strict.log.examples[0]).toMatch(/^seq \d+: the fixture has request\/retry, the replay step\/end$/);
+  });
+
+  it("replays what tools added to later steps: from the log with recorded tools, from the tools with real ones", async () => {
+    // The tool adds context on its first call only (else the echo model would answer it with another call).
+    const noting = (note: string) => {
+      let added = false;
+      const execute = ({ text }: { text: string }) => ({ content: text, additionalContexts: added ? [] : ((added = true), [note]) });
+      return [defineTool({ name: "echo", description: "Echo the text back", parameters: z.object({ text: z.string(), path: z.string() }), execute })];
+    };
+    const log = new EventLog({ registry: createAgentRegistry() });
+    await echoAgent(log, new EchoModel(), { tools: noting("remember this") }).run("one");
+    expect(log.slice().filter((event) => event.type === "user/message").map((event) => (event.data as { source: string }).source)).toEqual(["user", "tool-context"]);
+    const { dir } = await record(log);
+    expect((await checkFixture(dir)).ok).toBe(true);
+    expect((await checkFixture(dir, { tools: () => noting("remember this") })).ok).toBe(true);
+    const other = await checkFixture(dir, { tools: () => noting("something else") });
+    expect(other.requests.differences.map((difference) => difference.nodes.map((node) => `${node.node} ${node.change}`))).toEqual([["4 replaced"], ["4 replaced"]]);
   });
 
   it("refuses a step that ended without an answer it could replay", async () => {
