@@ -7,13 +7,13 @@ import { sampleSession } from "./test-support/session.js";
 import type { ContinueLine } from "./view-types.js";
 
 /** A raw HTTP request, so Host and Origin can be set as a hostile page would. */
-function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; type: string; body: string }> {
+function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; type: string; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (response) => {
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, type: String(response.headers["content-type"]), body }));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, type: String(response.headers["content-type"]), body, headers: response.headers }));
     });
     request.on("error", reject);
     request.end(options.body);
@@ -83,5 +83,32 @@ describe("startWebServer", () => {
     const failed = await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: '{"prompt":"fail"}', headers: { "content-type": "application/json" } });
     expect(failed.body.trimEnd().split("\n").at(-1)).toBe('{"type":"error","message":"the provider is down"}');
     expect(continued).toEqual([{ id: "s1", prompt: "go on", model: "b" }, { id: "s1", prompt: "fail" }]);
+  });
+
+  it("answers each refusal with its message, and keeps responses out of caches and sniffers", async () => {
+    const json = { "content-type": "application/json; charset=utf-8" };
+    const post = (body: string, headers: Record<string, string> = json) => call(`${server.url}api/sessions/s1/turns`, { method: "POST", body, headers });
+    expect(await post('{"prompt":""}')).toMatchObject({ status: 400, body: '{"error":"prompt must be a non-empty string"}' });
+    expect(await post('{"prompt":"  "}')).toMatchObject({ status: 400 });
+    expect(await post("null")).toMatchObject({ status: 400, body: '{"error":"prompt must be a non-empty string"}' });
+    expect(await post("{")).toMatchObject({ status: 400, body: '{"error":"the body is not JSON"}' });
+    expect(await post('{"prompt":"x","provider":""}')).toMatchObject({ status: 400, body: '{"error":"provider must be a non-empty string when given"}' });
+    expect(await post('{"prompt":"x","model":7}')).toMatchObject({ status: 400, body: '{"error":"model must be a non-empty string when given"}' });
+    expect(await post(JSON.stringify({ prompt: "x".repeat((1 << 20) + 1) }))).toMatchObject({ status: 400, body: '{"error":"request body too large"}' });
+    expect(await post('{"prompt":"x"}', { "content-type": "text/plain" })).toMatchObject({ status: 403, body: '{"error":"content-type must be application/json"}' });
+    expect(await post('{"prompt":"x"}', {})).toMatchObject({ status: 403 });
+    expect(await post('{"prompt":"x"}', { ...json, origin: "http://evil.example" })).toMatchObject({ status: 403, body: '{"error":"cross-origin request"}' });
+    expect(await call(`${server.url}api/sessions/s1`, { method: "DELETE" })).toMatchObject({ status: 403 });
+    expect(await call(`${server.url}api/sessions/s1`, { method: "DELETE", headers: json })).toMatchObject({ status: 404, body: '{"error":"no API at DELETE /api/sessions/s1"}' });
+    expect(await call(`${server.url}api/sessions/s1/images`)).toMatchObject({ status: 404, body: '{"error":"no API at GET /api/sessions/s1/images"}' });
+    expect(await call(`${server.url}api/sessions/s1/turns`)).toMatchObject({ status: 404 });
+    expect(await call(`${server.url}api`)).toMatchObject({ status: 404, body: '{"error":"no API at /api"}' });
+    expect(await call(`${server.url}nowhere/else`)).toMatchObject({ status: 404, body: '{"error":"no page at /nowhere/else"}' });
+    const port = new URL(server.url).port;
+    const named = await call(`${server.url}api/sessions`, { headers: { host: `localhost:${port}` } });
+    expect(named).toMatchObject({ status: 200, type: "application/json" });
+    expect(named.headers).toMatchObject({ "cache-control": "no-store", "x-content-type-options": "nosniff" });
+    expect(await call(`${server.url}api/sessions`, { headers: { host: `127.0.0.1:${Number(port) + 1}` } })).toMatchObject({ status: 403 });
+    expect((await post('{"prompt":"x"}', { ...json, origin: `http://localhost:${port}` })).status).toBe(200);
   });
 });
