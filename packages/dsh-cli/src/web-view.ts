@@ -1,8 +1,8 @@
-import { readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
-import type { ReconstructedRequest } from "dsh-agent";
+import { AttachmentError, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
+import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import type { EventLog, SessionInfo } from "dsh-log";
-import { buildSessionView, type ComposerView, type ImageView, type RequestFacts, type SessionView } from "dsh-web";
+import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type SessionView } from "dsh-web";
 import { cacheRows, type CacheRow } from "./cache-report.js";
 import { tokenizedRequests } from "./tokenized.js";
 
@@ -27,7 +27,7 @@ async function verifiedImages(request: ReconstructedRequest, attachments: Attach
     try {
       views.push({ digest: ref.digest, mediaType: ref.mediaType, src: source(ref, await readImage(attachments, ref)) });
     } catch (error) {
-      views.push({ digest: ref.digest, mediaType: ref.mediaType, error: (error as Error).message });
+      views.push({ digest: ref.digest, mediaType: ref.mediaType, error: error instanceof AttachmentError ? `${error.code}: ${error.message}` : String(error) });
     }
   }
   return views;
@@ -43,7 +43,9 @@ export function composerOf(log: EventLog): ComposerView | undefined {
 
 /**
  * The session page of a session: every request rebuilt, tokenized and serialized as `dsh cache` and
- * `dsh requests --wire` do, its images verified, laid out by `buildSessionView`.
+ * `dsh requests --wire` do, its images verified, laid out by `buildSessionView`. When an image object
+ * is missing or corrupt the requests cannot be serialized: the page then shows the provider's usage
+ * instead of token counts, no wire bodies, and the failed image with its error.
  */
 export async function sessionView(
   session: { readonly info: SessionInfo; readonly log: EventLog },
@@ -52,7 +54,7 @@ export async function sessionView(
 ): Promise<SessionView> {
   const { info, log } = session;
   const events = log.slice();
-  const requests: ReconstructedRequest[] = [];
+  let requests: ReconstructedRequest[] = [];
   const wires: string[] = [];
   async function* captured() {
     for await (const tokenized of tokenizedRequests(log, attachments)) {
@@ -61,12 +63,17 @@ export async function sessionView(
       yield tokenized;
     }
   }
-  const rows: CacheRow[] = [];
-  for await (const row of cacheRows(events, captured())) rows.push(row);
-  const facts: RequestFacts[] = [];
-  for (const [index, row] of rows.entries()) {
-    facts.push({ ...row, wire: wires[index]!, images: await verifiedImages(requests[index]!, attachments, options.images) });
+  let facts: RequestFacts[] = [];
+  try {
+    const rows: CacheRow[] = [];
+    for await (const row of cacheRows(events, captured())) rows.push(row);
+    facts = rows.map((row, index) => ({ ...row, wire: wires[index]! }));
+  } catch (error) {
+    if (!(error instanceof AttachmentError)) throw error;
+    requests = await reconstructRequests(log);
+    facts = usageFacts(events, requests);
   }
+  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await verifiedImages(request, attachments, options.images) };
   const composer = options.composer ? composerOf(log) : undefined;
   return buildSessionView({ info, events, requests, facts, ...(composer === undefined ? {} : { composer }) });
 }
