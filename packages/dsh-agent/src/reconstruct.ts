@@ -1,6 +1,6 @@
 import { readImage, type AttachmentStore } from "dsh-attachments";
 import type { RequestHeaderSnapshot } from "dsh-header";
-import type { FrozenGenerateOptions } from "dsh-llm";
+import { messageImages, type FrozenGenerateOptions } from "dsh-llm";
 import { EventLog, type EventRegistry, type LogEvent } from "dsh-log";
 import { createAgentRegistry } from "./register.js";
 import { buildLoopRequest, emptyRequestFold, foldRequestEvent, type RequestFold } from "./request.js";
@@ -69,14 +69,10 @@ export async function reconstructRequests(events: EventLog | Iterable<LogEvent>,
 }
 
 async function verifyAttachments(request: FrozenGenerateOptions, store: AttachmentStore, verified: Set<string>): Promise<void> {
-  for (const message of request.messages) {
-    if (message.role === "system" || message.role === "assistant") continue;
-    for (const block of message.content) {
-      if (block.type !== "image") continue;
-      const key = JSON.stringify(block.image);
-      if (verified.has(key)) continue;
-      await readImage(store, block.image);
-      verified.add(key);
-    }
+  for (const ref of messageImages(request.messages)) {
+    const key = JSON.stringify(ref);
+    if (verified.has(key)) continue;
+    await readImage(store, ref);
+    verified.add(key);
   }
 }

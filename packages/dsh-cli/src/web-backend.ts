@@ -1,7 +1,8 @@
 import { readImage, type ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry } from "dsh-agent";
 import { LogError, type SessionStore } from "dsh-log";
-import { deriveMessagesFromEvents } from "dsh-surface";
+import { messageImages } from "dsh-llm";
+import { deriveEventMessage, deriveMessagesFromEvents, isSurfaceEvent } from "dsh-surface";
 import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import { sessionConfig } from "./selection.js";
@@ -58,13 +59,8 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
     },
     async image(id, digest) {
       const { log } = await read(store, id);
-      for (const event of log.slice()) {
-        const content = (event.data as { content?: unknown }).content;
-        if (!Array.isArray(content)) continue;
-        for (const block of content as { type: string; image?: ImageAttachmentRef }[]) {
-          if (block.type === "image" && block.image?.digest === digest) return { bytes: await readImage(attachments, block.image), mediaType: block.image.mediaType };
-        }
-      }
+      const ref = messageImages(log.slice().filter(isSurfaceEvent).map(deriveEventMessage)).find((image) => image.digest === digest);
+      if (ref !== undefined) return { bytes: await readImage(attachments, ref), mediaType: ref.mediaType };
       throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);
     },
     continueSession: (id, input, emit) => continueTurn(store, id, input, emit, io, objects),

@@ -17,8 +17,14 @@ describe("sessionView", () => {
     const session = await readJsonlLog(join(project, "..", "s.jsonl"), createAgentRegistry());
     const info = session.header;
     const store = attachmentStore(project, undefined);
-    const view = await sessionView({ info, log: session.log }, store, { images: inlineImage, composer: true });
+    const sources: string[] = [];
+    const counted: typeof inlineImage = (ref, bytes) => (sources.push(ref.digest), inlineImage(ref, bytes));
+    const view = await sessionView({ info, log: session.log }, store, { images: counted, composer: true });
     const first = view.requests[0]!;
+    // Every request carries the image; it is read and verified once for the page.
+    expect(view.requests.length).toBeGreaterThan(1);
+    for (const request of view.requests) expect(request.images).toEqual(first.images);
+    expect(sources).toEqual([first.images[0]!.digest]);
     expect(first.images).toEqual([{ digest: expect.stringMatching(/^sha256:/), mediaType: "image/png", src: expect.stringMatching(/^data:image\/png;base64,/) }]);
     expect(first.wire).toContain('"image_url"');
     expect(view.composer).toEqual({ provider: "sim", model: "sim-1", explicit: {} });

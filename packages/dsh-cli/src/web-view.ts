@@ -1,6 +1,7 @@
 import { AttachmentError, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
 import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
+import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
 import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type SessionView } from "dsh-web";
 import { cacheRows, type CacheRow } from "./cache-report.js";
@@ -12,25 +13,25 @@ export type ImageSource = (ref: ImageAttachmentRef, bytes: Uint8Array) => string
 /** An image as a data URL, for a page that must work offline. */
 export const inlineImage: ImageSource = (ref, bytes) => `data:${ref.mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
 
-function imageRefs(request: ReconstructedRequest): ImageAttachmentRef[] {
-  const refs = new Map<string, ImageAttachmentRef>();
-  for (const message of request.request.messages) {
-    if (message.role !== "user" && message.role !== "tool") continue;
-    for (const block of message.content) if (block.type === "image") refs.set(block.image.digest, block.image as ImageAttachmentRef);
-  }
-  return [...refs.values()];
-}
-
-async function verifiedImages(request: ReconstructedRequest, attachments: AttachmentStore, source: ImageSource): Promise<ImageView[]> {
-  const views: ImageView[] = [];
-  for (const ref of imageRefs(request)) {
+/** Each image of each request, read and verified once per page however many requests carry it. */
+function imageViews(attachments: AttachmentStore, source: ImageSource): (request: ReconstructedRequest) => Promise<ImageView[]> {
+  const views = new Map<string, Promise<ImageView>>();
+  const view = async (ref: ImageAttachmentRef): Promise<ImageView> => {
     try {
-      views.push({ digest: ref.digest, mediaType: ref.mediaType, src: source(ref, await readImage(attachments, ref)) });
+      return { digest: ref.digest, mediaType: ref.mediaType, src: source(ref, await readImage(attachments, ref)) };
     } catch (error) {
-      views.push({ digest: ref.digest, mediaType: ref.mediaType, error: error instanceof AttachmentError ? `${error.code}: ${error.message}` : String(error) });
+      return { digest: ref.digest, mediaType: ref.mediaType, error: error instanceof AttachmentError ? `${error.code}: ${error.message}` : String(error) };
     }
-  }
-  return views;
+  };
+  return (request) =>
+    Promise.all(
+      messageImages(request.request.messages).map((ref) => {
+        const key = JSON.stringify(ref);
+        let known = views.get(key);
+        if (known === undefined) views.set(key, (known = view(ref)));
+        return known;
+      }),
+    );
 }
 
 /** The selection a continued turn starts from: the latest header's, adapter-held values left out. */
@@ -73,7 +74,8 @@ export async function sessionView(
     requests = await reconstructRequests(log);
     facts = usageFacts(events, requests);
   }
-  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await verifiedImages(request, attachments, options.images) };
+  const images = imageViews(attachments, options.images);
+  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await images(request) };
   const composer = options.composer ? composerOf(log) : undefined;
   return buildSessionView({ info, events, requests, facts, ...(composer === undefined ? {} : { composer }) });
 }

@@ -1,10 +1,11 @@
 import { cp, mkdir, readdir, stat } from "node:fs/promises";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { reconstructRequests } from "dsh-agent";
-import { FsAttachmentStore, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
+import { FsAttachmentStore, readImage, type AttachmentStore } from "dsh-attachments";
 import { describeIssues } from "dsh-base";
 import type { JsonlHeader, LogEvent } from "dsh-log";
-import { isSurfaceEvent } from "dsh-surface";
+import { messageImages } from "dsh-llm";
+import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
 import { canonicalSession } from "./canonical.js";
 import { headerSeqs } from "./check.js";
 import { FixtureError } from "./errors.js";
@@ -31,18 +32,6 @@ export interface RecordOptions {
 }
 
 const SKIPPED = new Set([".git", "node_modules", ".dsh"]);
-
-/** Every image a session references, once each. */
-function imageRefs(events: readonly LogEvent[]): ImageAttachmentRef[] {
-  const refs = new Map<string, ImageAttachmentRef>();
-  for (const event of events) {
-    if (!isSurfaceEvent(event) || event.type === "system/message" || event.type === "assistant/message") continue;
-    for (const block of (event.data as { content: readonly { type: string; image?: ImageAttachmentRef }[] }).content) {
-      if (block.type === "image" && block.image !== undefined) refs.set(block.image.digest, block.image);
-    }
-  }
-  return [...refs.values()];
-}
 
 async function isEmptyOrMissing(dir: string): Promise<boolean> {
   try {
@@ -94,7 +83,7 @@ export async function recordFixture(session: { readonly header?: JsonlHeader; re
   });
   if (!parsed.success) throw new FixtureError("FIXTURE_INVALID", `cannot record ${dir}: ${describeIssues(parsed.error.issues)}`);
   const manifest = parsed.data;
-  const images = imageRefs(canonical.events);
+  const images = messageImages(canonical.events.filter(isSurfaceEvent).map(deriveEventMessage));
   if (images.length > 0 && options.attachments === undefined) throw new FixtureError("FIXTURE_INVALID", `the session references ${images.length} image(s): pass the attachment store they are in`);
   const bytes = await Promise.all(images.map((ref) => readImage(options.attachments!, ref)));
   await mkdir(dir, { recursive: true });

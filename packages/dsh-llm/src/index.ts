@@ -17,6 +17,7 @@ export type {
   ToolResultMessage,
   UserMessage,
 } from "./messages.js";
+export { messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort } from "./config.js";
 export type { TokenUsage } from "./usage.js";
