@@ -26,5 +26,6 @@ export type { PreStepContext, PreStepDecision, PreStepListener, RequestListener 
 export type { InboxItem } from "./inbox.js";
 export { buildLoopRequest } from "./request.js";
 export { reconstructRequestStream, reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
+export { requestBreak } from "./request-break.js";
 export type { RetryPolicy } from "./retry.js";
 export { ToolRegistry, defineTool, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";

@@ -1,5 +1,6 @@
-import type { ReconstructedRequest } from "dsh-agent";
+import { requestBreak, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges } from "dsh-header";
+import { surfaceNodeLabel } from "dsh-surface";
 import { jsonEquals, type JsonValue, type Message } from "dsh-llm";
 
 /** How one surface node of a request differs from the recorded request. */
@@ -41,11 +42,6 @@ export function nodeChanges(before: readonly Message[], after: readonly Message[
   return changes;
 }
 
-function roleOf(message: Message | undefined): string {
-  if (message === undefined) return "none";
-  return message.role === "system" ? "system prompt" : message.role === "tool" ? `tool result ${message.toolName}` : message.role;
-}
-
 /** The cache consequence of sending `after` where `before` was sent: how much of a cache the recorded requests warmed is still read. */
 function cacheConsequence(before: ReconstructedRequest, after: ReconstructedRequest, nodes: readonly NodeChange[]): string {
   const b = before.request.config;
@@ -57,7 +53,7 @@ function cacheConsequence(before: ReconstructedRequest, after: ReconstructedRequ
     return nodes.length === 0 ? "the prompt is the same; only call settings differ" : `the prompt extends the recorded one from node ${nodes[0]!.node}: its whole prefix is still read`;
   }
   if (first.node === 0) return "the prompt differs from node 0 (the system prompt): nothing after the tools is read from a cache the recorded requests warmed";
-  return `the prompt differs from node ${first.node} (${roleOf(first.before)}): a cache the recorded requests warmed is read up to node ${first.node - 1} at most`;
+  return `the prompt differs from node ${first.node} (${surfaceNodeLabel(first.before!)}): a cache the recorded requests warmed is read up to node ${first.node - 1} at most`;
 }
 
 /**
@@ -89,14 +85,8 @@ export function compareRequests(recorded: readonly ReconstructedRequest[], repla
 export function cacheBreaks(requests: readonly ReconstructedRequest[]): Map<number, string> {
   const breaks = new Map<number, string>();
   for (let k = 1; k < requests.length; k++) {
-    const before = requests[k - 1]!.request;
-    const after = requests[k]!.request;
-    if (before.config.provider !== after.config.provider || before.config.model !== after.config.model) breaks.set(k + 1, "the model changed");
-    else if (!sameJson(before.tools ?? [], after.tools ?? [])) breaks.set(k + 1, "the tools changed");
-    else {
-      const node = before.messages.findIndex((message, i) => !sameJson(message, after.messages[i]));
-      if (node !== -1) breaks.set(k + 1, `node ${node} (${roleOf(before.messages[node])}) was replaced`);
-    }
+    const reason = requestBreak(requests[k - 1]!.request, requests[k]!.request);
+    if (reason !== undefined) breaks.set(k + 1, reason);
   }
   return breaks;
 }

@@ -1,5 +1,6 @@
 import { diffLines } from "diff";
 import type { Message } from "dsh-llm";
+import { surfaceNodeLabel } from "dsh-surface";
 import type { NodeChange, RequestDifference } from "./diff.js";
 
 /** What a check found: every way the replay differs from the fixture. `ok` when there is none. */
@@ -61,18 +62,12 @@ export function textDiff(before: string, after: string, indent: string): string[
   return lines.length > MAX_DIFF_LINES ? [...lines.slice(0, MAX_DIFF_LINES), `${indent}… ${lines.length - MAX_DIFF_LINES} more lines`] : lines;
 }
 
-function roleOf(change: NodeChange): string {
-  const message = change.after ?? change.before;
-  if (message === undefined) return "";
-  return message.role === "system" ? "system prompt" : message.role === "tool" ? `tool result ${message.toolName}` : message.role;
-}
-
 function differenceBody(difference: RequestDifference): string[] {
   if (difference.missing === "recorded") return ["  the fixture has no request here: the replay sent one more", `  cache: ${difference.cache}`];
   if (difference.missing === "replayed") return ["  the replay never sent this request", `  cache: ${difference.cache}`];
   const lines = difference.header.map((line) => `  header: ${line}`);
   for (const change of difference.nodes) {
-    lines.push(`  node ${change.node} (${roleOf(change)}) ${change.change}:`);
+    lines.push(`  node ${change.node} (${surfaceNodeLabel((change.after ?? change.before)!)}) ${change.change}:`);
     lines.push(...textDiff(readable(change.before), readable(change.after), "    "));
   }
   lines.push(`  cache: ${difference.cache}`);

@@ -13,4 +13,5 @@ export type { SurfaceNode, SurfaceState } from "./surface-rule.js";
 export { advanceSurface, deriveMessagesFromEvents, emptySurface, type SurfaceView } from "./projection.js";
 export { SurfaceManager, type ReplacementInput, type SurfaceRange } from "./surface-manager.js";
 export { registerSurfaceEvents } from "./register.js";
+export { surfaceNodeLabel } from "./node-label.js";
 export type { AppendList } from "./append-list.js";

@@ -1,8 +1,8 @@
-import { forkPoints, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
+import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
 import type { Message } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
-import { advanceSurface, emptySurface, type SurfaceView } from "dsh-surface";
+import { advanceSurface, emptySurface, surfaceNodeLabel, type SurfaceView } from "dsh-surface";
 import { contentText, timelineEntry } from "./timeline.js";
 import type { ComposerView, ImageView, NodeView, RequestView, SessionListItem, SessionView } from "./view-types.js";
 
@@ -42,10 +42,6 @@ export interface SessionViewInput {
 
 const TEXT_LIMIT = 2000;
 
-function roleOf(message: Message): string {
-  return message.role === "system" ? "system prompt" : message.role === "tool" ? `tool result ${message.toolName}` : message.role;
-}
-
 function nodeText(message: Message): string {
   const text = message.role === "system" ? message.content : contentText(message.content);
   return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text;
@@ -66,7 +62,7 @@ export function usageFacts(events: readonly LogEvent[], requests: readonly Recon
     const reported = usage.get(`${request.turn}.${request.step}`);
     const promptTokens = reported?.input ?? 0;
     const previous = requests[index - 1];
-    const isBreak = previous !== undefined && !extendsRequest(previous, request);
+    const isBreak = previous !== undefined && requestBreak(previous.request, request.request) !== undefined;
     const previousTokens = previous === undefined ? 0 : (usage.get(`${previous.turn}.${previous.step}`)?.input ?? 0);
     return {
       promptTokens,
@@ -77,15 +73,6 @@ export function usageFacts(events: readonly LogEvent[], requests: readonly Recon
       misses: [],
     };
   });
-}
-
-/** Whether `next` sends what `previous` sent (same model and tools, its messages first). */
-function extendsRequest(previous: ReconstructedRequest, next: ReconstructedRequest): boolean {
-  const a = previous.request;
-  const b = next.request;
-  if (a.config.provider !== b.config.provider || a.config.model !== b.config.model) return false;
-  if (JSON.stringify(a.tools ?? []) !== JSON.stringify(b.tools ?? [])) return false;
-  return a.messages.every((message, index) => JSON.stringify(message) === JSON.stringify(b.messages[index]));
 }
 
 /** A session as the list shows it, from its events alone (no request is rebuilt). */
@@ -123,7 +110,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
 function nodeViews(previous: ReadonlySet<number>, replacements: ReadonlySet<number>, seqs: readonly number[], messages: readonly Message[]): NodeView[] {
   return seqs.map((seq, node) => {
     const status = previous.has(seq) ? "kept" : replacements.has(seq) ? "replaced" : "appended";
-    return { node, seq, role: roleOf(messages[node]!), status, text: nodeText(messages[node]!) };
+    return { node, seq, role: surfaceNodeLabel(messages[node]!), status, text: nodeText(messages[node]!) };
   });
 }
 
