@@ -24,6 +24,24 @@ describe("a recorded fixture", () => {
     expect((await checkFixture(dir)).ok).toBe(true);
   });
 
+  it("takes its replay options from a function of the loaded fixture", async () => {
+    const dir = await fixtureDir();
+    await recordFixture(await echoSession(), dir, { cwd: process.cwd() });
+    const seen: string[] = [];
+    const chosen = (fixture: { readonly manifest: { readonly name: string; readonly tools: string } }) => {
+      seen.push(`${fixture.manifest.name}/${fixture.manifest.tools}`);
+      return { modelDefaults, systemPrompt: () => SYSTEM_PROMPT.replace("briefly", "in detail") };
+    };
+    const report = await checkFixture(dir, chosen);
+    expect(seen).toEqual(["echo/recorded"]);
+    expect(report.requests.differences.map((difference) => difference.nodes.map((change) => change.node))).toEqual([[0], [0], [0], [0]]);
+    await expect(assertFixture(dir, chosen)).rejects.toMatchObject({ code: "FIXTURE_MISMATCH" });
+    expect((await refreshFixture(dir, chosen)).ok).toBe(false);
+    expect(await readFile(join(dir, "prompts/r1.txt"), "utf8")).toBe(SYSTEM_PROMPT.replace("briefly", "in detail"));
+    expect((await checkFixture(dir, chosen)).ok).toBe(true);
+    expect(seen).toHaveLength(4);
+  });
+
   it("names every changed request, the node, and the cache consequence when the prompt sidecar is edited; refresh makes it pass", async () => {
     const dir = await fixtureDir();
     await recordFixture(await echoSession(), dir, { cwd: process.cwd() });

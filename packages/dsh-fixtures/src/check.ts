@@ -85,10 +85,13 @@ async function replayFixture(fixture: Fixture, recorded: readonly ReconstructedR
   return { events, requests, pinned: deriveRevisions(requests, headerSeqs(events), seedLength), overruns: outcome.overruns, unused: outcome.unused };
 }
 
-async function compare(dir: string, options: ReplayOptions): Promise<{ fixture: Fixture; replayed: Replayed; report: FixtureReport }> {
+/** Replay options, or a function that chooses them from the loaded fixture (its manifest's tool mode, say). */
+export type FixtureReplayOptions = ReplayOptions | ((fixture: Fixture) => ReplayOptions);
+
+async function compare(dir: string, options: FixtureReplayOptions): Promise<{ fixture: Fixture; replayed: Replayed; report: FixtureReport }> {
   const fixture = await loadFixture(dir);
   const recorded = await reconstructRequests(fixture.events, { attachments: fixture.attachments });
-  const replayed = await replayFixture(fixture, recorded, options);
+  const replayed = await replayFixture(fixture, recorded, typeof options === "function" ? options(fixture) : options);
   const { unused } = replayed;
   const differences = compareRequests(recorded, replayed.requests);
   const breaks = breakChanges(recorded, replayed.requests);
@@ -109,15 +112,15 @@ async function compare(dir: string, options: ReplayOptions): Promise<{ fixture: 
 
 /**
  * Replays the fixture in `dir` keyless through the current loop (with the current code's prompt and
- * tools when `options` supplies them) and reports every difference from what it records: requests
+ * tools when `options` supplies them, or a function of the loaded fixture that does) and reports every difference from what it records: requests
  * (header fields, surface nodes, cache consequence), cache breaks, sidecars and log events.
  */
-export async function checkFixture(dir: string, options: ReplayOptions = {}): Promise<FixtureReport> {
+export async function checkFixture(dir: string, options: FixtureReplayOptions = {}): Promise<FixtureReport> {
   return (await compare(dir, options)).report;
 }
 
 /** {@link checkFixture} for test suites: resolves when the fixture is unchanged, else throws `FIXTURE_MISMATCH` with the readable report as its message. */
-export async function assertFixture(dir: string, options: ReplayOptions = {}): Promise<void> {
+export async function assertFixture(dir: string, options: FixtureReplayOptions = {}): Promise<void> {
   const report = await checkFixture(dir, options);
   if (!report.ok) throw new FixtureError("FIXTURE_MISMATCH", formatFixtureReport(report));
 }
@@ -127,7 +130,7 @@ export async function assertFixture(dir: string, options: ReplayOptions = {}): P
  * check passes again. Returns what changed (the report a check would have given). Refuses, changing
  * nothing, when the replay needed model answers the fixture does not have: record it again instead.
  */
-export async function refreshFixture(dir: string, options: ReplayOptions = {}): Promise<FixtureReport> {
+export async function refreshFixture(dir: string, options: FixtureReplayOptions = {}): Promise<FixtureReport> {
   const { fixture, replayed, report } = await compare(dir, options);
   if (report.ok) return report;
   if (replayed.overruns.length > 0) {

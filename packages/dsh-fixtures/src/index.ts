@@ -1,6 +1,6 @@
 export { FixtureError, type FixtureErrorCode } from "./errors.js";
 export { recordFixture, type RecordOptions } from "./record.js";
-export { assertFixture, checkFixture, refreshFixture } from "./check.js";
+export { assertFixture, checkFixture, refreshFixture, type FixtureReplayOptions } from "./check.js";
 export { loadFixture, FIXTURE_FILES, type Fixture } from "./fixture-dir.js";
 export { replaySession, type ReplayOptions, type ReplayOutcome, type ReplaySource } from "./replay.js";
 export { formatFixtureReport, type CacheBreak, type FixtureReport } from "./report.js";

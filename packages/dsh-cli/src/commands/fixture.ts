@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { checkFixture, formatFixtureReport, loadFixture, recordFixture, refreshFixture, type ReplayOptions } from "dsh-fixtures";
+import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type Fixture, type ReplayOptions } from "dsh-fixtures";
 import type { ModelDefaults } from "dsh-llm";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
@@ -27,9 +27,8 @@ function currentDefaults(provider: string, model: string): ModelDefaults {
   return adapter.modelDefaults?.(model) ?? {};
 }
 
-/** What the CLI's current code offers a replay: its adapters' defaults, and its workspace tools when the fixture runs them for real. */
-async function cliReplay(dir: string): Promise<ReplayOptions> {
-  const { manifest, workdir } = await loadFixture(dir);
+/** What the CLI's current code offers the replay of `fixture`: its adapters' defaults, and its workspace tools when the fixture runs them for real. */
+function cliReplay({ manifest, workdir }: Fixture): ReplayOptions {
   return { modelDefaults: currentDefaults, ...(manifest.tools === "real" ? { tools: () => workspaceTools(workdir!) } : {}) };
 }
 
@@ -65,7 +64,7 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
     agent: agentSettings(values),
     attachments: attachmentStore(io.cwd, values.objects),
   });
-  const report = await checkFixture(dir, await cliReplay(dir));
+  const report = await checkFixture(dir, cliReplay);
   io.stdout.write(`recorded ${dir}: ${report.requests.recorded} request(s), ${manifest.revisions.length} revision(s), tools ${manifest.tools}\n`);
   io.stdout.write(`${formatFixtureReport(report)}\n`);
   return report.ok ? EXIT.ok : EXIT.failure;
@@ -81,13 +80,12 @@ export async function fixtureCommand(argv: readonly string[], io: CliIo): Promis
   if (verb === "record") return record(rest, io);
   if ((verb !== "check" && verb !== "refresh") || rest.length !== 1) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
   const dir = resolve(io.cwd, rest[0]!);
-  const options = await cliReplay(dir);
   if (verb === "check") {
-    const report = await checkFixture(dir, options);
+    const report = await checkFixture(dir, cliReplay);
     io.stdout.write(`${formatFixtureReport(report)}\n`);
     return report.ok ? EXIT.ok : EXIT.failure;
   }
-  const report = await refreshFixture(dir, options);
+  const report = await refreshFixture(dir, cliReplay);
   io.stdout.write(report.ok ? `${formatFixtureReport(report)}: nothing to refresh\n` : `refreshed ${dir}:\n${formatFixtureReport(report).split("\n").slice(0, -1).join("\n")}\n`);
   return EXIT.ok;
 }
