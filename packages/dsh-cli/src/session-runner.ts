@@ -178,15 +178,23 @@ export function continuedConfig(log: EventLog, overrides: { provider?: string | 
   return { provider, model: overrides.model ?? (provider === restored?.provider ? restored.model : providerProfile(provider).defaultModel) };
 }
 
-/** Continues an opened session with one turn (resume, or a fork with a prompt), closing it on every path. */
-export async function continueSession(session: OpenedSession, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
+/**
+ * Runs `turn` with the agent that continues an opened session (the selection restored from the log,
+ * overridden by `values`), closing the session and its provider on every path.
+ */
+export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" | "log" | "close">, values: TurnValues, io: CliIo, turn: (agent: Agent) => Promise<T>): Promise<T> {
   let provider: ProviderSession | undefined;
   try {
     const config = sessionConfig(continuedConfig(session.log, values), values, session.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    return await runTurn(cliAgent(session.log, provider, config, values, io), session.location, await turnInput(prompt, values, io), io);
+    return await turn(cliAgent(session.log, provider, config, values, io));
   } finally {
     await session.close();
     await provider?.close();
   }
+}
+
+/** Continues an opened session with one turn on the terminal (resume, or a fork with a prompt), closing it on every path. */
+export function continueSession(session: OpenedSession, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
+  return withContinuedAgent(session, values, io, async (agent) => runTurn(agent, session.location, await turnInput(prompt, values, io), io));
 }

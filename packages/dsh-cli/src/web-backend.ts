@@ -5,8 +5,7 @@ import { messageImages } from "dsh-llm";
 import { deriveEventMessage, deriveMessagesFromEvents, isSurfaceEvent } from "dsh-surface";
 import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
-import { sessionConfig } from "./selection.js";
-import { cliAgent, continuedConfig, startProvider, type ProviderSession } from "./session-runner.js";
+import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
 import { sessionView } from "./web-view.js";
 
@@ -23,13 +22,15 @@ async function read(store: SessionStore, id: string) {
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
   const { info, log } = await store.open(id, { registry: createAgentRegistry() });
-  let provider: ProviderSession | undefined;
-  try {
-    const config = sessionConfig(continuedConfig(log, input), {}, info.sessionId, io);
-    provider = await startProvider(config.provider, { timeout: "120000", ...(objects === undefined ? {} : { objects }) }, io);
-    const first = deriveMessagesFromEvents(log.slice())[0];
-    const system = first?.role === "system" ? first.content : undefined;
-    const agent = cliAgent(log, provider, config, { ...(system === undefined ? {} : { system }) }, io);
+  const first = deriveMessagesFromEvents(log.slice())[0];
+  const values = {
+    timeout: "120000",
+    provider: input.provider,
+    model: input.model,
+    ...(objects === undefined ? {} : { objects }),
+    ...(first?.role === "system" ? { system: first.content } : {}),
+  };
+  await withContinuedAgent({ info, log, close: () => log.close() }, values, io, async (agent) => {
     const result = await agent.run(input.prompt, {
       onChunk: (chunk) => {
         if (chunk.type === "text-delta") emit({ type: "text", text: chunk.text });
@@ -37,10 +38,7 @@ async function continueTurn(store: SessionStore, id: string, input: ContinueInpu
       },
     });
     emit({ type: "done", turn: result.turn, reason: result.reason });
-  } finally {
-    await log.close();
-    await provider?.close();
-  }
+  });
 }
 
 /** The web app's backend over a session store: the list, session pages with images served by URL, and continued turns. */
