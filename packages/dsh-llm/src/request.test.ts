@@ -60,6 +60,17 @@ describe("freezeRequest on shared history", () => {
     expect(() => freezeRequest({ config, messages: [bad, ...first.messages.slice(1)] })).toThrowError(/messages\[0\]/);
   });
 
+  it("remembers only lists it accepted: a refused tail, or one after a shorter list, is validated every time", () => {
+    const first = freezeRequest(request());
+    const bad = { role: "user", content: "not an array of parts", source: "user" } as never;
+    expect(() => freezeRequest({ config, messages: [...first.messages, bad] })).toThrowError(/messages\[2\]/);
+    expect(() => freezeRequest({ config, messages: [...first.messages, bad] })).toThrowError(/messages\[2\]/);
+    const answer = { role: "assistant" as const, content: [], source: "model" };
+    freezeRequest({ config, messages: [...first.messages, answer, { role: "user", content: [{ type: "text", text: "more" }], source: "user" }] });
+    freezeRequest({ config, messages: [...first.messages] });
+    expect(() => freezeRequest({ config, messages: [...first.messages, answer, bad] })).toThrowError(/messages\[3\]/);
+  });
+
   it("returns a request it froze before as is, and keeps a signal live", () => {
     const controller = new AbortController();
     const frozen = freezeRequest({ ...request(), signal: controller.signal });
