@@ -118,8 +118,11 @@ export function freezeParsedJson(value: unknown, maxDepth: number): number | str
     }
     return keys;
   } finally {
-    stack.length = bottom;
-    depths.length = bottom;
+    // Only a refusal leaves entries behind; setting a length is a runtime call worth skipping per event.
+    if (stack.length !== bottom) {
+      stack.length = bottom;
+      depths.length = bottom;
+    }
   }
 }
 
