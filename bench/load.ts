@@ -2,7 +2,7 @@
 // splitting it into lines and `JSON.parse`-ing every line (keeping every object), in one process.
 // Memory is measured in fresh child processes: heap kept after load, and peak RSS during it.
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readJsonlLog } from "dsh-log";
 import { benchRegistry } from "./reconstruct.js";
@@ -17,6 +17,8 @@ export interface LoadResult {
   readonly ratio: number;
   readonly heapKeptOverLogSize: number;
   readonly peakRssOverLogSize: number;
+  /** The same in a warm process, one that has loaded a small log before (what a server or a second load pays). */
+  readonly warmPeakRssOverLogSize: number;
   /** The floor's own peak RSS growth over the log size, measured the same way, for scale. */
   readonly floorPeakRssOverLogSize: number;
 }
@@ -57,6 +59,7 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
   const logBytes = statSync(path).size;
   // RSS is noisy (the baseline alone moves by several MB between processes): the median of five children each.
   const memory = medianMemory(path, "load");
+  const warmMemory = medianMemory(path, "warm");
   const floorMemory = medianMemory(path, "floor");
   return {
     events,
@@ -66,6 +69,7 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
     ratio: median(ratios),
     heapKeptOverLogSize: memory.heapKept / logBytes,
     peakRssOverLogSize: memory.peakRss / logBytes,
+    warmPeakRssOverLogSize: warmMemory.peakRss / logBytes,
     floorPeakRssOverLogSize: floorMemory.peakRss / logBytes,
   };
 }
@@ -75,7 +79,7 @@ interface Memory {
   readonly peakRss: number;
 }
 
-function medianMemory(path: string, mode: "load" | "floor"): Memory {
+function medianMemory(path: string, mode: "load" | "warm" | "floor"): Memory {
   const self = fileURLToPath(import.meta.url);
   const runs = Array.from({ length: 5 }, () =>
     JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", mode, path], { encoding: "utf8" })) as Memory,
@@ -83,10 +87,26 @@ function medianMemory(path: string, mode: "load" | "floor"): Memory {
   return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
 }
 
-// In a fresh process: the heap the loaded log keeps (after GC, over a baseline with the code loaded),
-// and the growth of peak RSS over that baseline while loading.
+/**
+ * Warms a process up the way earlier work would: loads a small log (the first 200 KB of lines of
+ * `path`) twenty times, so the loader is compiled and the young generation has grown before the baseline.
+ */
+async function warmUp(path: string): Promise<void> {
+  const head = readFileSync(path).subarray(0, 200_000);
+  const small = `${path}.warm-${process.pid}`;
+  writeFileSync(small, head.subarray(0, head.lastIndexOf(0x0a) + 1));
+  try {
+    for (let i = 0; i < 20; i++) await readJsonlLog(small, registry());
+  } finally {
+    rmSync(small);
+  }
+}
+
+// In a fresh process (warmed up for "warm"): the heap the loaded log keeps (after GC, over a baseline
+// with the code loaded), and the growth of peak RSS over that baseline while loading.
 if (process.argv[2] === "--memory") {
   const gc = (globalThis as { gc?: () => void }).gc!;
+  if (process.argv[3] === "warm") await warmUp(process.argv[4]!);
   gc();
   const baselineHeap = process.memoryUsage().heapUsed;
   const baselineRss = process.memoryUsage().rss;
