@@ -16,18 +16,55 @@ function infoOf(header: JsonlHeader): SessionInfo {
   return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
 }
 
-/** The first line of a file, parsed as a log header, or `undefined` when it is not one. */
-async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
-  const handle = await open(path, "r");
+/** How far into a file its header line may end. */
+const HEADER_BYTES = 4096;
+/** Bytes read at a time when counting a file's lines. */
+const COUNT_BYTES = 1 << 18;
+
+/** The first line of `bytes` (a file's start), parsed as a log header, or `undefined` when it is not one. */
+function headerOf(bytes: Buffer): JsonlHeader | undefined {
+  const newline = bytes.subarray(0, HEADER_BYTES).indexOf(0x0a);
+  if (newline < 0) return undefined;
   try {
-    const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
-    if (newline < 0) return undefined;
-    const parsed = jsonlHeaderSchema.safeParse(JSON.parse(buffer.toString("utf8", 0, newline)));
+    const parsed = jsonlHeaderSchema.safeParse(JSON.parse(bytes.toString("utf8", 0, newline)));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The header of the file at `path`, or `undefined` when it is not a log. */
+async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return headerOf(buffer.subarray(0, bytesRead));
+  } catch {
+    return undefined; // unreadable (a directory, say): not a log
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The session a file holds and how many complete event lines follow its header, in one read; `undefined` when it is not a log. */
+async function summaryOfFile(path: string): Promise<SessionSummary | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(COUNT_BYTES);
+    let header: JsonlHeader | undefined;
+    let lines = 0;
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      const bytes = buffer.subarray(0, bytesRead);
+      if (position === 0 && (header = headerOf(bytes)) === undefined) return undefined;
+      for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
+      position += bytesRead;
+    }
+    return header === undefined ? undefined : { ...infoOf(header), events: lines - 1 };
+  } catch {
+    return undefined; // unreadable (a directory, say): not a log
   } finally {
     await handle.close();
   }
@@ -67,17 +104,8 @@ export class JsonlStore implements SessionStore {
   async list(): Promise<SessionSummary[]> {
     const out: SessionSummary[] = [];
     for (const name of await this.#files()) {
-      const path = join(this.location, name);
-      const header = await headerOfFile(path);
-      if (header === undefined) continue;
-      const handle = await open(path, "r");
-      let lines = 0;
-      try {
-        for await (const chunk of handle.createReadStream()) for (const byte of chunk as Buffer) if (byte === 0x0a) lines++;
-      } finally {
-        await handle.close();
-      }
-      out.push({ ...infoOf(header), events: lines - 1 });
+      const summary = await summaryOfFile(join(this.location, name));
+      if (summary !== undefined) out.push(summary);
     }
     return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
   }
