@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { appendFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runUntilKilled } from "dsh-testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { openJsonlLog, readJsonlLog } from "./jsonl-file.js";
 import { serializeEventLine } from "./jsonl-format.js";
@@ -15,31 +15,7 @@ afterAll(async () => {
 });
 
 /** Runs the writer until it has acknowledged `acks` batches, lets it run `lingerMs` more, then SIGKILLs it. */
-function runAndKill(path: string, acks: number, lingerMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", writer, path], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let highest = -1;
-    let seen = 0;
-    let buffered = "";
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        highest = Math.max(highest, Number(line.slice("ack ".length)));
-        if (++seen === acks) setTimeout(() => child.kill("SIGKILL"), lingerMs);
-      }
-    });
-    child.on("exit", (_code, signal) => {
-      if (signal === "SIGKILL") resolve(highest);
-      else reject(new Error(`writer exited on its own: ${stderr}`));
-    });
-  });
-}
+const runAndKill = (path: string, acks: number, lingerMs: number) => runUntilKilled(writer, [path], acks, lingerMs);
 
 /**
  * A SIGKILL cannot cut a single write(2) to a regular file, so a power cut is simulated too: the

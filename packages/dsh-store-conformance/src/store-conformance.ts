@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { EventLog, eventLine, type LogEvent, type SessionStore } from "dsh-log";
+import { runUntilKilled } from "dsh-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { storeNote, storeRegistry } from "./store-registry.js";
 
@@ -24,26 +24,8 @@ export function factoryModule(kind: "jsonl" | "sqlite" | "postgres"): string {
 }
 
 /** Runs the crash writer until `acks` batches are acknowledged, lets it run `lingerMs` more, SIGKILLs it; resolves the highest acknowledged seq. */
-function runAndKill(harness: StoreHarness, location: string, sessionId: string, acks: number, lingerMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", writer, harness.factory, location, sessionId], { stdio: ["ignore", "pipe", "pipe"] });
-    let highest = -1;
-    let seen = 0;
-    let buffered = "";
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        highest = Math.max(highest, Number(line.slice("ack ".length)));
-        if (++seen === acks) setTimeout(() => child.kill("SIGKILL"), lingerMs);
-      }
-    });
-    child.on("exit", (_code, signal) => (signal === "SIGKILL" ? resolve(highest) : reject(new Error(`the writer exited on its own: ${stderr}`))));
-  });
-}
+const runAndKill = (harness: StoreHarness, location: string, sessionId: string, acks: number, lingerMs: number) =>
+  runUntilKilled(writer, [harness.factory, location, sessionId], acks, lingerMs);
 
 /** Events whose bytes test what a store may not change: key order, integer-like keys, duplicates-free unicode, deep nesting. */
 const awkward = [
