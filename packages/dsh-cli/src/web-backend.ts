@@ -3,7 +3,7 @@ import { createAgentRegistry } from "dsh-agent";
 import { LogError, type SessionStore } from "dsh-log";
 import { messageImages } from "dsh-llm";
 import { deriveEventMessage, deriveMessagesFromEvents, isSurfaceEvent } from "dsh-surface";
-import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type WebBackend } from "dsh-web";
+import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type SessionListItem, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
@@ -44,10 +44,19 @@ async function continueTurn(store: SessionStore, id: string, input: ContinueInpu
 /** The web app's backend over a session store: the list, session pages with images served by URL, and continued turns. */
 export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined): WebBackend {
   const attachments = attachmentStore(io.cwd, objects);
+  // A log only grows: an item built from as many events as the store now counts is still current.
+  const listed = new Map<string, { readonly events: number; readonly item: SessionListItem }>();
   return {
     async listSessions() {
       const items = [];
-      for (const summary of await store.list()) items.push(sessionListItem(summary, (await read(store, summary.sessionId)).log.slice()));
+      for (const summary of await store.list()) {
+        let known = listed.get(summary.sessionId);
+        if (known?.events !== summary.events) {
+          known = { events: summary.events, item: sessionListItem(summary, (await read(store, summary.sessionId)).log.slice()) };
+          listed.set(summary.sessionId, known);
+        }
+        items.push(known.item);
+      }
       return items;
     },
     async loadSession(id) {
