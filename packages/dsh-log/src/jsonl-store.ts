@@ -70,6 +70,18 @@ async function summaryOfFile(path: string): Promise<SessionSummary | undefined> 
   }
 }
 
+/** The bytes of the file at `path` from `start` up to `end`. */
+async function readRange(path: string, start: number, end: number): Promise<Buffer> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(end - start);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * The default store: a directory of JSONL session logs, `<sessionId>.jsonl` each. A session is found
  * by file name, or else by the session id in a file's header (logs written under other names).
@@ -112,26 +124,22 @@ export class JsonlStore implements SessionStore {
 
   async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
     const path = await this.#pathOf(sessionId);
-    const header = (await headerOfFile(path))!;
+    const header = await headerOfFile(path);
+    if (header === undefined) throw new LogError("LOG_CORRUPT", `${path} is not a dsh-log JSONL file`);
     let offset = 0;
-    let carried = "";
+    // Bytes after the last newline read so far: a line being written, possibly cut inside a character.
+    let carried = Buffer.alloc(0);
     let first = true;
     while (!options.signal.aborted) {
       const size = (await stat(path)).size;
       if (size > offset) {
-        const handle = await open(path, "r");
-        const buffer = Buffer.alloc(size - offset);
-        try {
-          await handle.read(buffer, 0, buffer.length, offset);
-        } finally {
-          await handle.close();
-        }
-        offset = size;
-        const text = carried + buffer.toString("utf8");
-        const end = text.lastIndexOf("\n");
-        carried = text.slice(end + 1);
-        const lines = text.slice(0, Math.max(0, end)).split("\n").filter((line) => line !== "");
-        if (first) lines.shift();
+        const fresh = await readRange(path, offset, size);
+        offset += fresh.length;
+        const bytes = carried.length === 0 ? fresh : Buffer.concat([carried, fresh]);
+        const end = bytes.lastIndexOf(0x0a);
+        carried = Buffer.from(bytes.subarray(end + 1));
+        const lines = end < 0 ? [] : bytes.toString("utf8", 0, end).split("\n").filter((line) => line !== "");
+        if (first) lines.shift(); // the header line
         first = false;
         const events = parseSessionLines(infoOf(header), lines).filter((event) => event.seq >= options.fromSeq);
         if (events.length > 0) yield events;
