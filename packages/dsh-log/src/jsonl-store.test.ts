@@ -2,6 +2,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rename, rm, truncate, writeFile }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { LogEvent } from "./event.js";
 import { JsonlStore } from "./jsonl-store.js";
 import { noteAdded, testRegistry } from "./test-support/registry.js";
 
@@ -45,7 +46,7 @@ describe("JsonlStore.follow", () => {
     await truncate(location, cut);
     const stop = new AbortController();
     const batches = store.follow("live", { fromSeq: 1, signal: stop.signal })[Symbol.asyncIterator]();
-    const texts = (batch: IteratorResult<readonly { data: unknown }[]>) => (batch.value ?? []).map((event) => (event.data as { text: string }).text);
+    const texts = (batch: IteratorResult<readonly LogEvent[]>) => (batch.done === true ? [] : batch.value.map((event) => (event.data as { text: string }).text));
     expect(texts(await batches.next())).toEqual(["one", "two"]);
     await appendFile(location, bytes.subarray(cut));
     expect(texts(await batches.next())).toEqual(["€€€"]);
