@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { link, mkdtemp, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { link, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { hostname, tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquireLock, lockFileOf } from "./file-lock.js";
@@ -42,6 +42,18 @@ describe("the lock of a JSONL log", () => {
     }
     await held.log.close();
     await (await openJsonlLog(join(dir, "via-hardlink.jsonl"), { registry: testRegistry() })).log.close();
+  });
+
+  it("lives in a directory of this user's locks that only this user can enter", async () => {
+    const path = await logAt();
+    const { ino } = await stat(path);
+    const lockPath = await lockFileOf(path);
+    expect(dirname(lockPath)).toBe(join(tmpdir(), `dsh-locks-${userInfo().uid}`));
+    expect(lockPath.endsWith(`-${ino}.lock`)).toBe(true);
+    const lock = await acquireLock(path);
+    expect((await stat(dirname(lockPath))).mode & 0o777).toBe(0o700);
+    await lock.release();
+    await lock.release();
   });
 
   it("records the holder's pid, host and process start time, and names the holder when refusing", async () => {

@@ -117,13 +117,13 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-/** Freezes parsed event lines and returns the object keys they hold, or -1 if one is not a plain, exact event. */
+/** Freezes parsed event lines and returns the object keys they hold, or -1 if one is not an object with exactly the envelope keys. */
 function chunkKeys(values: readonly unknown[]): number {
   let keys = 0;
   for (const value of values) {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return -1;
+    // A number, null, an array or a string has no keys, or only index keys: no envelope.
     let envelope = 0;
-    for (const key in value) {
+    for (const key in value as object) {
       if (!ENVELOPE_KEYS.includes(key)) return -1;
       envelope++;
     }
