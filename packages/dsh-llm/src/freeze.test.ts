@@ -90,6 +90,16 @@ describe("deepFreeze", () => {
     expect(Object.isFrozen(fn.meta)).toBe(true);
   });
 
+  it("never calls a getter: an accessor is frozen as a property, what it would return is not walked", () => {
+    let calls = 0;
+    const inner = { mutable: true };
+    const value = Object.defineProperty({ plain: { a: 1 } }, "computed", { get: () => (calls++, inner), enumerable: true });
+    deepFreeze(value);
+    expect(isDeepFrozen(value)).toBe(true);
+    expect(Object.isFrozen(value.plain) && !Object.isFrozen(inner)).toBe(true);
+    expect(calls).toBe(0);
+  });
+
   it("freezes objects held under symbol keys and inside arrays of arrays", () => {
     const key = Symbol("k");
     const value = { [key]: { a: 1 }, list: [[{ b: 2 }]] };
@@ -129,6 +139,8 @@ describe("freezeParsedJson", () => {
     expect(freezeParsedJson(nested(4), 3)).toBe("nests deeper than 3 levels");
     expect(freezeParsedJson(JSON.parse('{"a":{"b":{}}}'), 3)).toBe(2);
     expect(freezeParsedJson(JSON.parse('{"a":{"b":{"c":1}}}'), 2)).toBe("nests deeper than 2 levels");
+    // A null is a value, not a level.
+    expect(freezeParsedJson(JSON.parse('[[null],{"n":null}]'), 2)).toBe(1);
   });
 
   it("leaves nothing behind after a refusal: the next walk starts clean", () => {

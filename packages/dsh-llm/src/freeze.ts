@@ -32,8 +32,9 @@ function* reachableObjects(value: unknown): Generator<object> {
       for (const item of current) if (pending(item, seen)) stack.push(item);
     } else {
       for (const key of Reflect.ownKeys(current)) {
-        const descriptor = Reflect.getOwnPropertyDescriptor(current, key);
-        if (descriptor !== undefined && "value" in descriptor && pending(descriptor.value, seen)) stack.push(descriptor.value);
+        // An accessor's descriptor has no value: getters are never called.
+        const value: unknown = Reflect.getOwnPropertyDescriptor(current, key)?.value;
+        if (pending(value, seen)) stack.push(value);
       }
     }
     yield current;

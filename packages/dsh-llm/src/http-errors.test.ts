@@ -23,6 +23,30 @@ describe("httpError", () => {
   });
 });
 
+describe("httpError, its wording", () => {
+  it("says what each class of failure means, with the status and the provider's message when there is one", () => {
+    expect(httpError(401, "", null).message).toBe("the provider refused the credentials (HTTP 401)");
+    expect(httpError(429, "slow down", null).message).toBe("rate limited (HTTP 429: slow down)");
+    expect(httpError(502, "", null).message).toBe("provider error (HTTP 502)");
+    expect(httpError(404, "no such model", null).message).toBe("the provider rejected the request (HTTP 404: no such model)");
+    expect(httpError(413, "maximum context length exceeded", null).code).toBe("LLM_CONTEXT_OVERFLOW");
+  });
+
+  it("tells a context overflow only from a 400 or 413 that says so", () => {
+    expect(httpError(400, "bad field", null).code).toBe("LLM_BAD_REQUEST");
+    expect(httpError(404, "context length exceeded", null).code).toBe("LLM_BAD_REQUEST");
+    expect(httpError(422, "too many tokens", null).code).toBe("LLM_BAD_REQUEST");
+  });
+
+  it("keeps the raw text of a JSON body without an error message, and cuts a long message to 300 characters", () => {
+    for (const body of ["null", "5", '"quoted"', '{"error":null}', '{"error":{"code":7}}', '{"error":{"message":9}}', '{"detail":"x"}']) {
+      expect(httpError(400, body, null).message).toBe(`the provider rejected the request (HTTP 400: ${body})`);
+    }
+    expect(httpError(400, `  ${"y".repeat(400)}  `, null).message).toBe(`the provider rejected the request (HTTP 400: ${"y".repeat(300)})`);
+    expect(httpError(400, JSON.stringify({ error: { message: " spaced \t out " } }), null).message).toBe("the provider rejected the request (HTTP 400: spaced out)");
+  });
+});
+
 describe("retryAfterSeconds", () => {
   it("is waited for as long as a Retry-After in seconds or as an HTTP date asks", () => {
     const now = Date.parse("2026-12-02T12:00:00Z");
@@ -31,6 +55,8 @@ describe("retryAfterSeconds", () => {
     expect(retryAfterSeconds("Wed, 02 Dec 2026 11:00:00 GMT", now)).toBe(0);
     expect(retryAfterSeconds("soon", now)).toBeUndefined();
     expect(retryAfterSeconds("-1", now)).toBeUndefined();
+    expect(retryAfterSeconds("0", now)).toBe(0);
+    expect(retryAfterSeconds("  ", now)).toBeUndefined();
     expect(retryAfterSeconds(null, now)).toBeUndefined();
   });
 });
@@ -39,6 +65,11 @@ describe("redactor", () => {
   it("replaces a secret and its URL- and base64-encoded forms, longest first, and leaves short values alone", () => {
     const redact = redactor(["s3cr3t/key", "ab", undefined]);
     expect(redact(`a s3cr3t/key b ${encodeURIComponent("s3cr3t/key")} c ${Buffer.from("s3cr3t/key").toString("base64")} ab`)).toBe("a [redacted] b [redacted] c [redacted] ab");
+  });
+
+  it("replaces a secret of exactly 4 characters, and a longer secret before a shorter one inside it", () => {
+    expect(redactor(["abc", "abcd"])("abcd abc")).toBe("[redacted] abc");
+    expect(redactor(["key1", "prefix-key1-suffix"])("prefix-key1-suffix and key1")).toBe("[redacted] and [redacted]");
   });
 
   it("keeps code, status and retry hints when it rewrites an error, and returns an untouched error as is", () => {

@@ -1,7 +1,88 @@
-import { describe, expect, it } from "vitest";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "./errors.js";
-import { streamResponse } from "./http-send.js";
+import { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
 import type { StreamChunk } from "./stream.js";
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+/** A real HTTP server on a free port, answering with `handle`; resolves its URL. */
+async function serve(handle: (request: IncomingMessage, response: ServerResponse) => void): Promise<string> {
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1/chat`;
+}
+
+const post = (url: string, more: Partial<StreamingPost> = {}): StreamingPost => ({
+  url,
+  headers: { "content-type": "application/json", authorization: "Bearer k" },
+  body: new TextEncoder().encode('{"model":"m"}'),
+  signal: undefined,
+  headersTimeoutMs: 10_000,
+  fetch,
+  ...more,
+});
+
+describe("postStreaming", () => {
+  it("POSTs the body with the headers given and resolves once the response headers arrive", async () => {
+    let seen: { method: string | undefined; auth: string | undefined; body: string } | undefined;
+    const url = await serve((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        seen = { method: request.method, auth: request.headers.authorization, body };
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end("data: [DONE]\n\n");
+      });
+    });
+    const response = await postStreaming(post(url));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("data: [DONE]\n\n");
+    expect(seen).toEqual({ method: "POST", auth: "Bearer k", body: '{"model":"m"}' });
+  });
+
+  it("is LLM_TIMEOUT, retryable, when the headers do not come in time", async () => {
+    const url = await serve(() => undefined);
+    await expect(postStreaming(post(url, { headersTimeoutMs: 50 }))).rejects.toMatchObject({
+      code: "LLM_TIMEOUT",
+      retryable: true,
+      message: `no response headers from ${url} within 50 ms`,
+    });
+  });
+
+  it("is LLM_ABORTED, not retryable, when the caller aborts while waiting, and also when the signal was aborted before", async () => {
+    const url = await serve(() => undefined);
+    const stop = new AbortController();
+    const waiting = postStreaming(post(url, { signal: stop.signal }));
+    setTimeout(() => stop.abort(), 20);
+    await expect(waiting).rejects.toMatchObject({ code: "LLM_ABORTED", retryable: false, message: "the request was aborted" });
+    await expect(postStreaming(post(url, { signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: "LLM_ABORTED" });
+  });
+
+  it("is LLM_NETWORK, retryable, naming the address and the errno when nothing listens", async () => {
+    const url = await serve(() => undefined);
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    await expect(postStreaming(post(url))).rejects.toMatchObject({ code: "LLM_NETWORK", retryable: true, message: `cannot reach ${url}: ECONNREFUSED` });
+  });
+});
+
+describe("networkReason", () => {
+  it("says the errno of the innermost error, else its message, else the value", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    expect(networkReason(new TypeError("fetch failed", { cause: refused }))).toBe("ECONNREFUSED");
+    expect(networkReason(new TypeError("fetch failed", { cause: new Error("other side hung up") }))).toBe("other side hung up");
+    expect(networkReason(new Error("boom"))).toBe("boom");
+    expect(networkReason("a string")).toBe("a string");
+  });
+});
+
 
 async function drain(chunks: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
   const out: StreamChunk[] = [];
@@ -36,5 +117,17 @@ describe("streamResponse", () => {
     const stop = new AbortController();
     stop.abort();
     await expect(drain(streamResponse(new Response("x"), parsing(typed), stop.signal))).rejects.toMatchObject({ code: "LLM_ABORTED", retryable: false });
+  });
+});
+
+describe("streamResponse, what it keeps of a failure", () => {
+  it("maps an error status whose body cannot be read, and keeps the cause of an abort and of a cut stream", async () => {
+    const broken = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(new Error("reset")) });
+    await expect(drain(streamResponse(new Response(broken, { status: 500 }), parsing(), undefined))).rejects.toMatchObject({ code: "LLM_SERVER_ERROR", message: "provider error (HTTP 500)" });
+    const cut = new Error("socket closed");
+    await expect(drain(streamResponse(new Response("x"), parsing(cut), undefined))).rejects.toMatchObject({ message: "the stream broke: socket closed", cause: cut });
+    const stop = new AbortController();
+    stop.abort();
+    await expect(drain(streamResponse(new Response("x"), parsing(cut), stop.signal))).rejects.toMatchObject({ message: "the request was aborted", cause: cut });
   });
 });

@@ -20,7 +20,7 @@ describe("StreamAssembler", () => {
       { type: "finish", reason: "tool-calls" },
       { type: "usage", usage },
     ]);
-    expect(result).toEqual({
+    expect(result).toStrictEqual({
       content: [
         { type: "reasoning", text: "thinking" },
         { type: "text", text: "Hello" },
@@ -34,20 +34,25 @@ describe("StreamAssembler", () => {
 
   it("closes a reasoning block with its signature, so the next reasoning delta opens another, and keeps redacted reasoning in place", () => {
     const result = assemble([
+      { type: "reasoning-signature", signature: "sig-0" },
       { type: "reasoning-delta", text: "first " },
       { type: "reasoning-delta", text: "thought" },
       { type: "reasoning-signature", signature: "sig-1" },
       { type: "reasoning-delta", text: "second" },
       { type: "reasoning-signature", signature: "sig-2" },
+      { type: "reasoning-signature", signature: "sig-2b" },
       { type: "redacted-reasoning", data: "opaque" },
       { type: "reasoning-signature", signature: "sig-3" },
       { type: "tool-call-delta", index: 4, callId: "c", name: "read_file", argumentsDelta: "{}" },
       { type: "reasoning-delta", text: "unsigned" },
       { type: "finish", reason: "tool-calls" },
     ]);
-    expect(result.content).toEqual([
+    // Strict: an unsigned block has no signature key at all.
+    expect(result.content).toStrictEqual([
+      { type: "reasoning", text: "", signature: "sig-0" },
       { type: "reasoning", text: "first thought", signature: "sig-1" },
       { type: "reasoning", text: "second", signature: "sig-2" },
+      { type: "reasoning", text: "", signature: "sig-2b" },
       { type: "redacted-reasoning", data: "opaque" },
       { type: "reasoning", text: "", signature: "sig-3" },
       { type: "tool-call", callId: "c", name: "read_file", arguments: "{}" },
