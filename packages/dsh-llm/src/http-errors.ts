@@ -20,13 +20,10 @@ export function httpError(status: number, bodyText: string, retryAfter: string |
 function providerMessage(bodyText: string): string {
   let message = bodyText;
   try {
-    const parsed: unknown = JSON.parse(bodyText);
-    const error = typeof parsed === "object" && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
-    if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
-      message = (error as { message: string }).message;
-    } else if (typeof error === "string") {
-      message = error;
-    }
+    // Either `{"error":{"message":"..."}}` or `{"error":"..."}`; anything else keeps the text.
+    const error: unknown = (JSON.parse(bodyText) as { error?: unknown } | null)?.error;
+    const said: unknown = typeof error === "string" ? error : (error as { message?: unknown } | null | undefined)?.message;
+    if (typeof said === "string") message = said;
   } catch {
     // Not JSON: keep the text.
   }

@@ -59,10 +59,31 @@ describe("postStreaming", () => {
   it("is LLM_ABORTED, not retryable, when the caller aborts while waiting, and also when the signal was aborted before", async () => {
     const url = await serve(() => undefined);
     const stop = new AbortController();
-    const waiting = postStreaming(post(url, { signal: stop.signal }));
+    // The headers timeout is far off: only the caller's signal can end this wait.
+    const waiting = postStreaming(post(url, { signal: stop.signal, headersTimeoutMs: 600_000 }));
     setTimeout(() => stop.abort(), 20);
     await expect(waiting).rejects.toMatchObject({ code: "LLM_ABORTED", retryable: false, message: "the request was aborted" });
     await expect(postStreaming(post(url, { signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: "LLM_ABORTED" });
+  });
+
+  it("lets the body stream past the headers timeout: the timeout covers the headers only", async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: 1\n\n");
+      setTimeout(() => response.end("data: 2\n\n"), 150);
+    });
+    const response = await postStreaming(post(url, { headersTimeoutMs: 50 }));
+    expect(await response.text()).toBe("data: 1\n\ndata: 2\n\n");
+  });
+
+  it("keeps what failed as the cause of a timeout, an abort and a network error", async () => {
+    const failure = new TypeError("fetch failed");
+    const failing = (() => Promise.reject(failure)) as typeof fetch;
+    await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: failing }))).rejects.toMatchObject({ code: "LLM_NETWORK", cause: failure });
+    await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: failing, signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: "LLM_ABORTED", cause: failure });
+    const slow = ((_url: string, init: RequestInit) =>
+      new Promise((_resolve, reject) => init.signal!.addEventListener("abort", () => reject(failure)))) as typeof fetch;
+    await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: slow, headersTimeoutMs: 10 }))).rejects.toMatchObject({ code: "LLM_TIMEOUT", cause: failure });
   });
 
   it("is LLM_NETWORK, retryable, naming the address and the errno when nothing listens", async () => {
