@@ -34,6 +34,8 @@ describe("JsonlStore.list", () => {
   });
 });
 
+const texts = (batch: IteratorResult<readonly LogEvent[]>) => (batch.done === true ? [] : batch.value.map((event) => (event.data as { text: string }).text));
+
 describe("JsonlStore.follow", () => {
   it("delivers from the seq asked for, then each appended line once it is whole, even when a read ends inside a character", async () => {
     const store = new JsonlStore(dir);
@@ -46,7 +48,6 @@ describe("JsonlStore.follow", () => {
     await truncate(location, cut);
     const stop = new AbortController();
     const batches = store.follow("live", { fromSeq: 1, signal: stop.signal })[Symbol.asyncIterator]();
-    const texts = (batch: IteratorResult<readonly LogEvent[]>) => (batch.done === true ? [] : batch.value.map((event) => (event.data as { text: string }).text));
     expect(texts(await batches.next())).toEqual(["one", "two"]);
     await appendFile(location, bytes.subarray(cut));
     expect(texts(await batches.next())).toEqual(["€€€"]);
@@ -73,6 +74,50 @@ describe("JsonlStore.follow", () => {
     await writeFile(join(dir, "plain.jsonl"), "just text\n");
     const stop = new AbortController();
     await expect(new JsonlStore(dir).follow("plain", { fromSeq: 0, signal: stop.signal }).next()).rejects.toMatchObject({ code: "LOG_CORRUPT" });
+  });
+  it("reads past a torn tail that the next writer truncated away, as the lines that replaced it", async () => {
+    const store = new JsonlStore(dir);
+    const created = await store.create({ registry: testRegistry(), sessionId: "crashed", createdAt: 1 });
+    await created.log.append(["zero", "one"].map((text) => noteAdded.input({ text })));
+    await created.log.close();
+    // What a writer killed mid-write leaves: part of a line.
+    await appendFile(created.location, '{"seq":2,"type":"note/added","time":1,"data":{"text":"lo');
+    const stop = new AbortController();
+    const batches = store.follow("crashed", { fromSeq: 0, signal: stop.signal })[Symbol.asyncIterator]();
+    expect(texts(await batches.next())).toEqual(["zero", "one"]);
+    const reopened = await store.open("crashed", { registry: testRegistry() });
+    expect(reopened.log.length).toBe(2);
+    await reopened.log.append(["after the crash", "and more"].map((text) => noteAdded.input({ text })));
+    await reopened.log.close();
+    expect(texts(await batches.next())).toEqual(["after the crash", "and more"]);
+    stop.abort();
+    await batches.return?.(undefined);
+  });
+
+  it("delivers a log larger than one read, and a line longer than one read, whole", async () => {
+    const store = new JsonlStore(dir);
+    const { log } = await store.create({ registry: testRegistry(), sessionId: "big", createdAt: 1 });
+    await log.append(Array.from({ length: 2000 }, (_, i) => noteAdded.input({ text: `${i} ${"x".repeat(300)}` })));
+    await log.append(noteAdded.input({ text: "y".repeat(700_000) }));
+    await log.close();
+    const stop = new AbortController();
+    const seen: LogEvent[] = [];
+    for await (const batch of store.follow("big", { fromSeq: 1500, signal: stop.signal })) {
+      for (const event of batch) seen.push(event);
+      if (seen.at(-1)?.seq === 2000) stop.abort();
+    }
+    expect(seen.map((event) => event.seq)).toEqual(Array.from({ length: 501 }, (_, i) => 1500 + i));
+    expect((seen.at(-1)!.data as { text: string }).text).toHaveLength(700_000);
+  });
+
+  it("refuses a damaged line naming its line in the file", async () => {
+    const store = new JsonlStore(dir);
+    const { log, location } = await store.create({ registry: testRegistry(), sessionId: "damaged", createdAt: 1 });
+    await log.append(noteAdded.input({ text: "fine" }));
+    await log.close();
+    await appendFile(location, '{"seq":1,"type":"note/added","time":1,"data":{"a":1,"a":2}}\n');
+    const stop = new AbortController();
+    await expect(store.follow("damaged", { fromSeq: 0, signal: stop.signal }).next()).rejects.toMatchObject({ code: "LOG_CORRUPT", line: 3 });
   });
 });
 

@@ -1,16 +1,12 @@
 import { mkdir, open, readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { createJsonlLog, openJsonlLog, readJsonlLog, type JsonlLogOptions } from "./jsonl-file.js";
-import { parseSessionLines } from "./session-lines.js";
+import { followJsonlFile } from "./jsonl-follow.js";
 import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "./store.js";
 import type { EventRegistry } from "./registry.js";
 import { jsonlHeaderSchema, type JsonlHeader } from "./jsonl-format.js";
-
-/** How often a follower looks for new lines. */
-const POLL_MS = 100;
 
 function infoOf(header: JsonlHeader): SessionInfo {
   return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
@@ -70,18 +66,6 @@ async function summaryOfFile(path: string): Promise<SessionSummary | undefined> 
   }
 }
 
-/** The bytes of the file at `path` from `start` up to `end`. */
-async function readRange(path: string, start: number, end: number): Promise<Buffer> {
-  const handle = await open(path, "r");
-  try {
-    const buffer = Buffer.alloc(end - start);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * The default store: a directory of JSONL session logs, `<sessionId>.jsonl` each. A session is found
  * by file name, or else by the session id in a file's header (logs written under other names).
@@ -123,29 +107,7 @@ export class JsonlStore implements SessionStore {
   }
 
   async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
-    const path = await this.#pathOf(sessionId);
-    const header = await headerOfFile(path);
-    if (header === undefined) throw new LogError("LOG_CORRUPT", `${path} is not a dsh-log JSONL file`);
-    let offset = 0;
-    // Bytes after the last newline read so far: a line being written, possibly cut inside a character.
-    let carried = Buffer.alloc(0);
-    let first = true;
-    while (!options.signal.aborted) {
-      const size = (await stat(path)).size;
-      if (size > offset) {
-        const fresh = await readRange(path, offset, size);
-        offset += fresh.length;
-        const bytes = carried.length === 0 ? fresh : Buffer.concat([carried, fresh]);
-        const end = bytes.lastIndexOf(0x0a);
-        carried = Buffer.from(bytes.subarray(end + 1));
-        const lines = end < 0 ? [] : bytes.toString("utf8", 0, end).split("\n").filter((line) => line !== "");
-        if (first) lines.shift(); // the header line
-        first = false;
-        const events = parseSessionLines(infoOf(header), lines).filter((event) => event.seq >= options.fromSeq);
-        if (events.length > 0) yield events;
-      }
-      await sleep(POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
-    }
+    yield* followJsonlFile(await this.#pathOf(sessionId), options);
   }
 
   async close(): Promise<void> {}
