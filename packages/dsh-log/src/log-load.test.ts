@@ -41,7 +41,9 @@ describe("EventLog.load", () => {
   it("is refused on a log with a sink, which loaded events would never reach", async () => {
     const sink: LogSink = { write: () => Promise.resolve(), close: () => Promise.resolve() };
     const log = new EventLog({ registry: testRegistry(), sink });
-    expect(() => log.load([note(0, "a")])).toThrow(expect.objectContaining({ code: "LOG_LOAD_REFUSED" }));
+    expect(() => log.load([note(0, "a")])).toThrow(
+      expect.objectContaining({ code: "LOG_LOAD_REFUSED", message: "load() is for in-memory logs: this log persists to a sink that loaded events would never reach" }),
+    );
     expect(log.length).toBe(0);
   });
 

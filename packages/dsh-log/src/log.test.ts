@@ -80,6 +80,30 @@ describe("EventLog.append", () => {
     expect(seen).toEqual([[0], [1]]);
   });
 
+  it("delivers a batch loaded from inside a listener after the current batch, to every listener in order", () => {
+    const log = memoryLog();
+    const first: number[][] = [];
+    const second: number[][] = [];
+    log.subscribe((events) => {
+      first.push(events.map((event) => event.seq));
+      if (events[0]?.seq === 0) log.load([{ seq: 1, type: "note/added", time: 5, data: { text: "nested" } }]);
+    });
+    log.subscribe((events) => second.push(events.map((event) => event.seq)));
+    log.load([{ seq: 0, type: "note/added", time: 4, data: { text: "outer" } }]);
+    expect(first).toEqual([[0], [1]]);
+    expect(second).toEqual([[0], [1]]);
+  });
+
+  it("stops delivering to a listener once it unsubscribed", async () => {
+    const log = memoryLog();
+    const seen: number[] = [];
+    const unsubscribe = log.subscribe((events) => seen.push(events.length));
+    await log.append(noteAdded.input({ text: "a" }));
+    unsubscribe();
+    await log.append(noteAdded.input({ text: "b" }));
+    expect(seen).toEqual([1]);
+  });
+
   it("hands a listener's error to onListenerError without failing the append", async () => {
     const errors: unknown[] = [];
     const log = new EventLog({ registry: testRegistry(), onListenerError: (error) => errors.push(error) });
@@ -90,10 +114,13 @@ describe("EventLog.append", () => {
     expect(errors).toHaveLength(1);
   });
 
-  it("refuses appends after close", async () => {
-    const log = memoryLog();
+  it("refuses appends after close, and closes its sink once however often it is closed", async () => {
+    let closes = 0;
+    const log = new EventLog({ registry: testRegistry(), sink: { write: async () => undefined, close: async () => void closes++ } });
     await log.close();
-    await expect(log.append(noteAdded.input({ text: "a" }))).rejects.toMatchObject({ code: "LOG_CLOSED" });
+    await log.close();
+    expect(closes).toBe(1);
+    await expect(log.append(noteAdded.input({ text: "a" }))).rejects.toMatchObject({ code: "LOG_CLOSED", message: "the log is closed" });
   });
 });
 

@@ -22,11 +22,17 @@ describe("loadSessionLines", () => {
   });
 
   it("refuses a bad event naming the session and the seq, after the admission of every event before it", async () => {
-    const lines = await linesOf(3, (i) => `note ${i}`);
-    const broken = [...lines.slice(0, 2), lines[2]!.replace('"note/added"', '"note/unknown"')];
-    expect(() => loadSessionLines(info, broken, { registry: testRegistry() })).toThrow(
-      expect.objectContaining({ code: "LOG_UNKNOWN_TYPE", message: expect.stringMatching(/^session stored, seq 2: /) }),
-    );
+    const lines = await linesOf(13, (i) => `note ${i}`);
+    const broken = [...lines.slice(0, 12), lines[12]!.replace('"note/added"', '"note/unknown"')];
+    let refusal: unknown;
+    try {
+      loadSessionLines(info, broken, { registry: testRegistry() });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toMatchObject({ code: "LOG_UNKNOWN_TYPE", message: expect.stringMatching(/^session stored, seq 12: unknown event type note\/unknown/) });
+    // The cause is the parser's own refusal, naming the line as if the lines were a file.
+    expect((refusal as Error).cause).toMatchObject({ code: "LOG_UNKNOWN_TYPE", line: 14 });
     const log = new EventLog({ registry: testRegistry() });
     await log.append([turnOpened.input({ turn: 1 }, 0), turnClosed.input({ turn: 1 }, 1)]);
     const unpaired = log.slice().map(eventLine).slice(1).map((line) => line.replace('"seq":1', '"seq":0'));

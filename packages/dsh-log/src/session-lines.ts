@@ -14,8 +14,9 @@ export function eventLine(event: LogEvent): string {
   return serializeEventLine(event).slice(0, -1);
 }
 
+/** The header line the parser reads first; only a frame (what the session is comes from `info`), so without the parent. */
 function headerOf(info: SessionInfo): JsonlHeader {
-  return { format: "dsh-log", version: 1, sessionId: info.sessionId, createdAt: info.createdAt, ...(info.parent === undefined ? {} : { parent: info.parent }) };
+  return { format: "dsh-log", version: 1, sessionId: info.sessionId, createdAt: info.createdAt };
 }
 
 /** The lines as the JSONL parser reads them (a header line, then each event line), in buffers, parsed as they go. */
