@@ -105,6 +105,12 @@ describe("envelope admission", () => {
     await expect(log.append(noteAdded.input({ text: "a" }, 0))).resolves.toMatchObject([{ time: 0 }]);
   });
 
+  it.each([5, null, undefined])("refuses an event whose type is %j, naming its line", (type) => {
+    const log = new EventLog({ registry: testRegistry() });
+    const event = { seq: 0, type, time: 1, data: {} } as unknown as LogEvent;
+    expect(() => log.load([event], (seq) => seq + 2)).toThrow(expect.objectContaining({ code: "LOG_INVALID_EVENT", line: 2, message: `line 2: invalid event type ${String(type)}` }));
+  });
+
   it("passes an error that is not a LogError through unchanged, line or not", () => {
     const broken = new TypeError("a rule's own bug");
     const registry = testRegistry().rule({ name: "test/broken", initial: () => undefined, admit: () => { throw broken; } });

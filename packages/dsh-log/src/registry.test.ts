@@ -10,7 +10,7 @@ describe("defineEvent", () => {
   });
 
   it("builds inputs with and without a time, and recognizes its own events", async () => {
-    expect(noteAdded.input({ text: "a" })).toEqual({ type: "note/added", data: { text: "a" } });
+    expect(noteAdded.input({ text: "a" })).toStrictEqual({ type: "note/added", data: { text: "a" } });
     expect(noteAdded.input({ text: "a" }, 5)).toEqual({ type: "note/added", data: { text: "a" }, time: 5 });
     const log = new EventLog({ registry: testRegistry() });
     const [note, turn] = await log.append([noteAdded.input({ text: "a" }), turnOpened.input({ turn: 0 })]);
