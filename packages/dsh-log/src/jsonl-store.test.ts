@@ -1,4 +1,4 @@
-import { appendFile, mkdir, mkdtemp, readFile, rename, rm, truncate, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -35,6 +35,45 @@ describe("JsonlStore.list", () => {
 });
 
 const texts = (batch: IteratorResult<readonly LogEvent[]>) => (batch.done === true ? [] : batch.value.map((event) => (event.data as { text: string }).text));
+
+describe("JsonlStore.list and read", () => {
+  it("orders sessions by creation time, then id, and lists only visible .jsonl files", async () => {
+    const store = new JsonlStore(dir);
+    for (const [sessionId, createdAt] of [["a-late", 30], ["b-early", 10], ["d-tie", 20], ["c-tie", 20]] as const) {
+      await (await store.create({ registry: testRegistry(), sessionId, createdAt })).log.close();
+    }
+    // A log under a name the store does not read: hidden, or without the .jsonl extension.
+    await copyFile(join(dir, "b-early.jsonl"), join(dir, ".hidden.jsonl"));
+    await copyFile(join(dir, "b-early.jsonl"), join(dir, "b-early.jsonl.bak"));
+    expect((await store.list()).map((session) => session.sessionId)).toEqual(["b-early", "c-tie", "d-tie", "a-late"]);
+  });
+
+  it("keeps a fork's parent in what it lists, reads and follows", async () => {
+    const store = new JsonlStore(dir);
+    const parent = await store.create({ registry: testRegistry(), sessionId: "parent", createdAt: 1 });
+    const [seed] = await parent.log.append(noteAdded.input({ text: "seed" }));
+    await parent.log.close();
+    const child = await store.create({ registry: testRegistry(), sessionId: "child", createdAt: 2, fork: { parentSessionId: "parent", seed: [seed!] } });
+    await child.log.close();
+    const lineage = { sessionId: "child", createdAt: 2, parent: { sessionId: "parent", seedLength: 1 } };
+    expect(child.info).toEqual(lineage);
+    expect((await store.list()).find((session) => session.sessionId === "child")).toEqual({ ...lineage, events: 1 });
+    expect((await store.read("child", testRegistry())).info).toEqual(lineage);
+    const opened = await store.open("child", { registry: testRegistry() });
+    expect(opened.info).toEqual(lineage);
+    await opened.log.close();
+    expect((await readFile(child.location, "utf8")).split("\n")[0]).toBe(
+      '{"format":"dsh-log","version":1,"sessionId":"child","createdAt":2,"parent":{"sessionId":"parent","seedLength":1}}',
+    );
+  });
+});
+
+/** How many of this process's descriptors are open on `path` (Linux). */
+async function descriptorsOn(path: string): Promise<number> {
+  let count = 0;
+  for (const fd of await readdir("/proc/self/fd")) if ((await readlink(`/proc/self/fd/${fd}`).catch(() => "")) === path) count++;
+  return count;
+}
 
 describe("JsonlStore.follow", () => {
   it("delivers from the seq asked for, then each appended line once it is whole, even when a read ends inside a character", async () => {
@@ -102,12 +141,30 @@ describe("JsonlStore.follow", () => {
     await log.close();
     const stop = new AbortController();
     const seen: LogEvent[] = [];
+    const sizes: number[] = [];
     for await (const batch of store.follow("big", { fromSeq: 1500, signal: stop.signal })) {
+      sizes.push(batch.length);
       for (const event of batch) seen.push(event);
       if (seen.at(-1)?.seq === 2000) stop.abort();
     }
     expect(seen.map((event) => event.seq)).toEqual(Array.from({ length: 501 }, (_, i) => 1500 + i));
     expect((seen.at(-1)!.data as { text: string }).text).toHaveLength(700_000);
+    // Reads that held only events before fromSeq yield nothing, not an empty batch.
+    expect(sizes.every((size) => size > 0)).toBe(true);
+  });
+
+  it.runIf(process.platform === "linux")("closes the file when the follower stops", async () => {
+    const store = new JsonlStore(dir);
+    const { log, location } = await store.create({ registry: testRegistry(), sessionId: "closing", createdAt: 1 });
+    await log.append(noteAdded.input({ text: "one" }));
+    await log.close();
+    const stop = new AbortController();
+    for await (const batch of store.follow("closing", { fromSeq: 0, signal: stop.signal })) {
+      expect(batch).toHaveLength(1);
+      expect(await descriptorsOn(location)).toBe(1);
+      stop.abort();
+    }
+    expect(await descriptorsOn(location)).toBe(0);
   });
 
   it("refuses a damaged line naming its line in the file", async () => {
