@@ -85,7 +85,15 @@ describe("JSONL persistence", () => {
   it("refuses to overwrite an existing log", async () => {
     const path = freshPath();
     await (await createJsonlLog(path, { registry: testRegistry() })).log.close();
-    await expect(createJsonlLog(path, { registry: testRegistry() })).rejects.toMatchObject({ code: "LOG_EXISTS" });
+    await expect(createJsonlLog(path, { registry: testRegistry() })).rejects.toMatchObject({ code: "LOG_EXISTS", name: "LogError", message: `${path} already exists` });
+  });
+
+  it("refuses to create a session that is both a fork and a copy", async () => {
+    const both = { fork: { parentSessionId: "p", seed: [] }, copy: { events: [], parent: undefined } };
+    await expect(createJsonlLog(freshPath(), { registry: testRegistry(), ...both })).rejects.toMatchObject({
+      code: "LOG_INVALID_EVENT",
+      message: "a new session is either a fork or a copy, not both",
+    });
   });
 
   it("names the line of corruption anywhere but the torn tail", async () => {
@@ -123,7 +131,9 @@ describe("JSONL persistence", () => {
   });
 
   it("reports a missing file as LOG_NOT_FOUND", async () => {
-    await expect(readJsonlLog(join(dir, "absent.jsonl"), testRegistry())).rejects.toMatchObject({ code: "LOG_NOT_FOUND" });
+    const absent = join(dir, "absent.jsonl");
+    await expect(readJsonlLog(absent, testRegistry())).rejects.toMatchObject({ code: "LOG_NOT_FOUND", message: `${absent} does not exist` });
+    await expect(readJsonlLog(dir, testRegistry())).rejects.toMatchObject({ code: "LOG_NOT_FOUND", message: `${dir} is a directory, not a log file` });
   });
 
   it("makes concurrent appends durable in seq order through group commit", async () => {
