@@ -71,6 +71,14 @@ describe("freezeRequest on shared history", () => {
     expect(() => freezeRequest({ config, messages: [...first.messages, answer, bad] })).toThrowError(/messages\[3\]/);
   });
 
+  it("accepts a new request over the very list it accepted last, and one that adds to it", () => {
+    const first = freezeRequest(request());
+    const again = { config, messages: first.messages } as GenerateOptions;
+    expect(freezeRequest(again)).toBe(again);
+    const longer = { config, messages: [...first.messages, { role: "user", content: [{ type: "text", text: "more" }], source: "user" }] } as GenerateOptions;
+    expect(freezeRequest(longer).messages).toHaveLength(3);
+  });
+
   it("returns a request it froze before as is, and keeps a signal live", () => {
     const controller = new AbortController();
     const frozen = freezeRequest({ ...request(), signal: controller.signal });
