@@ -23,19 +23,21 @@ export interface Candidate {
  * frozen and private) is returned as is. The data is stored exactly as given: schemas may reject,
  * never repair.
  */
-function admitEnvelope(entry: TypeEntry, candidate: Candidate & { readonly type: string }, expectedSeq: number, parsed: boolean): LogEvent {
-  const { seq, type, time, data } = candidate;
+function admitEnvelope(entry: TypeEntry, candidate: Candidate, type: string, expectedSeq: number, parsed: boolean): LogEvent {
+  // Each envelope field is read once: a getter cannot show the checks one value and the log another.
+  const { seq, time, data } = candidate;
   if (seq !== expectedSeq || Object.is(seq, -0)) refuse("LOG_INVALID_EVENT", `seq must be ${expectedSeq}, the next in the log, not ${Object.is(seq, -0) ? "-0" : (JSON.stringify(seq) ?? String(seq))}`);
   if (!entry.valid) refuse("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`);
   if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) refuse("LOG_INVALID_EVENT", `${type}: time must be a non-negative integer of epoch ms`);
-  for (const retirement of entry.retirements) {
-    if (retirement.matches === undefined || retirement.matches(data)) refuse("LOG_LEGACY_EVENT", `${type}: ${retirement.why}`);
-  }
-  // A parsed event is the reader's private, frozen tree; anything else is copied, so the caller keeps its own.
+  // A parsed event is the reader's private, frozen tree; anything else is copied once, and every check
+  // below reads that copy: what is checked is exactly what is stored.
   const stored = parsed ? data : frozenJsonCopy(data);
   if (stored === undefined) refuse("LOG_INVALID_EVENT", `${type}: data is not exact JSON (${findNonJson(data) ?? "unknown"})`);
+  for (const retirement of entry.retirements) {
+    if (retirement.matches === undefined || retirement.matches(stored)) refuse("LOG_LEGACY_EVENT", `${type}: ${retirement.why}`);
+  }
   if (entry.definition !== undefined) {
-    const checked = entry.definition.schema.safeParse(data);
+    const checked = entry.definition.schema.safeParse(stored);
     if (!checked.success) refuse("LOG_INVALID_EVENT", `${type}: ${describeIssues(checked.error.issues)}`);
   } else if (!entry.ignorable) {
     refuse("LOG_UNKNOWN_TYPE", `unknown event type ${type} (not registered and not ignorable)`);
@@ -74,14 +76,14 @@ export function admitBatch(
   let entry: TypeEntry | undefined;
   try {
     for (const candidate of candidates) {
-      const { type } = candidate;
+      const type = candidate.type;
       if (typeof type !== "string") refuse("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`);
       // Consecutive events often share a type: look its entry up only when it changes.
       if (type !== lastType) {
         entry = registry.entry(type);
         lastType = type;
       }
-      const event = admitEnvelope(entry!, candidate as Candidate & { readonly type: string }, seq, parsed);
+      const event = admitEnvelope(entry!, candidate, type, seq, parsed);
       for (const index of entry!.rules) next[index] = rules[index]!.admit(next[index], event);
       events.push(event);
       seq++;

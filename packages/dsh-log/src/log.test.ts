@@ -32,6 +32,42 @@ describe("EventLog.append", () => {
     expect(Object.isFrozen(data)).toBe(false);
   });
 
+  it("checks exactly the data it stores, when a getter answers differently each time it is read", async () => {
+    // The first read of `version` says 2 (valid), every later read 1 (retired): one copy decides both.
+    let reads = 0;
+    const shifty = {
+      get version() {
+        return reads++ === 0 ? 2 : 1;
+      },
+    };
+    const log = memoryLog();
+    const [event] = await log.append({ type: "note/versioned", data: shifty });
+    expect(event?.data).toEqual({ version: 2 });
+    expect(reads).toBe(1);
+    // The other order: a value that reads invalid after the check is refused, never stored.
+    let seen = 0;
+    const late = {
+      get text() {
+        return seen++ === 0 ? 7 : "fine";
+      },
+    };
+    await expect(log.append({ type: "note/added", data: late })).rejects.toMatchObject({ code: "LOG_INVALID_EVENT" });
+    expect(log.length).toBe(1);
+  });
+
+  it("reads an input's type once, so a getter cannot pass one type's schema and log another", async () => {
+    let reads = 0;
+    const input = {
+      get type() {
+        return reads++ === 0 ? "ui/anything" : "note/added";
+      },
+      data: { not: "a note" },
+    };
+    const [event] = await memoryLog().append(input);
+    expect(event?.type).toBe("ui/anything");
+    expect(reads).toBe(1);
+  });
+
   it.each([
     ["an unknown type", { type: "mystery/event", data: {} }, "LOG_UNKNOWN_TYPE", /unknown event type mystery\/event/],
     ["a malformed type", { type: "Not A Type", data: {} }, "LOG_INVALID_EVENT", /invalid event type/],
