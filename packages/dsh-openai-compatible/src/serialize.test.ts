@@ -172,6 +172,33 @@ describe("serializeRequest against the straightforward serializer", () => {
     );
   });
 
+  it("gives each of several serializations in flight at once its own bytes, whatever they share", async () => {
+    const branch = fc.array(message, { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { maxLength: 6 }), fc.array(branch, { minLength: 2, maxLength: 5 }), async (history, branches) => {
+        const shared = [{ role: "system" as const, content: "s", source: "system-prompt" }, ...history];
+        const config = { provider: "p", model: "m" };
+        await serializeRequest(freezeRequest({ config, messages: shared }), { dialect: "deepseek" });
+        // Different continuations of the one warmed history, all in flight at once.
+        const requests = branches.map((tail) => freezeRequest({ config, messages: [...shared, ...tail] }));
+        const expected = await Promise.all(requests.map((request) => serializeRequestPlain(request, { dialect: "deepseek" })));
+        expect(await Promise.all(requests.map((request) => serializeRequest(request, { dialect: "deepseek" })))).toEqual(expected);
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("interleaves two serializations that extend one history without mixing their bytes", async () => {
+    const history = freezeRequest({ config: { provider: "p", model: "m" }, messages: base.messages.slice(0, 3) });
+    // Warm the fragments of the shared prefix, then extend it two different ways at once.
+    await serializeRequest(history, { dialect: "deepseek" });
+    const left = freezeRequest({ config: history.config, messages: [...history.messages, { role: "user", content: [{ type: "text", text: "left ".repeat(50) }], source: "user" }] });
+    const right = freezeRequest({ config: history.config, messages: [...history.messages, { role: "user", content: [{ type: "text", text: "right" }], source: "user" }] });
+    const [a, b] = await Promise.all([serializeRequest(left, { dialect: "deepseek" }), serializeRequest(right, { dialect: "deepseek" })]);
+    expect(a).toBe(await serializeRequestPlain(left, { dialect: "deepseek" }));
+    expect(b).toBe(await serializeRequestPlain(right, { dialect: "deepseek" }));
+  });
+
   it("reads and verifies image bytes at every serialization, never from a cache", async () => {
     const store = new MemoryAttachmentStore();
     const image = await putImage(store, makePng(2, 2));

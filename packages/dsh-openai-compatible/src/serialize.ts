@@ -76,15 +76,13 @@ async function wireMessage(message: Message, options: SerializeOptions): Promise
   }
 }
 
-/** The wire bytes of frozen messages, per dialect: a message never changes, so it is serialized once. */
+/**
+ * The wire bytes of frozen messages, per dialect. A message never changes, so it is serialized once;
+ * an entry is a pure function of its key, never written again, so concurrent serializations share it
+ * safely. Nothing else in serialization outlives one call.
+ */
 const fragments = new WeakMap<object, Partial<Record<Dialect, Buffer>>>();
 
-/**
- * Per dialect, the last message list serialized and its joined bytes (the first `length` bytes of a
- * buffer with room to grow), when it held no image. A loop's next request repeats that list and adds
- * to it: the new messages are appended in place, and only the body is copied out.
- */
-const lastJoined: Partial<Record<Dialect, { readonly messages: readonly Message[]; readonly store: Buffer; readonly length: number }>> = {};
 function holdsImage(message: Message): boolean {
   return message.role !== "system" && message.role !== "assistant" && message.content.some((block) => block.type === "image");
 }
@@ -102,49 +100,24 @@ async function messageBytes(message: Message, options: SerializeOptions): Promis
   return bytes;
 }
 
-function extendsList(last: readonly Message[], messages: readonly Message[]): boolean {
-  if (last.length > messages.length) return false;
-  for (let i = 0; i < last.length; i++) if (last[i] !== messages[i]) return false;
-  return true;
-}
-
-/** The messages' wire bytes joined by commas, appended in place to the previous list's when this list extends it. */
-async function messagesBytes(messages: readonly Message[], options: SerializeOptions): Promise<Buffer> {
-  const last = lastJoined[options.dialect];
-  const reuse = last !== undefined && extendsList(last.messages, messages);
-  let store = reuse ? last.store : Buffer.allocUnsafe(64 * 1024);
-  let length = reuse ? last.length : 0;
-  let images = false;
-  for (let i = reuse ? last.messages.length : 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    images ||= holdsImage(message);
-    const part = await messageBytes(message, options);
-    const needed = length + part.length + 1;
-    if (needed > store.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, store.length * 2));
-      store.copy(grown, 0, 0, length);
-      store = grown;
-    }
-    if (i > 0) store[length++] = 0x2c;
-    length += part.copy(store, length);
-  }
-  // The prefix reused above held no image, and `images` covers the rest: an image is never served from here.
-  if (Object.isFrozen(messages) && !images) lastJoined[options.dialect] = { messages, store, length };
-  else delete lastJoined[options.dialect];
-  return store.subarray(0, length);
-}
+const COMMA = Buffer.from(",");
 
 /**
  * The exact HTTP body this adapter sends for `request`, as UTF-8 bytes: compact JSON with a fixed key
  * order, no `undefined`, extensions with sorted keys, images as verified data URLs. Messages are
  * serialized once and reused across requests, so a rebuild of a long session costs what its new
- * messages cost, plus copying bytes. The caller owns the returned buffer.
+ * messages cost, plus one copy of the body. The caller owns the returned buffer, which shares nothing
+ * with any other call.
  */
 export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions): Promise<Buffer> {
-  const messages = await messagesBytes(request.messages, options);
   const { head, tail } = envelopeBytes(request, options.dialect);
-  // Concat copies the messages out, so the caller's buffer shares nothing with the cache.
-  return Buffer.concat([head, messages, tail]);
+  const parts: Buffer[] = [head];
+  for (const [i, message] of request.messages.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(await messageBytes(message, options));
+  }
+  parts.push(tail);
+  return Buffer.concat(parts);
 }
 
 /** The body's bytes before and after the messages, cached per frozen config and tool list: they repeat across a session. */
