@@ -114,7 +114,7 @@ describe("parseMessagesStream", () => {
         { type: "message_stop" },
       ]),
     );
-    expect(chunks.filter((chunk) => chunk.type !== "usage")).toEqual([{ type: "reasoning-delta", text: "plain" }, { type: "finish", reason: "length" }]);
+    expect(chunks.filter((chunk) => chunk.type !== "usage")).toEqual([{ type: "reasoning-delta", text: "plain", block: 0 }, { type: "finish", reason: "length" }]);
   });
 });
 
@@ -137,10 +137,10 @@ describe("parseMessagesStream, event by event", () => {
       ]),
     );
     expect(chunks).toEqual([
-      { type: "text-delta", text: "Hi" },
-      { type: "reasoning-delta", text: "pre" },
-      { type: "reasoning-signature", signature: "from-start" },
-      { type: "reasoning-signature", signature: "abcd" },
+      { type: "text-delta", text: "Hi", block: 0 },
+      { type: "reasoning-delta", text: "pre", block: 1 },
+      { type: "reasoning-signature", signature: "from-start", block: 1 },
+      { type: "reasoning-signature", signature: "abcd", block: 2 },
       { type: "usage", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } },
       { type: "finish", reason: "other" },
     ]);
@@ -157,7 +157,7 @@ describe("parseMessagesStream, event by event", () => {
         controller.close();
       },
     });
-    expect((await collect(stream))[0]).toEqual({ type: "text-delta", text: "é😀" });
+    expect((await collect(stream))[0]).toEqual({ type: "text-delta", text: "é😀", block: 0 });
   });
 
   it("names what is malformed: a tool_use block without id or name, a block event without an index, an error without details", async () => {

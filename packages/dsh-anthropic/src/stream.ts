@@ -1,4 +1,5 @@
 import { LlmError, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { truncateText } from "dsh-base";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
@@ -85,7 +86,7 @@ class EventMapper {
         return this.#delta(blockIndex(event), event.delta ?? {});
       case "content_block_stop": {
         const signature = this.#signatures.get(blockIndex(event));
-        return signature === undefined || signature === "" ? [] : [{ type: "reasoning-signature", signature }];
+        return signature === undefined || signature === "" ? [] : [{ type: "reasoning-signature", signature, block: blockIndex(event) }];
       }
       case "message_delta":
         // Usage here is cumulative: it replaces what message_start said, field by field.
@@ -110,10 +111,10 @@ class EventMapper {
   #start(index: number, block: NonNullable<WireEvent["content_block"]>): StreamChunk[] {
     switch (block.type) {
       case "text":
-        return block.text ? [{ type: "text-delta", text: block.text }] : [];
+        return block.text ? [{ type: "text-delta", text: block.text, block: index }] : [];
       case "thinking":
         this.#signatures.set(index, block.signature ?? "");
-        return block.thinking ? [{ type: "reasoning-delta", text: block.thinking }] : [];
+        return block.thinking ? [{ type: "reasoning-delta", text: block.thinking, block: index }] : [];
       case "redacted_thinking":
         return [{ type: "redacted-reasoning", data: block.data ?? "" }];
       case "tool_use":
@@ -127,9 +128,9 @@ class EventMapper {
   #delta(index: number, delta: NonNullable<WireEvent["delta"]>): StreamChunk[] {
     switch (delta.type) {
       case "text_delta":
-        return [{ type: "text-delta", text: delta.text ?? "" }];
+        return [{ type: "text-delta", text: delta.text ?? "", block: index }];
       case "thinking_delta":
-        return [{ type: "reasoning-delta", text: delta.thinking ?? "" }];
+        return [{ type: "reasoning-delta", text: delta.thinking ?? "", block: index }];
       case "signature_delta":
         if (!this.#signatures.has(index)) throw new LlmError("LLM_MALFORMED_STREAM", `a signature arrived for block ${index}, which is not a thinking block`);
         this.#signatures.set(index, this.#signatures.get(index)! + (delta.signature ?? ""));
@@ -161,7 +162,7 @@ export async function* parseMessagesStream(body: ReadableStream<Uint8Array>, idl
         try {
           parsed = JSON.parse(event.data) as WireEvent;
         } catch (cause) {
-          throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream event: ${event.data.slice(0, 80)}`, { cause });
+          throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream event: ${truncateText(event.data, 80)}`, { cause });
         }
         for (const chunk of mapper.map(parsed)) pending.push(chunk);
       } catch (error) {

@@ -60,6 +60,33 @@ describe("StreamAssembler", () => {
     ]);
   });
 
+  it("never merges an unsigned block into the next signed one: a signed block holds only the text its block streamed", () => {
+    const result = assemble([
+      // Block 0 is thinking the provider left unsigned; block 1 is signed; then two text blocks.
+      { type: "reasoning-delta", text: "unsigned draft", block: 0 },
+      { type: "reasoning-delta", text: "signed thought", block: 1 },
+      { type: "reasoning-signature", signature: "sig-1", block: 1 },
+      { type: "text-delta", text: "first", block: 2 },
+      { type: "text-delta", text: " part", block: 2 },
+      { type: "text-delta", text: "second", block: 3 },
+      { type: "reasoning-signature", signature: "sig-4", block: 4 },
+      { type: "finish", reason: "stop" },
+    ]);
+    expect(result.content).toStrictEqual([
+      { type: "reasoning", text: "unsigned draft" },
+      { type: "reasoning", text: "signed thought", signature: "sig-1" },
+      { type: "text", text: "first part" },
+      { type: "text", text: "second" },
+      { type: "reasoning", text: "", signature: "sig-4" },
+    ]);
+  });
+
+  it("refuses an answer holding half a character, which no provider would accept back", () => {
+    expect(() => assemble([{ type: "text-delta", text: "ok 😀".slice(0, 4) }, { type: "finish", reason: "stop" }])).toThrow(
+      expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: expect.stringContaining("half of a character") }),
+    );
+  });
+
   it("refuses an empty signature or empty redacted data as a malformed answer", () => {
     expect(() => assemble([{ type: "reasoning-delta", text: "x" }, { type: "reasoning-signature", signature: "" }, { type: "finish", reason: "stop" }])).toThrowError(
       expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }),

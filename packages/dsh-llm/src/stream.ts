@@ -8,12 +8,16 @@ import { tokenUsageSchema, type TokenUsage } from "./usage.js";
 export const finishReasonSchema = z.enum(["stop", "length", "tool-calls", "content-filter", "other"]);
 export type FinishReason = z.output<typeof finishReasonSchema>;
 
-/** One piece of a streamed answer, provider-neutral. Tool-call deltas are keyed by `index`. */
+/**
+ * One piece of a streamed answer, provider-neutral. Tool-call deltas are keyed by `index`. A provider
+ * that numbers its content blocks passes the number as `block`: text merges only within one block, so
+ * a signed block never takes in text it did not sign.
+ */
 export type StreamChunk =
-  | { readonly type: "text-delta"; readonly text: string }
-  | { readonly type: "reasoning-delta"; readonly text: string }
+  | { readonly type: "text-delta"; readonly text: string; readonly block?: number }
+  | { readonly type: "reasoning-delta"; readonly text: string; readonly block?: number }
   /** Closes the reasoning block being streamed with the provider's signature (a block of its own if none is open). */
-  | { readonly type: "reasoning-signature"; readonly signature: string }
+  | { readonly type: "reasoning-signature"; readonly signature: string; readonly block?: number }
   /** A whole block of encrypted reasoning. */
   | { readonly type: "redacted-reasoning"; readonly data: string }
   | {
@@ -43,14 +47,15 @@ interface OpenToolCall {
 }
 
 type OpenBlock =
-  | { type: "text" | "reasoning"; text: string; signature?: string }
+  | { type: "text" | "reasoning"; text: string; signature?: string; block: number | undefined }
   | { type: "redacted-reasoning"; data: string }
   | { type: "tool-call"; call: OpenToolCall };
 
 /**
  * Folds stream chunks into a {@link GenerateResult}. Blocks keep the order in which they first
- * appeared; consecutive deltas of one kind merge (a signature closes a reasoning block, so the next
- * reasoning delta opens another); tool calls accumulate by index.
+ * appeared; consecutive deltas of one kind and one provider block merge (a signature closes a
+ * reasoning block, so the next reasoning delta opens another, and a signed block is never extended
+ * or merged with another); tool calls accumulate by index.
  */
 export class StreamAssembler {
   readonly #blocks: OpenBlock[] = [];
@@ -66,10 +71,10 @@ export class StreamAssembler {
     switch (chunk.type) {
       case "text-delta":
       case "reasoning-delta":
-        this.#appendText(chunk.type === "text-delta" ? "text" : "reasoning", chunk.text);
+        this.#appendText(chunk.type === "text-delta" ? "text" : "reasoning", chunk.text, chunk.block);
         break;
       case "reasoning-signature":
-        this.#sign(chunk.signature);
+        this.#sign(chunk.signature, chunk.block);
         break;
       case "redacted-reasoning":
         this.#blocks.push({ type: "redacted-reasoning", data: chunk.data });
@@ -111,18 +116,24 @@ export class StreamAssembler {
     return { content, finishReason: this.#finishReason, usage: this.#usage };
   }
 
-  #appendText(type: "text" | "reasoning", text: string): void {
-    if (text === "") return;
+  /** The last block, when it is an unsigned block of `type` from the same provider block: the one text may extend. */
+  #open(type: "text" | "reasoning", block: number | undefined): Extract<OpenBlock, { type: "text" | "reasoning" }> | undefined {
     const last = this.#blocks.at(-1);
-    if (last !== undefined && last.type === type && last.signature === undefined) last.text += text;
-    else this.#blocks.push({ type, text });
+    return last !== undefined && last.type === type && last.signature === undefined && last.block === block ? last : undefined;
+  }
+
+  #appendText(type: "text" | "reasoning", text: string, block: number | undefined): void {
+    if (text === "") return;
+    const open = this.#open(type, block);
+    if (open !== undefined) open.text += text;
+    else this.#blocks.push({ type, text, block });
   }
 
   /** Signs the open reasoning block; a signature with none open is a block whose text the provider omitted. */
-  #sign(signature: string): void {
-    const last = this.#blocks.at(-1);
-    if (last !== undefined && last.type === "reasoning" && last.signature === undefined) last.signature = signature;
-    else this.#blocks.push({ type: "reasoning", text: "", signature });
+  #sign(signature: string, block: number | undefined): void {
+    const open = this.#open("reasoning", block);
+    if (open !== undefined) open.signature = signature;
+    else this.#blocks.push({ type: "reasoning", text: "", signature, block });
   }
 
   #appendToolCall(chunk: Extract<StreamChunk, { type: "tool-call-delta" }>): void {
