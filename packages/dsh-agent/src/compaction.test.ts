@@ -196,6 +196,18 @@ describe("manual compaction, trimming and recovery", () => {
     expect((await reconstructRequests(log)).map((r) => body(r.request))).toEqual(adapter.received.map(body));
   });
 
+  it("cuts the kept start of a trimmed result between characters, never through one", async () => {
+    // "echo: " is 6 units, so the 200-unit cut falls inside the emoji at units 199-200.
+    const text = `${"y".repeat(193)}😀${"z".repeat(500)}`;
+    const { agent, log } = harness((_r, index) => (index === 0 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text }) }] } : { text: "ok" }));
+    await agent.run("big output please");
+    await agent.run("next");
+    expect(await agent.trimToolResults({ maxChars: 100, keepRecent: 2 })).toBe(1);
+    const trim = log.slice().find((event) => event.type === "tool/result" && (event.data as { source: string }).source === "trim");
+    const placeholder = (trim?.data as { content: { text: string }[] }).content[0]!.text;
+    expect(placeholder).toBe(`[trimmed: ${6 + text.length} characters]\necho: ${"y".repeat(193)}`);
+  });
+
   it("is idempotent: a trimmed result is never trimmed again, however small maxChars is", async () => {
     const { agent, log } = harness((_r, index) =>
       index === 0 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text: "x".repeat(300) }) }] } : { text: "ok" },

@@ -1,3 +1,4 @@
+import { truncateText } from "dsh-base";
 import { AttachmentError } from "dsh-attachments";
 import type { DeepReadonly, UserContent } from "dsh-llm";
 import type { EventInput, EventLog } from "dsh-log";
@@ -25,7 +26,8 @@ export async function trimToolResults(log: EventLog, surface: SurfaceManager, op
     const text = event.data.content.map((block) => (block.type === "text" ? block.text : "")).join("");
     if (text.length <= maxChars) continue;
     const { callId, toolName, isError } = event.data;
-    const placeholder = `[trimmed: ${text.length} characters]\n${text.slice(0, 200)}`;
+    // Cut between characters: half of one in the log would make every later request unsendable.
+    const placeholder = `[trimmed: ${text.length} characters]\n${truncateText(text, 200)}`;
     replacements.push({
       range: { start: node.seq, end: node.seq },
       replacement: toolResultEvent.input({ callId, toolName, isError, content: [{ type: "text", text: placeholder }], source: TRIM_SOURCE }),

@@ -3,3 +3,4 @@ export { createFileDurably, syncPath, type CreateFileOptions } from "./durable-f
 export { describeIssues, type SchemaIssue } from "./issues.js";
 export { ConfinedFileError, openConfined, readHead, type ConfinedFileErrorCode } from "./confined-file.js";
 export { maskUrlPassword } from "./mask-url.js";
+export { clipText, loneSurrogateIndex, truncateText } from "./text.js";

@@ -1,3 +1,4 @@
+import { clipText } from "dsh-base";
 import { diffLines } from "diff";
 import type { Message } from "dsh-llm";
 import { surfaceNodeLabel } from "dsh-surface";
@@ -28,7 +29,7 @@ const MAX_LINE = 160;
 const MAX_DIFF_LINES = 12;
 
 function clip(text: string): string {
-  return text.length > MAX_LINE ? `${text.slice(0, MAX_LINE - 1)}…` : text;
+  return clipText(text, MAX_LINE);
 }
 
 /** A message as a person reads it: its text, tool calls as `name(arguments)`, images by digest. */

@@ -1,16 +1,28 @@
 import { imageAttachmentRefSchema } from "dsh-attachments";
+import { loneSurrogateIndex } from "dsh-base";
 import { z } from "zod";
 import type { DeepReadonly } from "./freeze.js";
 
+/**
+ * Text a model sees: any string that is well-formed Unicode. Half of a character (a lone surrogate)
+ * is refused where it enters, since every provider refuses a request that carries one, for good.
+ */
+export const modelTextSchema = z.string().check((context) => {
+  const at = loneSurrogateIndex(context.value);
+  if (at >= 0) {
+    context.issues.push({ code: "custom", input: context.value, message: `half of a character (a lone surrogate) at index ${at}: text must be well-formed Unicode` });
+  }
+});
+
 /** Plain text. */
-export const textBlockSchema = z.strictObject({ type: z.literal("text"), text: z.string() });
+export const textBlockSchema = z.strictObject({ type: z.literal("text"), text: modelTextSchema });
 /**
  * Model reasoning ("thinking") text, kept so it can be sent back when a provider requires it. A
  * provider that signs its thinking (Anthropic) adds the `signature` it must receive back unchanged.
  */
 export const reasoningBlockSchema = z.strictObject({
   type: z.literal("reasoning"),
-  text: z.string(),
+  text: modelTextSchema,
   signature: z.string().min(1).exactOptional(),
 });
 /** Reasoning the provider encrypted (Anthropic's `redacted_thinking`): opaque `data`, sent back as is. */
@@ -22,7 +34,7 @@ export const toolCallBlockSchema = z.strictObject({
   type: z.literal("tool-call"),
   callId: z.string().min(1),
   name: z.string().min(1),
-  arguments: z.string(),
+  arguments: modelTextSchema,
 });
 
 export type TextBlock = DeepReadonly<z.output<typeof textBlockSchema>>;

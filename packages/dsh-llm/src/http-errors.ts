@@ -1,3 +1,4 @@
+import { truncateText } from "dsh-base";
 import { LlmError } from "./errors.js";
 
 const OVERFLOW = /context[ _-]?length|maximum context|too many tokens|context window|prompt is too long/i;
@@ -27,7 +28,7 @@ function providerMessage(bodyText: string): string {
   } catch {
     // Not JSON: keep the text.
   }
-  return message.replace(/\s+/g, " ").trim().slice(0, 300);
+  return truncateText(message.replace(/\s+/g, " ").trim(), 300);
 }
 
 /** Seconds to wait from a `Retry-After` header: a number of seconds or an HTTP date (in the past: 0). */

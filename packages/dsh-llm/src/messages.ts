@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DeepReadonly } from "./freeze.js";
-import { assistantContentSchema, userContentSchema } from "./content.js";
+import { assistantContentSchema, modelTextSchema, userContentSchema } from "./content.js";
 
 /**
  * Where a message came from: `system-prompt`, `user`, `inject`, `tool-context`, `pre-step`,
@@ -12,7 +12,7 @@ export type MessageSource = DeepReadonly<z.output<typeof messageSourceSchema>>;
 /** The rendered system prompt; content is kept exactly, whitespace included. */
 export const systemMessageSchema = z.strictObject({
   role: z.literal("system"),
-  content: z.string(),
+  content: modelTextSchema,
   source: messageSourceSchema,
 });
 

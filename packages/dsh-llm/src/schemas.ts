@@ -6,6 +6,7 @@ export { jsonObjectSchema, jsonValueSchema } from "./json.js";
 export {
   assistantContentSchema,
   imageBlockSchema,
+  modelTextSchema,
   reasoningBlockSchema,
   redactedReasoningBlockSchema,
   textBlockSchema,

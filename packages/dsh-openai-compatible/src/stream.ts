@@ -1,3 +1,4 @@
+import { truncateText } from "dsh-base";
 import { LlmError, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
@@ -52,7 +53,7 @@ function chunksOf(data: string): StreamChunk[] {
   try {
     parsed = JSON.parse(data) as WireChunk;
   } catch (cause) {
-    throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream chunk: ${data.slice(0, 80)}`, { cause });
+    throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream chunk: ${truncateText(data, 80)}`, { cause });
   }
   if (parsed.error !== undefined) {
     throw new LlmError("LLM_SERVER_ERROR", `the provider reported an error mid-stream: ${parsed.error.message ?? "unknown"}`);

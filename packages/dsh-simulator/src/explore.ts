@@ -1,3 +1,4 @@
+import { truncateText } from "dsh-base";
 import type { ScriptedResponse } from "./scenario.js";
 
 interface WireMessage {
@@ -16,7 +17,7 @@ export function exploreResponse(body: { messages?: unknown; tools?: unknown }): 
   if (!Array.isArray(body.tools)) {
     const input = messages.map((message) => (typeof message.content === "string" ? message.content : "")).join("\n");
     const lines = input.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("["));
-    return { text: `Earlier, ${lines.length} lines of conversation; it began: ${(lines[1] ?? lines[0] ?? "").slice(0, 160)}` };
+    return { text: `Earlier, ${lines.length} lines of conversation; it began: ${truncateText(lines[1] ?? lines[0] ?? "", 160)}` };
   }
   const lastUser = messages.map((message) => message.role).lastIndexOf("user");
   const turn = messages.slice(lastUser + 1);
@@ -34,5 +35,5 @@ export function exploreResponse(body: { messages?: unknown; tools?: unknown }): 
   }
   const read = results[1]!;
   const firstLine = read.split("\n").find((line) => line.trim() !== "") ?? "";
-  return { text: `I listed the directory and read one file (${read.length} characters). It begins: ${firstLine.slice(0, 120)}` };
+  return { text: `I listed the directory and read one file (${read.length} characters). It begins: ${truncateText(firstLine, 120)}` };
 }

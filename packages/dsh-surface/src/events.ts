@@ -1,4 +1,4 @@
-import { assistantContentSchema, messageSourceSchema, userContentSchema } from "dsh-llm/schemas";
+import { assistantContentSchema, messageSourceSchema, modelTextSchema, userContentSchema } from "dsh-llm/schemas";
 import {
   deepFreeze,
   type AssistantMessage,
@@ -26,7 +26,7 @@ const replaces = surfaceReplaceSchema.exactOptional();
 /** The rendered system prompt; always surface node 0. */
 export const systemMessageEvent = defineEvent(
   "system/message",
-  z.strictObject({ content: z.string(), source: messageSourceSchema, replaces }),
+  z.strictObject({ content: modelTextSchema, source: messageSourceSchema, replaces }),
 );
 
 /** A user turn or context that entered a step (each with its source). */

@@ -137,4 +137,12 @@ describe("SurfaceManager.systemPromptInput", () => {
     expect(manager.systemPrompt()).toBe("v2");
     expect(manager.nodeSeqs()).toEqual([2, 1]);
   });
+
+  it("owes a replace for a prompt that differs only in whitespace: the prompt is compared exactly", async () => {
+    const { log, manager } = surfaceLog();
+    await log.append(manager.systemPromptInput("Be brief.")!);
+    for (const changed of ["Be brief. ", "Be brief.\n", " Be brief.", "Be  brief."]) {
+      expect(manager.systemPromptInput(changed)?.data).toMatchObject({ content: changed, replaces: { start: 0, end: 0 } });
+    }
+  });
 });

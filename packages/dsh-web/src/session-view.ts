@@ -1,3 +1,4 @@
+import { clipText } from "dsh-base";
 import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
 import type { Message } from "dsh-llm";
@@ -44,7 +45,7 @@ const TEXT_LIMIT = 2000;
 
 function nodeText(message: Message): string {
   const text = message.role === "system" ? message.content : contentText(message.content);
-  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text;
+  return clipText(text, TEXT_LIMIT);
 }
 
 /**

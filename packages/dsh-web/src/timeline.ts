@@ -1,3 +1,4 @@
+import { clipText } from "dsh-base";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import type { TimelineEntry, TimelineKind } from "./view-types.js";
@@ -6,9 +7,6 @@ type Data = Readonly<Record<string, unknown>>;
 
 const DETAIL_LIMIT = 4000;
 
-function clip(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
-}
 
 /** The text of content blocks, images by digest. */
 export function contentText(content: unknown): string {
@@ -46,9 +44,9 @@ function describe(event: LogEvent): { kind: TimelineKind; label: string } {
     case "system/message":
       return { kind: replaced === undefined ? "message" : "compaction", label: `system prompt${replaces}` };
     case "user/message":
-      return { kind: replaced === undefined ? "message" : "compaction", label: `${String(data.source)}: ${clip(contentText(data.content).split("\n")[0] ?? "", 120)}${replaces}` };
+      return { kind: replaced === undefined ? "message" : "compaction", label: `${String(data.source)}: ${clipText(contentText(data.content).split("\n")[0] ?? "", 120)}${replaces}` };
     case "assistant/message":
-      return { kind: "message", label: `model: ${clip(contentText(data.content).replace(/\n/g, " "), 120)}` };
+      return { kind: "message", label: `model: ${clipText(contentText(data.content).replace(/\n/g, " "), 120)}` };
     case "tool/result":
       return { kind: replaced === undefined ? "tool" : "trim", label: `${String(data.toolName)} result${data.isError === true ? " (error)" : ""}${replaced === undefined ? "" : ` trimmed${replaces}`}` };
     case "compaction/start":
@@ -82,6 +80,6 @@ export function timelineEntry(event: LogEvent, request: number | undefined, fork
     label,
     ...(typeof turn === "number" ? { turn } : {}),
     ...(request === undefined ? {} : { request }),
-    detail: clip(JSON.stringify(event.data, null, 2), DETAIL_LIMIT),
+    detail: clipText(JSON.stringify(event.data, null, 2), DETAIL_LIMIT),
   };
 }

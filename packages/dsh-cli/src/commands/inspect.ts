@@ -1,3 +1,4 @@
+import { clipText } from "dsh-base";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -26,7 +27,7 @@ export const INSPECT_USAGE = "dsh inspect LOG [--follow] [--store URL]";
 
 const clip = (text: string, length = 80) => {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
+  return clipText(flat, length);
 };
 
 function describeAssistantBlock(block: AssistantContent): string {
