@@ -47,6 +47,37 @@ describe("AnthropicAdapter against the simulator's Messages API", () => {
     expect(final.usage!.cacheWriteTokens).toBe(two!.promptTokens - one!.promptTokens);
   });
 
+  it("keeps a session sendable after an empty answer and after one of only whitespace, each left out of later bodies", async () => {
+    sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }, {}, { text: "\n\n" }, { text: "Two files." }] } });
+    const runtime = new LlmRuntime({ adapters: [new AnthropicAdapter({ baseUrl: sim.origin })] });
+    const plain = { ...config, reasoningEffort: "none" } as const;
+    const messages: Message[] = [
+      { role: "system", content: system, source: "system-prompt" },
+      { role: "user", content: [{ type: "text", text: "What is here?" }], source: "user" },
+    ];
+    const step = async () => {
+      const answer = await runtime.generate(freezeRequest(structuredClone({ config: plain, messages, tools })));
+      messages.push({ role: "assistant", content: answer.content, source: "model" });
+      return answer;
+    };
+    const call = (await step()).content[0] as Extract<AssistantContent, { type: "tool-call" }>;
+    messages.push({ role: "tool", callId: call.callId, toolName: "list_dir", content: [{ type: "text", text: "a.ts\nb.ts" }], isError: false, source: "tool" });
+    // Anthropic documents empty answers right after tool results; the log keeps them as they came.
+    expect((await step()).content).toEqual([]);
+    messages.push({ role: "user", content: [{ type: "text", text: "Go on." }], source: "user" });
+    expect((await step()).content).toEqual([{ type: "text", text: "\n\n" }]);
+    messages.push({ role: "user", content: [{ type: "text", text: "Well?" }], source: "user" });
+    expect((await step()).content).toEqual([{ type: "text", text: "Two files." }]);
+    // Each later body leaves the empty answers out, so the user blocks around them share one message.
+    const last = JSON.parse(sim.exchanges.at(-1)!.body) as { messages: { role: string; content: { type: string }[] }[] };
+    expect(last.messages.map((message) => `${message.role}:${message.content.map((block) => block.type).join("+")}`)).toEqual([
+      "user:text",
+      "assistant:tool_use",
+      "user:tool_result+text+text",
+    ]);
+    expect(sim.exchanges.every((exchange, i) => i === 0 || exchange.cacheHitTokens > 0)).toBe(true);
+  });
+
   it("is refused like the real API when a thinking block was altered or dropped on a tool-use follow-up", async () => {
     sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "list_dir", arguments: {} }] }, { text: "unused" }] } });
     const runtime = new LlmRuntime({ adapters: [new AnthropicAdapter({ baseUrl: sim.origin })] });

@@ -25,6 +25,14 @@ function invalid(message: string): LlmError {
   return new LlmError("LLM_INVALID_REQUEST", message);
 }
 
+/**
+ * Whether the Messages API takes `text` as a text block: it refuses empty and whitespace-only text
+ * blocks (HTTP 400), so such text is left out of the body. The log keeps it as it came.
+ */
+export function sendableText(text: string): boolean {
+  return /\S/u.test(text);
+}
+
 /** A tool call's `input`: the model's own JSON text when it is an object, else `{}` (an empty or broken argument string). */
 export function toolInput(argumentsText: string): WireValue {
   try {
@@ -40,7 +48,7 @@ async function userBlocks(content: readonly UserContent[], attachments: Attachme
   const out: { [key: string]: WireValue }[] = [];
   for (const block of content) {
     if (block.type === "text") {
-      if (block.text !== "") out.push({ type: "text", text: block.text });
+      if (sendableText(block.text)) out.push({ type: "text", text: block.text });
       continue;
     }
     if (attachments === undefined) {
@@ -60,7 +68,7 @@ function assistantBlock(block: AssistantContent): { [key: string]: WireValue } |
     case "redacted-reasoning":
       return { type: "redacted_thinking", data: block.data };
     case "text":
-      return block.text === "" ? undefined : { type: "text", text: block.text };
+      return sendableText(block.text) ? { type: "text", text: block.text } : undefined;
     case "tool-call":
       return { type: "tool_use", id: block.callId, name: block.name, input: toolInput(block.arguments) };
   }
@@ -90,9 +98,11 @@ async function messageBlocks(message: Message, attachments: AttachmentStore | un
 }
 
 /**
- * Lays a request out block by block: each tool, the system prompt (surface node 0, left out when
- * empty), then the messages. Tool results are user blocks; consecutive messages of one role share a
- * wire message. A message that leaves no block is refused, as the API would refuse it.
+ * Lays a request out block by block: each tool, the system prompt (surface node 0, left out when it
+ * has no sendable text), then the messages. Tool results are user blocks; consecutive messages of one
+ * role share a wire message. A message that leaves no block (an empty answer, an answer of only
+ * whitespace or of another provider's unsigned reasoning) is left out, as the API refuses an empty
+ * message: the session stays sendable, and the rule is a pure function of the logged message.
  */
 export async function layoutRequest(messages: readonly Message[], tools: readonly ToolSchema[] | undefined, attachments: AttachmentStore | undefined): Promise<WireLayout> {
   const blocks: WireBlock[] = [];
@@ -103,13 +113,13 @@ export async function layoutRequest(messages: readonly Message[], tools: readonl
   const first = messages[0];
   if (first?.role === "system") {
     start = 1;
-    if (first.content !== "") blocks.push({ value: { type: "text", text: first.content }, section: "system", message: -1, source: first.source, markable: true });
+    if (sendableText(first.content)) blocks.push({ value: { type: "text", text: first.content }, section: "system", message: -1, source: first.source, markable: true });
   }
   const roles: ("user" | "assistant")[] = [];
   for (let i = start; i < messages.length; i++) {
     const message = messages[i]!;
     const { role, blocks: own } = await messageBlocks(message, attachments);
-    if (own.length === 0) throw invalid(`message ${i} (${message.role}) has no content the Messages API accepts`);
+    if (own.length === 0) continue;
     if (roles.at(-1) !== role) roles.push(role);
     for (const value of own) {
       const markable = value.type !== "thinking" && value.type !== "redacted_thinking";

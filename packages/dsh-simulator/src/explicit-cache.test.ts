@@ -89,6 +89,34 @@ describe("the Messages API dialect", () => {
     }
   });
 
+  it("refuses what Anthropic refuses about content: empty or blank text, an empty message before the last, half a character", async () => {
+    const sim = await startSimulator({ scenario: { responses: [{ text: "ok" }] } });
+    const refusal = async (payload: object) => {
+      const answer = await post(sim.origin, payload);
+      expect(answer.status).toBe(400);
+      return (JSON.parse(answer.text) as { error: { message: string } }).error.message;
+    };
+    const user = (content: unknown) => ({ role: "user", content });
+    try {
+      expect(await refusal({ model: "m", messages: [user([{ type: "text", text: "" }])] })).toBe("messages: text content blocks must be non-empty");
+      expect(await refusal({ model: "m", messages: [user([{ type: "text", text: " \n" }])] })).toBe("messages: text content blocks must contain non-whitespace text");
+      expect(await refusal({ model: "m", system: [{ type: "text", text: "\n" }], messages: [user("hi")] })).toBe("system: text content blocks must contain non-whitespace text");
+      const blankResult = user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "text", text: "\t" }] }]);
+      expect(await refusal({ model: "m", messages: [blankResult] })).toBe("messages: text content blocks must contain non-whitespace text");
+      expect(await refusal({ model: "m", messages: [user("hi"), { role: "assistant", content: [] }, user("again")] })).toBe(
+        "messages.1: all messages must have non-empty content except for the optional final assistant message",
+      );
+      expect(await refusal({ model: "m", messages: [user([{ type: "text", text: "😀".slice(0, 1) }])] })).toBe(
+        "messages.0.content.0.text: the request body is not valid UTF-8: unpaired surrogate",
+      );
+      expect(sim.exchanges.every((exchange) => exchange.promptTokens === 0)).toBe(true);
+      // A final assistant message may be empty, and whitespace beside other text is fine.
+      expect((await post(sim.origin, { model: "m", messages: [user([{ type: "text", text: "hi" }, { type: "text", text: "😀 " }]), { role: "assistant", content: [] }] })).status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
+
   it("reports cache writes and reads in usage, and a TTL gap as a miss once the clock moves past it", async () => {
     const sim = await startSimulator({ scenario: { responses: [{ text: "1" }, { text: "2" }, { text: "3" }] } });
     try {
