@@ -10,7 +10,7 @@ import { Inbox } from "./inbox.js";
 import { LoopInstance, type AssembleContext, type Loop } from "./loop.js";
 import { loopAdmission } from "./loop-rule.js";
 import { acceptQuarantine, trimToolResults } from "./maintenance.js";
-import { closeOrphanedTurn } from "./recovery.js";
+import { closeOrphanedTurn, pendingAfterLastTurn } from "./recovery.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { assertPromptNode } from "./step.js";
 import { ToolRegistry, type AgentTool, type ContentInput } from "./tools.js";
@@ -75,7 +75,7 @@ export class Agent {
       surface: this.surface,
       runtime: options.runtime,
       tools: options.tools instanceof ToolRegistry ? options.tools : new ToolRegistry(options.tools ?? []),
-      inbox: new Inbox(),
+      inbox: Inbox.of(pendingAfterLastTurn(options.log)),
       hooks: { preStep: new Set(), request: new Set() },
       settings: {
         systemPrompt: typeof prompt === "string" ? () => prompt : prompt,

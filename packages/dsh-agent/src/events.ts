@@ -1,5 +1,5 @@
 import { defineEvent } from "dsh-log";
-import { finishReasonSchema, tokenUsageSchema } from "dsh-llm/schemas";
+import { finishReasonSchema, messageSourceSchema, tokenUsageSchema, userContentSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 
 const turnNumber = z.number().int().nonnegative();
@@ -23,10 +23,22 @@ export type StepEndReason = z.output<typeof stepEndReasonSchema>;
 /** A turn begins: one user input run until the model stops calling tools. */
 export const turnStartEvent = defineEvent("turn/start", z.strictObject({ turn: turnNumber }));
 
-/** A turn ends, with its reason (and the error, when it failed). */
+/** A value still queued for the model when a turn ended: it enters the next step that claims the inbox. */
+export const pendingInputSchema = z.strictObject({ content: z.array(userContentSchema).min(1), source: messageSourceSchema });
+
+/**
+ * A turn ends, with its reason (and the error, when it failed). `pending` lists, with their sources,
+ * the values still queued for the model (a tool's added context, an injection the turn did not take):
+ * they enter the next turn, also when another process resumes the session.
+ */
 export const turnEndEvent = defineEvent(
   "turn/end",
-  z.strictObject({ turn: turnNumber, reason: turnEndReasonSchema, error: loggedErrorSchema.exactOptional() }),
+  z.strictObject({
+    turn: turnNumber,
+    reason: turnEndReasonSchema,
+    error: loggedErrorSchema.exactOptional(),
+    pending: z.array(pendingInputSchema).min(1).exactOptional(),
+  }),
 );
 
 /** A step opens; the events up to its `request/dispatch` are exactly what its request contains. */

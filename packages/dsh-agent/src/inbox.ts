@@ -11,6 +11,13 @@ export interface InboxItem {
 export class Inbox {
   #items: InboxItem[] = [];
 
+  /** An inbox holding `items`, oldest first. */
+  static of(items: readonly InboxItem[]): Inbox {
+    const inbox = new Inbox();
+    inbox.#items = [...items];
+    return inbox;
+  }
+
   /** Queues content with its source. */
   push(content: ContentInput, source: string): void {
     this.#items.push({ content: toContent(content), source });
@@ -26,6 +33,11 @@ export class Inbox {
   /** Puts a claimed batch back in front (when no step opened for it). */
   restore(batch: readonly InboxItem[]): void {
     this.#items = [...batch, ...this.#items];
+  }
+
+  /** The items waiting, oldest first, without claiming them. */
+  peek(): readonly InboxItem[] {
+    return this.#items;
   }
 
   /** How many items are waiting. */

@@ -1,7 +1,8 @@
-import type { EventInput } from "dsh-log";
+import type { EventInput, EventLog } from "dsh-log";
 import { toolResultEvent, type SurfaceManager } from "dsh-surface";
 import { ToolError } from "./errors.js";
-import { compactionEndEvent, stepEndEvent, turnEndEvent } from "./events.js";
+import { compactionEndEvent, stepEndEvent, turnEndEvent, turnStartEvent } from "./events.js";
+import type { InboxItem } from "./inbox.js";
 import type { Loop } from "./loop.js";
 import { loopAdmission } from "./loop-rule.js";
 import { toolErrorOutcome } from "./tools.js";
@@ -30,4 +31,17 @@ export async function closeOrphanedTurn(loop: Pick<Loop, "log" | "surface">): Pr
     closers.push(turnEndEvent.input({ turn, reason: "interrupted" }));
   }
   if (closers.length > 0) await loop.log.append(closers);
+}
+
+/**
+ * The values the last turn left queued for the model (its `turn/end`'s `pending`), when no turn has
+ * started since: a new agent over the log queues them again, so they reach the next request.
+ */
+export function pendingAfterLastTurn(log: EventLog): InboxItem[] {
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.get(seq)!;
+    if (turnStartEvent.is(event)) return [];
+    if (turnEndEvent.is(event)) return (event.data.pending ?? []).map(({ content, source }) => ({ content, source }));
+  }
+  return [];
 }

@@ -64,6 +64,49 @@ describe("the inbox batch of a step", () => {
   });
 });
 
+describe("values still queued when a turn ends", () => {
+  const contextTool = {
+    schema: { name: "ctx", description: "adds context", parameters: { type: "object" } },
+    invoke: async () => ({ content: [{ type: "text" as const, text: "ran" }], isError: false, additionalContexts: ["remember this"] }),
+  };
+
+  it("are named with their sources in the turn's end, and reach the next request of a new agent over the log", async () => {
+    // The step limit ends the turn right after the tool ran, with its context still queued.
+    const first = harness(() => ({ toolCalls: [{ name: "ctx", arguments: "{}" }] }), { tools: [contextTool], maxSteps: 1 });
+    await expect(first.agent.run("go")).resolves.toMatchObject({ reason: "max-steps" });
+    expect(first.log.slice().at(-1)).toMatchObject({
+      type: "turn/end",
+      data: { turn: 0, reason: "max-steps", pending: [{ content: [{ type: "text", text: "remember this" }], source: "tool-context" }] },
+    });
+    // Another process resumes: the value enters its first step, with its source.
+    const log = EventLog.from(createAgentRegistry(), first.log.slice());
+    const second = harness(() => ({ text: "ok" }), { log, tools: [contextTool] });
+    await second.agent.run("next");
+    const entered = log.slice(first.log.length).filter((event) => userMessageEvent.is(event)).map((event) => (event.data as { source: string }).source);
+    expect(entered).toEqual(["tool-context", "user"]);
+    expect(texts(second.adapter.received[0]!.messages)).toContain("remember this");
+    // Once they entered a turn they are not queued again.
+    const third = harness(() => ({ text: "ok" }), { log });
+    await third.agent.run("later");
+    expect(texts(third.adapter.received[0]!.messages).split("remember this").length).toBe(2);
+  });
+
+  it("keep a turn going: a value injected during the last step enters one more step, never left behind", async () => {
+    const { agent, adapter, log } = harness(() => ({ text: "ok" }));
+    let injected = false;
+    await agent.run("go", {
+      onChunk: () => {
+        if (injected) return;
+        injected = true;
+        agent.inject("late news");
+      },
+    });
+    expect(adapter.received).toHaveLength(2);
+    expect(texts(adapter.received[1]!.messages)).toContain("late news");
+    expect(log.slice().at(-1)?.data).toEqual({ turn: 0, reason: "completed" });
+  });
+});
+
 describe("the system prompt", () => {
   it("reaches the log and the request exactly, whitespace included", async () => {
     const prompt = "  \n be exact \t\n";

@@ -22,8 +22,14 @@ function isOverflow(error: unknown): boolean {
   return error instanceof StepFailure && error.failure instanceof LlmError && error.failure.code === "LLM_CONTEXT_OVERFLOW";
 }
 
+/** The `turn/end` of `turn`, naming every value still queued for the model, so none is lost without a trace. */
+function turnEnd(loop: Loop, data: { turn: number; reason: TurnEndReason; error?: ReturnType<typeof loggedError> }) {
+  const pending = loop.inbox.peek();
+  return turnEndEvent.input(pending.length === 0 ? data : { ...data, pending: pending.map(({ content, source }) => ({ content, source })) });
+}
+
 async function endTurn(loop: Loop, turn: number, reason: TurnEndReason, steps: number, text: string): Promise<TurnResult> {
-  await loop.log.append(turnEndEvent.input({ turn, reason }));
+  await loop.log.append(turnEnd(loop, { turn, reason }));
   return { turn, reason, steps, text };
 }
 
@@ -63,7 +69,7 @@ export async function runTurn(
   } catch (error) {
     const failure = error instanceof StepFailure ? error.failure : error;
     if (loop.log.ruleState(loopAdmission).openTurn === turn) {
-      await loop.log.append(turnEndEvent.input({ turn, reason: "error", error: loggedError(failure) }));
+      await loop.log.append(turnEnd(loop, { turn, reason: "error", error: loggedError(failure) }));
     }
     throw failure;
   }
