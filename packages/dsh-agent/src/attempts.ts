@@ -1,4 +1,4 @@
-import { LlmError, type FrozenGenerateOptions, type GenerateResult, type StreamChunk } from "dsh-llm";
+import { LlmError, isUnsent, type FrozenGenerateOptions, type GenerateResult, type StreamChunk } from "dsh-llm";
 import { requestRetryEvent, type StepEndReason } from "./events.js";
 import { loggedError } from "./logged-error.js";
 import type { Loop } from "./loop.js";
@@ -9,6 +9,8 @@ export class StepFailure extends Error {
   constructor(
     readonly reason: StepEndReason,
     readonly failure: unknown,
+    /** Whether any attempt of the step's request may have left the process (false only when each was marked unsent). */
+    readonly sent = true,
   ) {
     super("step failed");
   }
@@ -24,20 +26,23 @@ export interface AttemptContext {
 
 /**
  * Streams the request through the runtime, retrying retryable failures with the very same frozen
- * object; each retry is logged (attempt, delay, error) before the wait.
+ * object; each retry is logged (attempt, delay, error) before the wait. A failure is a
+ * {@link StepFailure} that says whether any attempt may have sent bytes.
  */
 export async function generateWithRetries(loop: Loop, request: FrozenGenerateOptions, context: AttemptContext): Promise<GenerateResult> {
   const { signal } = context;
+  let sent = false;
   for (let attempt = 1; ; attempt++) {
     try {
       return await loop.runtime.generate(request, context.onChunk);
     } catch (error) {
-      if (signal.aborted) throw new StepFailure("aborted", error);
-      if (!(error instanceof LlmError) || !error.retryable || attempt > loop.settings.retry.maxRetries) throw error;
+      sent ||= !isUnsent(error);
+      if (signal.aborted) throw new StepFailure("aborted", error, sent);
+      if (!(error instanceof LlmError) || !error.retryable || attempt > loop.settings.retry.maxRetries) throw new StepFailure("error", error, sent);
       const delayMs = retryDelayMs(loop.settings.retry, attempt, error);
       await loop.log.append(requestRetryEvent.input({ turn: context.turn, step: context.step, attempt, delayMs, error: loggedError(error) }));
       await sleep(delayMs, signal).catch((aborted: unknown) => {
-        throw new StepFailure("aborted", aborted);
+        throw new StepFailure("aborted", aborted, sent);
       });
     }
   }

@@ -68,7 +68,11 @@ export const requestRetryEvent = defineEvent(
   }),
 );
 
-/** A step ends, with the provider's finish reason and usage when the request completed. */
+/**
+ * A step ends, with the provider's finish reason and usage when the request completed. `unsent`
+ * says that no byte of the step's request left the process (it failed or was aborted before any
+ * attempt sent it): a logged dispatch that was never sent.
+ */
 export const stepEndEvent = defineEvent(
   "step/end",
   z.strictObject({
@@ -78,6 +82,7 @@ export const stepEndEvent = defineEvent(
     finishReason: finishReasonSchema.exactOptional(),
     usage: tokenUsageSchema.exactOptional(),
     error: loggedErrorSchema.exactOptional(),
+    unsent: z.literal(true).exactOptional(),
   }),
 );
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isAgentLoopRequest, jsonEquals, LlmError, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
+import { isAgentLoopRequest, jsonEquals, LlmError, markUnsent, type FrozenGenerateOptions, type JsonValue } from "dsh-llm";
 import { createJsonlLog, EventLog, EventRegistry, readJsonlLog, type LogEvent } from "dsh-log";
 import { isSurfaceEvent } from "dsh-surface";
 import fc from "fast-check";
@@ -249,4 +249,47 @@ describe("reconstructRequests", () => {
     expect(seen.resumes).toBeGreaterThan(0);
     expect(seen.forks).toBeGreaterThan(0);
   }, 180_000);
+});
+
+describe("requests that never left the process", () => {
+  it("are told apart from sent ones: an abort before sending, a request the runtime refuses, a failure after sending", async () => {
+    const controller = new AbortController();
+    let refuse = false;
+    const { agent, adapter, log } = harness((_request, index) => {
+      if (index === 0) return { error: new LlmError("LLM_BAD_REQUEST", "the provider said no", { status: 400 }) };
+      return refuse ? { error: markUnsent(new LlmError("LLM_INVALID_REQUEST", "cannot serialize this")) } : { text: "ok" };
+    });
+    // Sent, then refused by the provider: bytes left the process.
+    await expect(agent.run("one")).rejects.toMatchObject({ code: "LLM_BAD_REQUEST" });
+    // Aborted inside the waterfall, after the dispatch is logged and before any byte is sent.
+    const off = agent.on("agent/request", (seed) => {
+      controller.abort();
+      return seed;
+    });
+    await expect(agent.run("two", { signal: controller.signal })).resolves.toMatchObject({ reason: "aborted" });
+    off();
+    // Refused by the adapter before sending (as a serializer refuses), marked unsent.
+    refuse = true;
+    await expect(agent.run("three")).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    refuse = false;
+    await agent.run("four");
+    const rebuilt = await reconstructRequests(log);
+    expect(rebuilt.map((request) => [request.turn, request.sent])).toEqual([
+      [0, true],
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    expect(adapter.received).toHaveLength(3);
+    const ends = log.slice().filter((event) => event.type === "step/end").map((event) => (event.data as { unsent?: true }).unsent);
+    expect(ends).toEqual([undefined, true, true, undefined]);
+  });
+
+  it("count as possibly sent when the step never ended (a crash)", async () => {
+    const { agent, log } = harness(() => ({ text: "ok" }));
+    await agent.run("one");
+    const cut = log.slice().findIndex((event) => event.type === "request/dispatch");
+    const rebuilt = await reconstructRequests(log.slice(0, cut + 1));
+    expect(rebuilt.map((request) => request.sent)).toEqual([true]);
+  });
 });

@@ -6,6 +6,7 @@ import { createAgentRegistry } from "./register.js";
 import { buildLoopRequest, emptyRequestFold, foldRequestEvent, type RequestFold } from "./request.js";
 import { loopAdmission } from "./loop-rule.js";
 import { AgentError } from "./errors.js";
+import { stepEndEvent } from "./events.js";
 
 /** One dispatched loop request, rebuilt from the log. */
 export interface ReconstructedRequest {
@@ -16,6 +17,11 @@ export interface ReconstructedRequest {
   /** The header snapshot the request carried. */
   readonly snapshot: RequestHeaderSnapshot;
   readonly request: FrozenGenerateOptions;
+  /**
+   * Whether the request may have left the process: false when its step ended `unsent` (it failed or
+   * was aborted before any attempt sent a byte), true otherwise.
+   */
+  readonly sent: boolean;
 }
 
 /** Options of {@link reconstructRequests}. */
@@ -41,7 +47,8 @@ function admitted(events: EventLog | Iterable<LogEvent>, registry: EventRegistry
  * Rebuilds the dispatched loop requests from the log alone, in dispatch order, one at a time: the
  * one request projection the live loop uses (surface and header) is folded through each
  * `request/dispatch`. Raw events are admitted first with the same rules as loading a log, so a log the
- * loop could not have written is refused, not rebuilt. With an attachment store, every image a request
+ * loop could not have written is refused, not rebuilt. Each request is yielded once its step ended (or
+ * the log did), so it can say whether it was sent. With an attachment store, every image a request
  * references is read and verified before the request is yielded. Memory stays that of one request.
  */
 export async function* reconstructRequestStream(
@@ -50,15 +57,26 @@ export async function* reconstructRequestStream(
 ): AsyncGenerator<ReconstructedRequest> {
   const verified = new Set<string>();
   let fold: RequestFold = emptyRequestFold;
+  let waiting: Omit<ReconstructedRequest, "sent"> | undefined;
+  const finish = async (sent: boolean): Promise<ReconstructedRequest> => {
+    const done = { ...waiting!, sent };
+    waiting = undefined;
+    if (options.attachments !== undefined) await verifyAttachments(done.request, options.attachments, verified);
+    return done;
+  };
   for (const event of admitted(events, options.registry)) {
+    if (waiting !== undefined && stepEndEvent.is(event) && event.data.turn === waiting.turn && event.data.step === waiting.step) {
+      yield await finish(event.data.unsent !== true);
+    }
     fold = foldRequestEvent(fold, event);
     const dispatch = fold.dispatch;
     if (dispatch === undefined) continue;
+    // A dispatch whose step never ended (a crash) may have been sent.
+    if (waiting !== undefined) yield await finish(true);
     const { turn, step, dispatchSeq, snapshot, messages } = dispatch;
-    const request = buildLoopRequest(messages, snapshot.header);
-    if (options.attachments !== undefined) await verifyAttachments(request, options.attachments, verified);
-    yield { turn, step, dispatchSeq, snapshot, request };
+    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header) };
   }
+  if (waiting !== undefined) yield await finish(true);
 }
 
 /** Every dispatched loop request, rebuilt ({@link reconstructRequestStream}, collected). */

@@ -79,18 +79,23 @@ export async function runStep(
 ): Promise<StepOutcome | "blocked"> {
   const opened = await openStep(loop, turn, step);
   if (opened === "blocked") return "blocked";
+  // Until the first attempt, nothing was sent; after an answer, something was.
+  let sent = false;
   try {
     const schemas = opened.tools.map((tool) => tool.schema);
     const request = await dispatchRequest(loop, { turn, step, tools: schemas, startsRequestSeries: opened.startsRequestSeries, signal });
     const result = await generateWithRetries(loop, request, { turn, step, signal, onChunk });
+    sent = true;
     return await finishStep(loop, { turn, step, signal }, result, opened.tools);
   } catch (error) {
     const reason: StepEndReason = error instanceof StepFailure ? error.reason : signal.aborted ? "aborted" : "error";
     const failure = error instanceof StepFailure ? error.failure : error;
+    const unsent = !(sent || (error instanceof StepFailure && error.sent));
+    const end = reason === "aborted" ? { turn, step, reason } : { turn, step, reason, error: loggedError(failure) };
     await loop.log.append([
       ...quarantineProposal(loop.surface, failure),
       ...closeOpenCalls(loop.surface, reason === "aborted" ? "not run: the turn was aborted" : "not run: the step failed"),
-      stepEndEvent.input(reason === "aborted" ? { turn, step, reason } : { turn, step, reason, error: loggedError(failure) }),
+      stepEndEvent.input(unsent ? { ...end, unsent: true } : end),
     ]);
     if (reason === "aborted") return { reason, continueTurn: false, text: "" };
     throw new StepFailure(reason, failure);

@@ -4,6 +4,7 @@ import {
   redactError,
   redactor,
   streamResponse,
+  unsentOnFailure,
   type AdapterContext,
   type FrozenGenerateOptions,
   type LlmAdapter,
@@ -72,8 +73,10 @@ export class AnthropicAdapter implements LlmAdapter {
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {
     try {
-      lookupClaudeModel(this.#catalog, request.config.model);
-      const body = await serializeRequestBytes(request, { attachments: context.attachments, catalog: this.#catalog });
+      const body = await unsentOnFailure(async () => {
+        lookupClaudeModel(this.#catalog, request.config.model);
+        return serializeRequestBytes(request, { attachments: context.attachments, catalog: this.#catalog });
+      });
       const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", "anthropic-version": ANTHROPIC_VERSION };
       if (this.#apiKey !== undefined) headers["x-api-key"] = this.#apiKey;
       const response = await postStreaming({ url: this.#url, headers, body, signal: context.signal, headersTimeoutMs: this.#headersTimeoutMs, fetch: this.#fetch });

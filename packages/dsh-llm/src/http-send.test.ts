@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "./errors.js";
 import { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
 import type { StreamChunk } from "./stream.js";
+import { isUnsent } from "./unsent.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -80,10 +81,29 @@ describe("postStreaming", () => {
     const failure = new TypeError("fetch failed");
     const failing = (() => Promise.reject(failure)) as typeof fetch;
     await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: failing }))).rejects.toMatchObject({ code: "LLM_NETWORK", cause: failure });
-    await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: failing, signal: AbortSignal.abort() }))).rejects.toMatchObject({ code: "LLM_ABORTED", cause: failure });
+    const stop = new AbortController();
+    const aborting = (() => {
+      stop.abort();
+      return Promise.reject(failure);
+    }) as typeof fetch;
+    await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: aborting, signal: stop.signal }))).rejects.toMatchObject({ code: "LLM_ABORTED", cause: failure });
     const slow = ((_url: string, init: RequestInit) =>
       new Promise((_resolve, reject) => init.signal!.addEventListener("abort", () => reject(failure)))) as typeof fetch;
     await expect(postStreaming(post("http://127.0.0.1:9/", { fetch: slow, headersTimeoutMs: 10 }))).rejects.toMatchObject({ code: "LLM_TIMEOUT", cause: failure });
+  });
+
+  it("sends nothing for a signal aborted before the call, and marks that failure unsent; later failures are not", async () => {
+    let calls = 0;
+    const counting = (() => {
+      calls++;
+      return Promise.reject(new TypeError("fetch failed"));
+    }) as typeof fetch;
+    const early = postStreaming(post("http://127.0.0.1:9/", { fetch: counting, signal: AbortSignal.abort() }));
+    await expect(early).rejects.toMatchObject({ code: "LLM_ABORTED", message: "the request was aborted before it was sent" });
+    expect(isUnsent(await early.catch((error: unknown) => error))).toBe(true);
+    expect(calls).toBe(0);
+    expect(isUnsent(await postStreaming(post("http://127.0.0.1:9/", { fetch: counting })).catch((error: unknown) => error))).toBe(false);
+    expect(calls).toBe(1);
   });
 
   it("is LLM_NETWORK, retryable, naming the address and the errno when nothing listens", async () => {

@@ -1,5 +1,6 @@
 import { LlmError } from "./errors.js";
 import { httpError } from "./http-errors.js";
+import { markUnsent } from "./unsent.js";
 import type { StreamChunk } from "./stream.js";
 
 /** What {@link postStreaming} needs for one attempt. */
@@ -23,16 +24,19 @@ export function networkReason(cause: unknown): string {
 
 /**
  * For adapters: POSTs a body and resolves the response once its headers arrived. An abort is
- * `LLM_ABORTED`, slow headers `LLM_TIMEOUT`, anything else before headers `LLM_NETWORK` (retryable).
+ * `LLM_ABORTED` (marked unsent when it came before the body was handed over), slow headers
+ * `LLM_TIMEOUT`, anything else before headers `LLM_NETWORK` (retryable).
  */
 export async function postStreaming(post: StreamingPost): Promise<Response> {
+  const aborted = () => post.signal?.aborted === true;
+  if (aborted()) throw markUnsent(new LlmError("LLM_ABORTED", "the request was aborted before it was sent"));
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), post.headersTimeoutMs);
   const signal = post.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, post.signal]);
   try {
     return await post.fetch(post.url, { method: "POST", headers: { ...post.headers }, body: post.body, signal });
   } catch (cause) {
-    if (post.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause });
+    if (aborted()) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause });
     if (timeout.signal.aborted) throw new LlmError("LLM_TIMEOUT", `no response headers from ${post.url} within ${post.headersTimeoutMs} ms`, { cause });
     throw new LlmError("LLM_NETWORK", `cannot reach ${post.url}: ${networkReason(cause)}`, { cause });
   } finally {

@@ -27,6 +27,7 @@ export { redactError, redactor, type Redactor } from "./redact.js";
 export { readWithIdleTimeout } from "./idle-read.js";
 export { addExtensionFields, type OwnFields } from "./extensions.js";
 export { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
+export { isUnsent, markUnsent, unsentOnFailure } from "./unsent.js";
 export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
   freezeRequest,

@@ -1,4 +1,5 @@
 import { LlmError } from "./errors.js";
+import { isUnsent, markUnsent } from "./unsent.js";
 
 /** Replaces every occurrence of the given secrets (and their URL- and base64-encoded forms) in a text. */
 export type Redactor = (text: string) => string;
@@ -20,9 +21,10 @@ export function redactor(secrets: readonly (string | undefined)[]): Redactor {
 export function redactError(error: LlmError, redact: Redactor): LlmError {
   const message = redact(error.message);
   if (message === error.message) return error;
-  return new LlmError(error.code, message, {
+  const redacted = new LlmError(error.code, message, {
     retryable: error.retryable,
     ...(error.status === undefined ? {} : { status: error.status }),
     ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
   });
+  return isUnsent(error) ? markUnsent(redacted) : redacted;
 }

@@ -3,6 +3,7 @@ import type { LlmAdapter, ModelDefaults } from "./adapter.js";
 import { LlmError } from "./errors.js";
 import { freezeRequest, isAgentLoopRequest, type FrozenGenerateOptions, type GenerateOptions } from "./request.js";
 import { StreamAssembler, type GenerateResult, type StreamChunk } from "./stream.js";
+import { markUnsent } from "./unsent.js";
 
 /** What an `llm/stream` listener sees: the frozen request and whether the agent loop sent it. */
 export interface LlmStreamEvent {
@@ -53,13 +54,22 @@ export class LlmRuntime {
     return this.#adapterFor(provider).modelDefaults?.(model) ?? {};
   }
 
-  /** Streams one attempt of `request`, which is frozen in place if it is not frozen yet. */
+  /**
+   * Streams one attempt of `request`, which is frozen in place if it is not frozen yet. A failure
+   * before the adapter runs (an invalid request, no adapter, an abort) is marked unsent.
+   */
   async *stream(request: GenerateOptions): AsyncGenerator<StreamChunk> {
-    const frozen = freezeRequest(request);
-    const adapter = this.#adapterFor(frozen.config.provider);
+    let frozen: FrozenGenerateOptions;
+    let adapter: LlmAdapter;
+    try {
+      frozen = freezeRequest(request);
+      adapter = this.#adapterFor(frozen.config.provider);
+    } catch (error) {
+      throw markUnsent(error);
+    }
     const event: LlmStreamEvent = Object.freeze({ request: frozen, isAgentLoopRequest: isAgentLoopRequest(frozen) });
     for (const listener of this.#listeners) listener(event);
-    if (frozen.signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted before dispatch");
+    if (frozen.signal?.aborted === true) throw markUnsent(new LlmError("LLM_ABORTED", "the request was aborted before dispatch"));
     yield* adapter.stream(frozen, { attachments: this.#attachments, signal: frozen.signal });
   }
 

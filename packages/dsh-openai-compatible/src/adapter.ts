@@ -1,4 +1,4 @@
-import { LlmError, postStreaming, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { LlmError, postStreaming, unsentOnFailure, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { catalogDefaults, lookupModel, type ModelCatalog } from "./catalog.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
@@ -62,8 +62,10 @@ export class ChatCompletionsAdapter implements LlmAdapter {
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {
     const { authorization, redact } = this.#endpoint;
     try {
-      if (this.#catalog !== undefined) lookupModel(this.#catalog, request.config.model);
-      const body = await serializeRequestBytes(request, { dialect: this.dialect, attachments: context.attachments });
+      const body = await unsentOnFailure(async () => {
+        if (this.#catalog !== undefined) lookupModel(this.#catalog, request.config.model);
+        return serializeRequestBytes(request, { dialect: this.dialect, attachments: context.attachments });
+      });
       const response = await this.#send(body, authorization, context.signal);
       yield* streamResponse(response, (stream) => parseChatCompletionStream(stream, this.#idleTimeoutMs), context.signal);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assistantMessageEvent, deriveEventMessage, systemMessageEvent, toolResultEvent, userMessageEvent } from "./events.js";
+import { assistantMessageEvent, deriveEventMessage, systemMessageEvent, toolResultEvent, userMessageEvent, type SurfaceEvent } from "./events.js";
 import { assistant, surfaceLog, toolResult, user } from "./test-support/session.js";
 
 const half = "😀".slice(0, 1);
@@ -37,7 +37,7 @@ describe("deriveEventMessage", () => {
     const { log } = surfaceLog();
     await log.append(assistant("", [{ callId: "c1", name: "read_file" }, { callId: "c2", name: "read_file" }]));
     const [failed, fine] = await log.append([toolResult("c1", "read_file", "no such file", true), toolResult("c2", "read_file", "ok")]);
-    expect(deriveEventMessage(failed!)).toEqual({ role: "tool", callId: "c1", toolName: "read_file", content: [{ type: "text", text: "no such file" }], isError: true, source: "tool" });
-    expect(deriveEventMessage(fine!)).toMatchObject({ isError: false });
+    expect(deriveEventMessage(failed as SurfaceEvent)).toEqual({ role: "tool", callId: "c1", toolName: "read_file", content: [{ type: "text", text: "no such file" }], isError: true, source: "tool" });
+    expect(deriveEventMessage(fine as SurfaceEvent)).toMatchObject({ isError: false });
   });
 });
