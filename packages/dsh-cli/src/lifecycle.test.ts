@@ -68,6 +68,23 @@ describe("resume, compact and fork from the command line", () => {
     expect(forkRows.find((row) => row.turn === 1 && row.step === 0)).toMatchObject({ isBreak: true, explanations: [expect.stringMatching(/^header resume \(new loop instance\): model "sim-1" → "sim-3"/)] });
   }, 30_000);
 
+  it("keeps the session's own prompt and every explicit choice on resume, also when the model changes", async () => {
+    const log = join(dir, "custom.jsonl");
+    expect((await cli("run", "--log", log, "--system", "You are terse.", "--effort", "low", "What is here?")).code).toBe(0);
+    expect((await cli("resume", log, "Anything else?")).code).toBe(0);
+    expect((await cli("resume", log, "--model", "sim-2", "Look again.")).code).toBe(0);
+    const { log: events } = await readJsonlLog(log, createAgentRegistry());
+    const prompts = events.slice().filter((event) => event.type === "system/message").map((event) => (event.data as { content: string }).content);
+    expect(prompts).toEqual(["You are terse."]);
+    const headers = events.slice().filter((event) => event.type === "request/header").map((event) => event.data as { header: { config: object; adapterDefaults?: object } });
+    expect(headers.map((data) => data.header.config)).toEqual([
+      expect.objectContaining({ model: "sim-1", reasoningEffort: "low" }),
+      expect.objectContaining({ model: "sim-1", reasoningEffort: "low" }),
+      expect.objectContaining({ model: "sim-2", reasoningEffort: "low" }),
+    ]);
+    expect(headers.every((data) => !("reasoningEffort" in (data.header.adapterDefaults ?? {})))).toBe(true);
+  }, 30_000);
+
   it("closes a crash-orphaned turn with logged closers when resuming", async () => {
     const log = join(dir, "crashed.jsonl");
     expect((await cli("run", "--log", log, "List it.")).code).toBe(0);

@@ -6,6 +6,7 @@ import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import { loadScenario, startSimulator, type Simulator } from "dsh-simulator";
+import { SurfaceManager } from "dsh-surface";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { showProgress } from "./progress.js";
@@ -165,17 +166,30 @@ export async function runTurn(agent: Agent, logPath: string, input: ContentInput
   }
 }
 
+/** Explicit choices that only the provider they were made for understands: a switch of provider leaves them behind. */
+const PROVIDER_SPECIFIC = ["cachePolicy", "cacheTtl", "extensions"] as const;
+
 /**
  * The call config a resumed (or forked) session continues with: the selection restored from the
- * log's latest header, unless `--provider` or `--model` override it (which the first `resume`
- * snapshot then records as drift).
+ * log's latest header (every explicit choice kept, adapter-held defaults left to the adapter), with
+ * `--provider` or `--model` overriding the model (which the first `resume` snapshot then records as
+ * drift). A switch of provider also leaves the provider-specific choices (cache policy and TTL,
+ * extensions) behind.
  */
 export function continuedConfig(log: EventLog, overrides: { provider?: string | undefined; model?: string | undefined }): LlmCallConfig {
   const latest = foldRequestHeader(log)?.header;
   const restored = latest === undefined ? undefined : selectionFromHeader(latest);
   const provider = overrides.provider ?? restored?.provider ?? "sim";
-  if (restored !== undefined && provider === restored.provider && overrides.model === undefined) return restored;
-  return { provider, model: overrides.model ?? (provider === restored?.provider ? restored.model : providerProfile(provider).defaultModel) };
+  if (restored === undefined) return { provider, model: overrides.model ?? providerProfile(provider).defaultModel };
+  const { provider: _provider, model: _model, ...explicit } = restored;
+  if (provider !== restored.provider) for (const key of PROVIDER_SPECIFIC) delete explicit[key];
+  const model = overrides.model ?? (provider === restored.provider ? restored.model : providerProfile(provider).defaultModel);
+  return { provider, model, ...explicit };
+}
+
+/** The system prompt a continued session runs with: `--system` when given, else the session's own (surface node 0). */
+export function continuedPrompt(log: EventLog, values: Pick<TurnValues, "system">): string {
+  return values.system ?? new SurfaceManager(log).systemPrompt() ?? DEFAULT_SYSTEM_PROMPT;
 }
 
 /**
@@ -187,7 +201,7 @@ export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" 
   try {
     const config = sessionConfig(continuedConfig(session.log, values), values, session.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    return await turn(cliAgent(session.log, provider, config, values, io));
+    return await turn(cliAgent(session.log, provider, config, { ...values, system: continuedPrompt(session.log, values) }, io));
   } finally {
     await session.close();
     await provider?.close();

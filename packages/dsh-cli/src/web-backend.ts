@@ -2,7 +2,7 @@ import { readImage, type ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry } from "dsh-agent";
 import { LogError, type SessionStore } from "dsh-log";
 import { messageImages } from "dsh-llm";
-import { deriveEventMessage, deriveMessagesFromEvents, isSurfaceEvent } from "dsh-surface";
+import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
 import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type SessionListItem, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import { withContinuedAgent } from "./session-runner.js";
@@ -22,14 +22,7 @@ async function read(store: SessionStore, id: string) {
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
   const { info, log } = await store.open(id, { registry: createAgentRegistry() });
-  const first = deriveMessagesFromEvents(log.slice())[0];
-  const values = {
-    timeout: "120000",
-    provider: input.provider,
-    model: input.model,
-    ...(objects === undefined ? {} : { objects }),
-    ...(first?.role === "system" ? { system: first.content } : {}),
-  };
+  const values = { timeout: "120000", provider: input.provider, model: input.model, ...(objects === undefined ? {} : { objects }) };
   await withContinuedAgent({ info, log, close: () => log.close() }, values, io, async (agent) => {
     const result = await agent.run(input.prompt, {
       onChunk: (chunk) => {
