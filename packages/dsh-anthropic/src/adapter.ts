@@ -12,7 +12,7 @@ import {
   type Redactor,
   type StreamChunk,
 } from "dsh-llm";
-import { CLAUDE_MODELS, claudeDefaults, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
+import { CLAUDE_MODELS, claudeDefaults, frozenCatalog, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
 import { serializeRequestBytes } from "./serialize.js";
 import { parseMessagesStream } from "./stream.js";
 
@@ -58,7 +58,7 @@ export class AnthropicAdapter implements LlmAdapter {
     this.#url = messagesUrl(options.baseUrl ?? "https://api.anthropic.com");
     this.#apiKey = options.apiKey;
     this.#redact = redactor([options.apiKey]);
-    this.#catalog = options.catalog ?? CLAUDE_MODELS;
+    this.#catalog = frozenCatalog(options.catalog ?? CLAUDE_MODELS);
     this.#modelDefaults = options.modelDefaults;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
     this.#headersTimeoutMs = options.headersTimeoutMs ?? this.#idleTimeoutMs;

@@ -71,11 +71,11 @@ export const systemAndLastUserPolicy: BreakpointPolicy = (layout) => {
 };
 
 /** The breakpoint policies by the name a header logs as `config.cachePolicy`. */
-export const BREAKPOINT_POLICIES: Readonly<Record<string, BreakpointPolicy>> = {
+export const BREAKPOINT_POLICIES: Readonly<Record<string, BreakpointPolicy>> = Object.freeze({
   "rolling-v1": rollingPolicy,
   "system-and-last-user-v1": systemAndLastUserPolicy,
   none: () => [],
-};
+});
 
 /** The policy named `name`; an unknown name is `LLM_INVALID_REQUEST`, since a rebuild could not place the same markers. */
 export function breakpointPolicy(name: string): BreakpointPolicy {

@@ -1,4 +1,4 @@
-import { LlmError, type ModelDefaults } from "dsh-llm";
+import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults } from "dsh-llm";
 
 /** How a Claude model is told to think. */
 export type ThinkingStyle =
@@ -42,7 +42,7 @@ const sonnet45: ClaudeModelInfo = { ...haiku45, minCacheableTokens: 1024 };
 const opus45: ClaudeModelInfo = { ...haiku45 };
 
 /** Claude's current models on the Claude API (checked 2026-12; the Models API is the live source). */
-export const CLAUDE_MODELS: ClaudeCatalog = {
+export const CLAUDE_MODELS: ClaudeCatalog = deepFreeze({
   models: {
     "claude-opus-4-8": opus48,
     "claude-opus-4-7": opus47,
@@ -60,7 +60,7 @@ export const CLAUDE_MODELS: ClaudeCatalog = {
     "claude-3-5-sonnet-20241022": { replacement: "claude-sonnet-4-6", retiredAt: "2025-10-22" },
     "claude-3-opus-20240229": { replacement: "claude-opus-4-8", retiredAt: "2026-01-05" },
   },
-};
+});
 
 /** The model the CLI and the examples use when none is named. */
 export const DEFAULT_CLAUDE_MODEL = "claude-sonnet-4-6";
@@ -84,4 +84,9 @@ export function lookupClaudeModel(catalog: ClaudeCatalog, model: string): Claude
 export function claudeDefaults(catalog: ClaudeCatalog, model: string): ModelDefaults {
   lookupClaudeModel(catalog, model);
   return { maxTokens: DEFAULT_MAX_TOKENS, cachePolicy: "rolling-v1", cacheTtl: "5m" };
+}
+
+/** A catalog as adapters hold it: frozen, so nothing running in the process can change what a later request is serialized from. */
+export function frozenCatalog<Catalog extends object>(catalog: Catalog): Catalog {
+  return isDeepFrozen(catalog) ? catalog : (deepFreeze(structuredClone(catalog)) as Catalog);
 }

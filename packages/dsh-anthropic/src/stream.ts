@@ -1,15 +1,15 @@
-import { LlmError, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, deepFreeze, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { truncateText } from "dsh-base";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
-const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
+const FINISH_REASONS: Readonly<Record<string, FinishReason>> = deepFreeze({
   end_turn: "stop",
   stop_sequence: "stop",
   max_tokens: "length",
   model_context_window_exceeded: "length",
   tool_use: "tool-calls",
   refusal: "content-filter",
-};
+});
 
 /** Anthropic's usage object, as `message_start` and `message_delta` carry it (counts are cumulative). */
 export interface AnthropicUsage {

@@ -1,25 +1,25 @@
-import { LlmError, type JsonValue, type ReasoningEffort } from "dsh-llm";
+import { LlmError, deepFreeze, type JsonValue, type ReasoningEffort } from "dsh-llm";
 import type { ClaudeModelInfo } from "./catalog.js";
 
 /** `output_config.effort` per reasoning effort, for adaptive thinking. */
-const ADAPTIVE_EFFORT: Readonly<Record<Exclude<ReasoningEffort, "none">, string>> = {
+const ADAPTIVE_EFFORT: Readonly<Record<Exclude<ReasoningEffort, "none">, string>> = deepFreeze({
   minimal: "low",
   low: "low",
   medium: "medium",
   high: "high",
   xhigh: "xhigh",
   max: "max",
-};
+});
 
 /** `thinking.budget_tokens` per reasoning effort, for models that take a budget (at least 1024, below `max_tokens`). */
-const BUDGET: Readonly<Record<Exclude<ReasoningEffort, "none">, number>> = {
+const BUDGET: Readonly<Record<Exclude<ReasoningEffort, "none">, number>> = deepFreeze({
   minimal: 1024,
   low: 2048,
   medium: 8192,
   high: 16_384,
   xhigh: 24_576,
   max: 32_768,
-};
+});
 
 /**
  * The body fields that carry a reasoning effort, in key order: none for `none` (Claude does not think

@@ -1,5 +1,5 @@
 import { LlmError, postStreaming, unsentOnFailure, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
-import { catalogDefaults, lookupModel, type ModelCatalog } from "./catalog.js";
+import { catalogDefaults, frozenCatalog, lookupModel, type ModelCatalog } from "./catalog.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { parseChatCompletionStream } from "./stream.js";
 
@@ -44,7 +44,7 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     this.provider = options.provider;
     this.dialect = options.dialect;
     this.#endpoint = endpoint(options.baseUrl, options.apiKey);
-    this.#catalog = options.catalog;
+    this.#catalog = options.catalog === undefined ? undefined : frozenCatalog(options.catalog);
     this.#modelDefaults = options.modelDefaults;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
     this.#headersTimeoutMs = options.headersTimeoutMs ?? this.#idleTimeoutMs;

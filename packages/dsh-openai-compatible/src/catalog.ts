@@ -1,4 +1,4 @@
-import { LlmError, type ModelDefaults, type ReasoningEffort } from "dsh-llm";
+import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults, type ReasoningEffort } from "dsh-llm";
 
 /** What a provider documents about one of its models. */
 export interface ModelInfo {
@@ -28,20 +28,20 @@ export interface ModelCatalog {
   readonly retired: Readonly<Record<string, RetiredModel>>;
 }
 
-const deepseekV4: ModelInfo = { contextWindow: 1_048_576, maxOutputTokens: 393_216, defaultReasoningEffort: "high", thinkingByDefault: true, imageInput: false };
+const deepseekV4: ModelInfo = deepFreeze({ contextWindow: 1_048_576, maxOutputTokens: 393_216, defaultReasoningEffort: "high", thinkingByDefault: true, imageInput: false });
 
 /** DeepSeek's models (V4: thinking on by default at effort `high`; `deepseek-chat` and `deepseek-reasoner` retired). */
-export const DEEPSEEK_MODELS: ModelCatalog = {
+export const DEEPSEEK_MODELS: ModelCatalog = deepFreeze({
   provider: "deepseek",
   models: { "deepseek-v4-flash": deepseekV4, "deepseek-v4-pro": deepseekV4 },
   retired: {
     "deepseek-chat": { replacement: "deepseek-v4-flash", retiredAt: "2026-07-24T15:59:00Z" },
     "deepseek-reasoner": { replacement: "deepseek-v4-flash", retiredAt: "2026-07-24T15:59:00Z" },
   },
-};
+});
 
 /** OpenAI's current Chat Completions models (reasoning models: `max_completion_tokens`, `reasoning_effort`). */
-export const OPENAI_MODELS: ModelCatalog = {
+export const OPENAI_MODELS: ModelCatalog = deepFreeze({
   provider: "openai",
   models: {
     "gpt-5.5": { contextWindow: 1_050_000, maxOutputTokens: 128_000, thinkingByDefault: true, imageInput: true },
@@ -49,7 +49,7 @@ export const OPENAI_MODELS: ModelCatalog = {
     "gpt-5-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, thinkingByDefault: true, imageInput: true },
   },
   retired: {},
-};
+});
 
 /**
  * What `catalog` says of `model`: its info, or `undefined` for a name it does not know (which is
@@ -69,4 +69,9 @@ export function lookupModel(catalog: ModelCatalog, model: string): ModelInfo | u
 export function catalogDefaults(catalog: ModelCatalog, model: string): ModelDefaults {
   const info = lookupModel(catalog, model);
   return info?.defaultReasoningEffort === undefined ? {} : { reasoningEffort: info.defaultReasoningEffort };
+}
+
+/** A catalog as the adapter holds it: frozen, so nothing running in the process can change what a later request is serialized from. */
+export function frozenCatalog(catalog: ModelCatalog): ModelCatalog {
+  return isDeepFrozen(catalog) ? catalog : deepFreeze(structuredClone(catalog));
 }

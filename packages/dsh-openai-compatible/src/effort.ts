@@ -1,15 +1,15 @@
-import type { JsonValue, ReasoningEffort } from "dsh-llm";
+import { deepFreeze, type JsonValue, type ReasoningEffort } from "dsh-llm";
 import type { Dialect } from "./serialize.js";
 
 /** DeepSeek's thinking efforts (it maps `low` and `medium` to `high` itself): ours, nearest first. */
-const DEEPSEEK_EFFORT: Readonly<Record<Exclude<ReasoningEffort, "none">, string>> = {
+const DEEPSEEK_EFFORT: Readonly<Record<Exclude<ReasoningEffort, "none">, string>> = deepFreeze({
   minimal: "low",
   low: "low",
   medium: "high",
   high: "high",
   xhigh: "max",
   max: "max",
-};
+});
 
 /**
  * The body fields that carry a reasoning effort, in key order. DeepSeek: `none` turns thinking off

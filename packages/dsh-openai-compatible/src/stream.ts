@@ -1,14 +1,14 @@
 import { truncateText } from "dsh-base";
-import { LlmError, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, deepFreeze, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
-const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
+const FINISH_REASONS: Readonly<Record<string, FinishReason>> = deepFreeze({
   stop: "stop",
   length: "length",
   tool_calls: "tool-calls",
   function_call: "tool-calls",
   content_filter: "content-filter",
-};
+});
 
 interface WireUsage {
   prompt_tokens?: number;
