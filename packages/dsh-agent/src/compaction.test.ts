@@ -208,6 +208,24 @@ describe("manual compaction, trimming and recovery", () => {
     expect(placeholder).toBe(`[trimmed: ${6 + text.length} characters]\necho: ${"y".repeat(193)}`);
   });
 
+  it("trims every result older than the keepRecent newest nodes, and none of those", async () => {
+    // Each step: an answer with one call and its result; the turn ends with a plain answer.
+    const { agent, log } = harness((_r, index) => (index < 3 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text: `${index}`.repeat(300) }) }] } : { text: "ok" }));
+    await agent.run("three big outputs");
+    const results = log.slice().filter((event) => event.type === "tool/result").map((event) => event.seq);
+    const nodes = agent.surface.nodeSeqs();
+    // The newest result sits 2 nodes from the end (before the final answer): keepRecent 3 protects it and
+    // the answer before it, so exactly the two older results are trimmed.
+    const protectedFrom = nodes.length - 3;
+    expect(nodes.indexOf(results[2]!)).toBe(protectedFrom + 1);
+    expect(await agent.trimToolResults({ maxChars: 100, keepRecent: 3 })).toBe(2);
+    const trimmed = log.slice().filter((event) => (event.data as { source?: string }).source === "trim").map((event) => (event.data as { replaces: { start: number } }).replaces.start);
+    expect(trimmed).toEqual([results[0], results[1]]);
+    // keepRecent 2 still covers the newest result (the boundary node itself); keepRecent 1 does not.
+    expect(await agent.trimToolResults({ maxChars: 100, keepRecent: 2 })).toBe(0);
+    expect(await agent.trimToolResults({ maxChars: 100, keepRecent: 1 })).toBe(1);
+  });
+
   it("is idempotent: a trimmed result is never trimmed again, however small maxChars is", async () => {
     const { agent, log } = harness((_r, index) =>
       index === 0 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text: "x".repeat(300) }) }] } : { text: "ok" },
