@@ -3,7 +3,7 @@ import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
 import type { Loop } from "./loop.js";
-import { toolErrorOutcome, type AgentTool, type ToolOutcome } from "./tools.js";
+import { toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome } from "./tools.js";
 
 /** How a step ended and whether the turn goes on. */
 export interface StepOutcome {
@@ -12,11 +12,11 @@ export interface StepOutcome {
   readonly text: string;
 }
 
-async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], signal: AbortSignal): Promise<ToolOutcome> {
-  if (signal.aborted) return toolErrorOutcome(new ToolError("TOOL_ABORTED", "not run: the turn was aborted"));
+async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], context: ToolContext): Promise<ToolOutcome> {
+  if (context.signal.aborted) return toolErrorOutcome(new ToolError("TOOL_ABORTED", "not run: the turn was aborted"));
   const tool = tools.find((candidate) => candidate.schema.name === call.name);
   if (tool === undefined) return toolErrorOutcome(new ToolError("TOOL_UNKNOWN", `no tool named ${call.name} is offered`));
-  return tool.invoke(call.arguments, { callId: call.callId, signal });
+  return tool.invoke(call.arguments, context);
 }
 
 /**
@@ -33,10 +33,10 @@ export async function finishStep(
   await loop.log.append(assistantMessageEvent.input({ content: result.content, source: "model" }));
   const calls = result.content.filter((block): block is ToolCallBlock => block.type === "tool-call");
   const truncated = result.finishReason === "length";
-  for (const call of calls) {
+  for (const [index, call] of calls.entries()) {
     const outcome = truncated
       ? toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit"))
-      : await invoke(call, tools, signal);
+      : await invoke(call, tools, { callId: call.callId, turn, step, index, signal });
     await loop.log.append(
       toolResultEvent.input({ callId: call.callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool" }),
     );

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolError } from "./errors.js";
 import { ToolRegistry, defineTool } from "./tools.js";
 
-const context = { callId: "c", signal: new AbortController().signal };
+const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
 
 describe("defineTool", () => {
   const tool = defineTool({

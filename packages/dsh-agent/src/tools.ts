@@ -7,6 +7,10 @@ import { AgentError, ToolError } from "./errors.js";
 /** What a tool sees while it runs. */
 export interface ToolContext {
   readonly callId: string;
+  /** Where the call sits: its turn and step, and its position among the answer's tool calls (from 0). */
+  readonly turn: number;
+  readonly step: number;
+  readonly index: number;
   readonly signal: AbortSignal;
 }
 

@@ -115,7 +115,7 @@ describe("workspace tools", () => {
     await writeFile(join(dir, "secret.txt"), "outside");
     await symlink(join(dir, "secret.txt"), join(root, "link.txt"));
     const [listDir, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", signal: new AbortController().signal };
+    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
     const text = async (tool: typeof listDir, args: object) => JSON.stringify((await tool!.invoke(JSON.stringify(args), context)).content);
     expect(await text(listDir, { path: "." })).toContain("a.txt\\nlink.txt\\nsub/");
     expect(await text(readFileTool, { path: "a.txt" })).toContain("alpha");
@@ -133,7 +133,7 @@ describe("workspace tools", () => {
     await writeFile(join(root, "d", "file.txt"), "inside");
     await writeFile(join(dir, "elsewhere", "file.txt"), "OUTSIDE-SECRET");
     const [, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", signal: new AbortController().signal };
+    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
     // Another process swaps the component as fast as it can, as an attacker would.
     const swap = `const fs = require("node:fs"); for (;;) { fs.renameSync("d", "d.real"); fs.symlinkSync(process.argv[1], "d"); fs.unlinkSync("d"); fs.renameSync("d.real", "d"); }`;
     const swapper = spawn(process.execPath, ["-e", swap, join(dir, "elsewhere")], { cwd: root, stdio: "ignore" });
@@ -151,7 +151,7 @@ describe("workspace tools", () => {
     execFileSync("mkfifo", [join(root, "pipe")]);
     await symlink("/dev/zero", join(root, "zero"));
     const [, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", signal: new AbortController().signal };
+    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
     const big = (await readFileTool!.invoke('{"path":"big.txt"}', context)).content[0] as { text: string };
     expect(big.text).toBe(`${"x".repeat(64 * 1024)}\n[truncated: 200000 bytes in all]`);
     expect(JSON.stringify((await readFileTool!.invoke('{"path":"pipe"}', context)).content)).toContain("pipe is not a regular file");

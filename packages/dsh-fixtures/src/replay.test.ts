@@ -69,6 +69,25 @@ describe("replaying what the model did", () => {
     expect(other.requests.differences.map((difference) => difference.nodes.map((node) => `${node.node} ${node.change}`))).toEqual([["4 replaced"], ["4 replaced"]]);
   });
 
+  it("serves each recorded tool result by the call's position, when a provider reused a call id across turns", async () => {
+    /** The echo model, giving every call the same id, as a provider restarted per process may. */
+    class ReusingModel extends EchoModel {
+      override async *stream(request: FrozenGenerateOptions): AsyncGenerator<StreamChunk> {
+        for await (const chunk of super.stream(request)) yield chunk.type === "tool-call-delta" ? { ...chunk, callId: "call-1" } : chunk;
+      }
+    }
+    const log = new EventLog({ registry: createAgentRegistry() });
+    const agent = echoAgent(log, new ReusingModel());
+    await agent.run("one");
+    await agent.run("two");
+    const results = log.slice().filter((event) => event.type === "tool/result").map((event) => event.data as { callId: string; content: { text: string }[] });
+    expect(results.map((result) => `${result.callId} ${result.content[0]!.text}`)).toEqual(["call-1 echo: one", "call-1 echo: two"]);
+    const { dir } = await record(log);
+    const report = await checkFixture(dir);
+    expect(report.requests.differences).toEqual([]);
+    expect(report.ok).toBe(true);
+  });
+
   it("refuses a step that ended without an answer it could replay", async () => {
     const log = new EventLog({ registry: createAgentRegistry() });
     const controller = new AbortController();

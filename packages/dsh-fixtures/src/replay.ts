@@ -1,9 +1,9 @@
-import { Agent, ToolError, compactionSummaryEvent, createAgentRegistry, stepEndEvent, turnStartEvent, type AgentTool, type ReconstructedRequest } from "dsh-agent";
+import { Agent, ToolError, compactionSummaryEvent, createAgentRegistry, stepEndEvent, stepStartEvent, turnStartEvent, type AgentTool, type ReconstructedRequest } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig, type ModelDefaults } from "dsh-llm";
 import { EventLog, type LogEvent } from "dsh-log";
-import { toolResultEvent } from "dsh-surface";
+import { assistantMessageEvent, toolResultEvent, type SurfaceEvent } from "dsh-surface";
 import { CANONICAL_EPOCH } from "./canonical.js";
 import type { FixtureAgentSettings } from "./manifest.js";
 import { replayPlan, type ReplayPlan } from "./plan.js";
@@ -49,23 +49,39 @@ export interface ReplayOutcome {
   readonly unused: { readonly loop: number; readonly summaries: number };
 }
 
-/** Tools with the pinned schemas that answer each call with the result the log recorded for its id. */
-function recordedTools(revision: Revision, results: ReadonlyMap<string, LogEvent>): AgentTool[] {
+/** Where a tool call sits: its turn, its step and its position among the answer's calls. Ids may repeat; positions do not. */
+const callKey = (turn: number, step: number, index: number) => `${turn}.${step}.${index}`;
+
+/** Tools with the pinned schemas that answer each call with the result the log recorded at its position. */
+function recordedTools(revision: Revision, results: ReadonlyMap<string, ToolResultData>): AgentTool[] {
   return revision.tools.map((schema) => ({
     schema,
     async invoke(_rawArguments, context) {
-      const recorded = results.get(context.callId);
-      if (recorded === undefined || !toolResultEvent.is(recorded)) throw new ToolError("TOOL_FAILED", `replay: no recorded result for call ${context.callId}`);
-      return { content: recorded.data.content, isError: recorded.data.isError, additionalContexts: [] };
+      const recorded = results.get(callKey(context.turn, context.step, context.index));
+      if (recorded === undefined || recorded.callId !== context.callId) {
+        throw new ToolError("TOOL_FAILED", `replay: no recorded result for call ${context.index} (${context.callId}) of turn ${context.turn} step ${context.step}`);
+      }
+      return { content: recorded.content, isError: recorded.isError, additionalContexts: [] };
     },
   }));
 }
 
-/** The first (unreplaced) `tool/result` of each call id after the seed. */
-function recordedResults(events: readonly LogEvent[], fromSeq: number): Map<string, LogEvent> {
-  const results = new Map<string, LogEvent>();
+type ToolResultData = Extract<SurfaceEvent, { type: "tool/result" }>["data"];
+
+/** The first (unreplaced) `tool/result` of each call after the seed, by the call's position (turn, step, index in the answer). */
+function recordedResults(events: readonly LogEvent[], fromSeq: number): Map<string, ToolResultData> {
+  const results = new Map<string, ToolResultData>();
+  let at: { turn: number; step: number } | undefined;
+  let calls: string[] = [];
   for (const event of events.slice(fromSeq)) {
-    if (toolResultEvent.is(event) && event.data.replaces === undefined && !results.has(event.data.callId)) results.set(event.data.callId, event);
+    if (stepStartEvent.is(event)) at = event.data;
+    else if (assistantMessageEvent.is(event) && event.data.replaces === undefined) {
+      calls = event.data.content.flatMap((block) => (block.type === "tool-call" ? [block.callId] : []));
+    } else if (toolResultEvent.is(event) && event.data.replaces === undefined && at !== undefined) {
+      const index = calls.indexOf(event.data.callId);
+      const key = callKey(at.turn, at.step, index);
+      if (index >= 0 && !results.has(key)) results.set(key, event.data);
+    }
   }
   return results;
 }

@@ -35,13 +35,14 @@ interface Recorded {
 export function answerChunks(content: DeepReadonly<AssistantContent[]>, finish: FinishReason, usage: TokenUsage | undefined): StreamChunk[] {
   const chunks: StreamChunk[] = [];
   let index = 0;
-  for (const block of content) {
-    if (block.type === "text") chunks.push({ type: "text-delta", text: block.text });
-    else if (block.type === "redacted-reasoning") chunks.push({ type: "redacted-reasoning", data: block.data });
-    else if (block.type === "reasoning") {
-      chunks.push({ type: "reasoning-delta", text: block.text });
-      if (block.signature !== undefined) chunks.push({ type: "reasoning-signature", signature: block.signature });
-    } else chunks.push({ type: "tool-call-delta", index: index++, callId: block.callId, name: block.name, argumentsDelta: block.arguments });
+  // Each logged block streams as a block of its own, so consecutive blocks come back apart, as logged.
+  for (const [block, value] of content.entries()) {
+    if (value.type === "text") chunks.push({ type: "text-delta", text: value.text, block });
+    else if (value.type === "redacted-reasoning") chunks.push({ type: "redacted-reasoning", data: value.data });
+    else if (value.type === "reasoning") {
+      chunks.push({ type: "reasoning-delta", text: value.text, block });
+      if (value.signature !== undefined) chunks.push({ type: "reasoning-signature", signature: value.signature, block });
+    } else chunks.push({ type: "tool-call-delta", index: index++, callId: value.callId, name: value.name, argumentsDelta: value.arguments });
   }
   if (usage !== undefined) chunks.push({ type: "usage", usage });
   chunks.push({ type: "finish", reason: finish });

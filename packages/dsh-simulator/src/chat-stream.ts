@@ -3,10 +3,11 @@ import { pieces } from "./messages-stream.js";
 import type { ScriptedResponse } from "./scenario.js";
 
 /**
- * The SSE frames of a Chat Completions answer: reasoning, text and tool-call deltas, then the finish
- * reason with DeepSeek-style cache usage, then `[DONE]`. An `overloaded` fault ends with an error chunk.
+ * The SSE frames of a Chat Completions answer: reasoning, text and tool-call deltas (ids
+ * `call_{callKey}_{index}`), then the finish reason with DeepSeek-style cache usage, then `[DONE]`.
+ * An `overloaded` fault ends with an error chunk.
  */
-export function chatFrames(n: number, model: string, scripted: ScriptedResponse, promptTokens: number, hit: number): string[] {
+export function chatFrames(n: number, model: string, scripted: ScriptedResponse, promptTokens: number, hit: number, callKey: string): string[] {
   const id = `chatcmpl-${n}`;
   const frame = (choice: object, usage?: object) =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", model, choices: [{ index: 0, ...choice }], ...(usage ? { usage } : {}) })}\n\n`;
@@ -24,7 +25,7 @@ export function chatFrames(n: number, model: string, scripted: ScriptedResponse,
   (scripted.toolCalls ?? []).forEach((call, index) => {
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
     const [first = "", ...rest] = pieces(args);
-    frames.push(frame({ delta: { tool_calls: [{ index, id: `call_${n}_${index}`, type: "function", function: { name: call.name, arguments: first } }] }, finish_reason: null }));
+    frames.push(frame({ delta: { tool_calls: [{ index, id: `call_${callKey}_${index}`, type: "function", function: { name: call.name, arguments: first } }] }, finish_reason: null }));
     for (const piece of rest) frames.push(frame({ delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }));
     completion += call.name + args;
   });

@@ -18,10 +18,10 @@ export function pieces(text: string): string[] {
 
 /**
  * The SSE frames of a Messages API answer: `message_start` with the cache usage, then thinking (with
- * its signature), text and tool-use blocks, a `ping`, `message_delta` with the stop reason and the
+ * its signature), text and tool-use blocks (ids `toolu_{callKey}_{index}`), a `ping`, `message_delta` with the stop reason and the
  * cumulative usage, and `message_stop`. An `overloaded` fault ends with an `error` event instead.
  */
-export function messagesFrames(id: string, model: string, scripted: ScriptedResponse, cache: CacheOutcome, signature: string | undefined): string[] {
+export function messagesFrames(id: string, model: string, scripted: ScriptedResponse, cache: CacheOutcome, signature: string | undefined, callKey: string): string[] {
   const usage = {
     input_tokens: cache.uncached,
     cache_creation_input_tokens: cache.written5m + cache.written1h,
@@ -49,7 +49,7 @@ export function messagesFrames(id: string, model: string, scripted: ScriptedResp
   frames.push(frame("ping", {}));
   (scripted.toolCalls ?? []).forEach((call, n) => {
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
-    block({ type: "tool_use", id: `toolu_${id}_${n}`, name: call.name, input: {} }, pieces(args).map((partial_json) => ({ type: "input_json_delta", partial_json })));
+    block({ type: "tool_use", id: `toolu_${callKey}_${n}`, name: call.name, input: {} }, pieces(args).map((partial_json) => ({ type: "input_json_delta", partial_json })));
     completion += call.name + args;
   });
   if (scripted.fault === "overloaded") {

@@ -61,6 +61,25 @@ describe("the simulator", () => {
     expect(JSON.parse(deltas.map((delta) => delta.function.arguments).join(""))).toEqual({ path: "a-rather-long-file-name-for-splitting.txt" });
   });
 
+  it("gives tool calls ids that never repeat across the steps of a session, also from a restarted simulator", async () => {
+    const ids = async (payload: string) => {
+      const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "a", arguments: {} }, { name: "b", arguments: {} }] }] } });
+      try {
+        const { text } = await post(sim.url, payload);
+        return frames(text).flatMap((frame) => (frame as { choices: { delta: { tool_calls?: { id?: string }[] } }[] }).choices[0]?.delta.tool_calls ?? []).flatMap((call) => (call.id === undefined ? [] : [call.id]));
+      } finally {
+        await sim.close();
+      }
+    };
+    // Each process's first exchange: before, both answered call_1_0 and call_1_1.
+    const first = await ids(body([{ role: "user", content: "step one" }]));
+    const second = await ids(body([{ role: "user", content: "step one" }, { role: "assistant", content: "ok" }, { role: "user", content: "step two" }]));
+    expect(first).toHaveLength(2);
+    expect(new Set([...first, ...second]).size).toBe(4);
+    // The same request (a retry) gets the same ids.
+    expect(await ids(body([{ role: "user", content: "step one" }]))).toEqual(first);
+  });
+
   it("injects HTTP faults, consuming one scripted reply each", async () => {
     simulator = await startSimulator({ scenario: { responses: [{ fault: "http-429" }, { fault: "http-500" }, { text: "ok" }] } });
     const statuses = [];

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { appendFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -129,13 +130,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const written = outcome.written5m + outcome.written1h;
       exchanges.push({ body: raw, promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
       const signature = verdict.thinking ? signThinking(scripted.reasoning ?? "") : undefined;
-      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature), scripted.fault);
+      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature, callKey(raw)), scripted.fault);
       return;
     }
     const tokens = promptTokens(body);
     const hit = prefixCache.serve(model, tokens);
     exchanges.push({ body: raw, promptTokens: tokens.length, cacheHitTokens: hit, cacheWriteTokens: 0, fault: scripted.fault });
-    await deliver(response, chatFrames(n, model, scripted, tokens.length, hit), scripted.fault);
+    await deliver(response, chatFrames(n, model, scripted, tokens.length, hit, callKey(raw)), scripted.fault);
   }
 
   /** Streams the frames, or plays the scripted fault with them. */
@@ -194,4 +195,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, type = "simulator_error", anthropic = false): void {
   response.writeHead(status, { "content-type": "application/json", ...headers });
   response.end(JSON.stringify(anthropic ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: type } }));
+}
+
+/**
+ * The key in the tool-call ids of the answer to `body`: a digest of the request, so ids never repeat
+ * within a session (every step's request differs from the last), also across processes, and a retry
+ * of the same request gets the same ids.
+ */
+function callKey(body: string): string {
+  return createHash("sha256").update(body).digest("hex").slice(0, 12);
 }
