@@ -18,6 +18,22 @@ describe("relativizePaths", () => {
 });
 
 describe("canonicalSession", () => {
+  it("makes paths relative in tool-call arguments only: a path the model sees anywhere else stays as it is", () => {
+    const header = { format: "dsh-log" as const, version: 1 as const, sessionId: "s", createdAt: 1 };
+    const call = { type: "tool-call", callId: "c", name: "read_file", arguments: '{"path":"/w/d/src/a.ts"}' };
+    const events = [
+      { seq: 0, type: "assistant/message", time: 1, data: { content: [{ type: "text", text: "reading /w/d/src/a.ts" }, call], source: "model" } },
+      { seq: 1, type: "tool/result", time: 2, data: { callId: "c", toolName: "read_file", content: [{ type: "text", text: "/w/d/src/a.ts: 3 lines" }], isError: false, source: "tool" } },
+      { seq: 2, type: "user/message", time: 3, data: { content: [{ type: "text", text: "see /w/d/README" }], source: "user" } },
+    ];
+    const canonical = canonicalSession(header, events, { name: "demo", cwd: "/w/d" });
+    expect(canonical.events.map((event) => JSON.stringify(event.data))).toEqual([
+      JSON.stringify({ content: [{ type: "text", text: "reading /w/d/src/a.ts" }, { ...call, arguments: '{"path":"src/a.ts"}' }], source: "model" }),
+      JSON.stringify(events[1]!.data),
+      JSON.stringify(events[2]!.data),
+    ]);
+  });
+
   it("replaces the session ids wherever they appear, keeps seqs, and gives stable times", () => {
     const header = { format: "dsh-log" as const, version: 1 as const, sessionId: "abc-123", createdAt: 99, parent: { sessionId: "parent-9", seedLength: 1 } };
     const events = [
@@ -27,7 +43,7 @@ describe("canonicalSession", () => {
     const canonical = canonicalSession(header, events, { name: "demo", cwd: "/w/d" });
     expect(canonical.header).toEqual({ format: "dsh-log", version: 1, sessionId: "demo", createdAt: CANONICAL_EPOCH, parent: { sessionId: "demo-parent", seedLength: 1 } });
     expect(canonical.events).toEqual([
-      { seq: 0, type: "x/y", time: canonicalTime(0), data: { key: "demo", from: "demo-parent", nested: ["abc-123 is not whole"], path: "f" } },
+      { seq: 0, type: "x/y", time: canonicalTime(0), data: { key: "demo", from: "demo-parent", nested: ["abc-123 is not whole"], path: "/w/d/f" } },
       { seq: 1, type: "x/z", time: CANONICAL_EPOCH + 1000, data: { n: 1, flag: true, none: null } },
     ]);
   });

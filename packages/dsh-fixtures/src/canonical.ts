@@ -50,11 +50,23 @@ function rewriteStrings(value: unknown, rewrite: (text: string) => string): unkn
   return value;
 }
 
+/** An answer's data with the paths in its tool calls' arguments made relative to `cwd`; every other field as it is. */
+function relativeToolArguments(data: unknown, cwd: string | undefined): unknown {
+  const answer = data as { content?: readonly { type?: unknown; arguments?: unknown }[] };
+  if (!Array.isArray(answer.content)) return data;
+  const content = answer.content.map((block) =>
+    block.type === "tool-call" && typeof block.arguments === "string" ? { ...block, arguments: relativizePaths(block.arguments, cwd) } : block,
+  );
+  return { ...answer, content };
+}
+
 /**
  * The canonical authored form of a session: the session id (and a fork's parent id) replaced by the
- * fixture's name wherever it appears, stable times, and paths under the working directory made
- * relative (tool-call arguments included), so the same session recorded on two machines is the same
- * bytes. The result is a different session, which the fixture then owns.
+ * fixture's name wherever a string is exactly one of them, stable times, and — as the design note
+ * says, and nowhere else — paths under the working directory made relative in tool-call arguments,
+ * since replay only round-trips argument paths that do not depend on the cwd. Any other
+ * machine-specific text (a tool that prints absolute paths) stays as it was, so a change to it shows.
+ * The result is a different session, which the fixture then owns.
  */
 export function canonicalSession(
   header: JsonlHeader,
@@ -63,7 +75,7 @@ export function canonicalSession(
 ): { readonly header: JsonlHeader; readonly events: LogEvent[] } {
   const ids = new Map<string, string>([[header.sessionId, options.name]]);
   if (header.parent !== undefined) ids.set(header.parent.sessionId, `${options.name}-parent`);
-  const rewrite = (text: string) => ids.get(text) ?? relativizePaths(text, options.cwd);
+  const rewrite = (text: string) => ids.get(text) ?? text;
   const canonicalHeader: JsonlHeader = {
     format: header.format,
     version: header.version,
@@ -73,6 +85,9 @@ export function canonicalSession(
   };
   return {
     header: canonicalHeader,
-    events: events.map((event) => ({ seq: event.seq, type: event.type, time: canonicalTime(event.seq), data: rewriteStrings(event.data, rewrite) })),
+    events: events.map((event) => {
+      const data = rewriteStrings(event.data, rewrite);
+      return { seq: event.seq, type: event.type, time: canonicalTime(event.seq), data: event.type === "assistant/message" ? relativeToolArguments(data, options.cwd) : data };
+    }),
   };
 }

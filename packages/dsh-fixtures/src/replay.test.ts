@@ -1,5 +1,5 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { createAgentRegistry, defineTool } from "dsh-agent";
 import { LlmError, type FrozenGenerateOptions, type StreamChunk } from "dsh-llm";
 import { EventLog } from "dsh-log";
@@ -148,6 +148,23 @@ describe("recording with real tools", () => {
     await writeFile(join(dir, "workdir", "notes.txt"), "changed");
     const changed = await checkFixture(dir, { tools: ({ workdir }) => fromWorkdir(workdir!) });
     expect(changed.requests.differences.map((difference) => [difference.number, difference.nodes.map((node) => node.node)])).toEqual([[2, [3]]]);
+  });
+
+  it("shows a tool that starts printing absolute paths, which no canonical form hides", async () => {
+    const work = await fixtureDir("work");
+    await mkdir(work);
+    await writeFile(join(work, "notes.txt"), "hello");
+    const naming = (workdir: string, absolute: boolean) => [
+      defineTool({ name: "echo", description: "Echo the text back", parameters: z.object({ text: z.string(), path: z.string() }), execute: ({ path }) => `found ${absolute ? resolve(workdir, path) : relative(workdir, resolve(workdir, path))}` }),
+    ];
+    const log = new EventLog({ registry: createAgentRegistry() });
+    await echoAgent(log, new EchoModel(work), { tools: naming(work, false) }).run("read it");
+    const dir = await fixtureDir();
+    await recordFixture({ events: log.slice() }, dir, { cwd: work, tools: "real", workdir: work });
+    expect((await checkFixture(dir, { tools: ({ workdir }) => naming(workdir!, false) })).ok).toBe(true);
+    const absolute = await checkFixture(dir, { tools: ({ workdir }) => naming(workdir!, true) });
+    expect(absolute.ok).toBe(false);
+    expect(absolute.requests.differences.map((difference) => [difference.number, difference.nodes.map((node) => node.node)])).toEqual([[2, [3]]]);
   });
 
   it("refuses a working directory that holds the fixture or is not a directory, images without their store, and a bad name", async () => {
