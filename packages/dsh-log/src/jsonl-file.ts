@@ -6,7 +6,7 @@ import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
-import { lineOfSeq, serializeEventLine, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
+import { committedEnd, lineOfSeq, serializeCommit, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import { markParsedBatch } from "./verified.js";
 import { JsonlFileSink } from "./jsonl-sink.js";
@@ -56,7 +56,7 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
     ...(parent === undefined ? {} : { parent: { sessionId: parent.sessionId, seedLength: parent.seedLength } }),
   };
   const seeded = EventLog.from(options.registry, seed);
-  const text = serializeHeaderLine(header) + seeded.slice().map(serializeEventLine).join("");
+  const text = serializeHeaderLine(header) + serializeCommit(seeded.slice());
   let lock: FileLock | undefined;
   try {
     // The lock is keyed by the file's identity: take it on the complete temporary file, which becomes the log.
@@ -71,8 +71,8 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
 
 /**
  * Opens an existing JSONL log for appending: every event is re-admitted, and only then is a torn
- * final line truncated away (reported in `recovered`); any other damage throws naming the line and
- * leaves the file byte-identical. Temporary files a crashed creation left beside it are removed.
+ * tail (a final line cut short, or the lines of a commit a crash cut off) truncated away (reported in
+ * `recovered`); any other damage throws naming the line and leaves the file byte-identical. Temporary files a crashed creation left beside it are removed.
  */
 export async function openJsonlLog(path: string, options: JsonlLogOptions): Promise<JsonlLog> {
   await (await openLogFile(path)).close();
@@ -117,14 +117,15 @@ function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number })
     const bytesRead = readSync(fd, buffer, 1 + carried, buffer.length - 1 - carried, null);
     if (bytesRead === 0) break;
     const filled = 1 + carried + bytesRead;
-    const newline = buffer.lastIndexOf(0x0a, filled - 1);
-    if (newline < 1) {
+    // Only whole commits: the lines of one not yet seen to end wait for the next read (or are the torn tail).
+    const end = committedEnd(buffer, 1, filled);
+    if (end === 1) {
       carried += bytesRead;
       continue;
     }
-    yield* parser.lines(buffer, 1, newline + 1);
-    buffer.copy(buffer, 1, newline + 1, filled);
-    carried = filled - newline - 1;
+    yield* parser.lines(buffer, 1, end);
+    buffer.copy(buffer, 1, end, filled);
+    carried = filled - end;
   }
   tail.bytes = carried;
 }

@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LogEvent } from "./event.js";
+import { committedEnd } from "./jsonl-format.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import type { FollowOptions } from "./store.js";
 
@@ -27,10 +28,11 @@ export async function* followJsonlFile(path: string, options: FollowOptions): As
       const { size } = await handle.stat();
       if (size > position) {
         const { bytesRead } = await handle.read(buffer, 1, buffer.length - 1, position);
-        const newline = buffer.lastIndexOf(0x0a, bytesRead);
-        if (newline >= 1) {
-          const events = parser.lines(buffer, 1, newline + 1).filter((event) => event.seq >= options.fromSeq);
-          position += newline;
+        // Whole commits only: the lines of a commit still being written are read again once it ends.
+        const end = committedEnd(buffer, 1, bytesRead + 1);
+        if (end > 1) {
+          const events = parser.lines(buffer, 1, end).filter((event) => event.seq >= options.fromSeq);
+          position += end - 1;
           if (events.length > 0) yield events;
           if (position < size) continue;
         } else if (bytesRead === buffer.length - 1) {

@@ -71,3 +71,16 @@ describe("parseJsonl", () => {
     expect(parse(HEADER + inner.join("")).events[20]!.data).toBe("a\nb");
   });
 });
+
+describe("parseJsonl and commits", () => {
+  it("drops the whole lines of a commit whose last line never arrived, as part of the torn tail", () => {
+    const header = '{"format":"dsh-log","version":1,"sessionId":"s","createdAt":1}\n';
+    const line = (seq: number, end: string) => `{"seq":${seq},"type":"note/added","time":1,"data":{"text":"${seq}"}}${end}`;
+    const whole = header + line(0, "\n") + line(1, " \n") + line(2, "\n");
+    expect(parseJsonl(Buffer.from(whole)).events.map((event) => event.seq)).toEqual([0, 1, 2]);
+    const torn = header + line(0, "\n") + line(1, " \n");
+    const parsed = parseJsonl(Buffer.from(torn));
+    expect(parsed.events.map((event) => event.seq)).toEqual([0]);
+    expect(parsed.tornTail).toEqual({ line: 3, offset: Buffer.byteLength(header + line(0, "\n")), bytes: Buffer.byteLength(line(1, " \n")) });
+  });
+});

@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH, freezeParsedJson } from "dsh-llm";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { countKeys, findDuplicateKey, restoreNewlines, scanChunk } from "./json-scan.js";
-import { JSONL_FORMAT, JSONL_VERSION, jsonlHeaderSchema, serializeHeaderLine, type JsonlHeader, type ParsedJsonl } from "./jsonl-format.js";
+import { JSONL_FORMAT, JSONL_VERSION, committedEnd, jsonlHeaderSchema, serializeHeaderLine, type JsonlHeader, type ParsedJsonl } from "./jsonl-format.js";
 import { markParsedBatch } from "./verified.js";
 
 const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
@@ -91,8 +91,9 @@ export class JsonlParser {
 }
 
 /**
- * Parses a JSONL log from its bytes (which it leaves as they are). An unterminated final line is a
- * torn tail (never acknowledged, so dropped and reported, its offset in bytes); any other line that
+ * Parses a JSONL log from its bytes (which it leaves as they are). An unterminated final line, and
+ * the whole lines of a commit whose last line never arrived, are a torn tail (never acknowledged, so
+ * dropped and reported, its offset in bytes); any other line that
  * does not mean exactly one thing — invalid UTF-8, unreadable JSON, a key repeated in one object,
  * `-0` or a number too large for a double, nesting deeper than 512 levels — is refused naming the
  * line. Events come back deep-frozen and unadmitted: the caller admits them through a registry.
@@ -100,7 +101,7 @@ export class JsonlParser {
 export function parseJsonl(bytes: Uint8Array): ParsedJsonl {
   const copy = Buffer.allocUnsafe(bytes.byteLength + 1);
   copy.set(bytes, 1);
-  const complete = copy.lastIndexOf(0x0a) + 1;
+  const complete = committedEnd(copy, 1, copy.length);
   const parser = new JsonlParser();
   const events = complete > 1 ? parser.lines(copy, 1, complete) : [];
   const { header, tornTail } = parser.end(copy.length - Math.max(1, complete));

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { BatchingSink } from "./batching-sink.js";
 import type { FileLock } from "./file-lock.js";
-import { serializeEventLine } from "./jsonl-format.js";
+import { serializeCommit } from "./jsonl-format.js";
 
 /**
  * Where the platform has it, the log is opened with `O_DSYNC`: each write returns once its bytes are
@@ -21,7 +21,8 @@ export class JsonlFileSink extends BatchingSink {
     super(
       async (events) => {
         handle ??= await open(path, APPEND_FLAGS, 0o600);
-        const bytes = Buffer.from(events.map(serializeEventLine).join(""));
+        // One commit: all of these lines are on disk, or on load none of them is.
+        const bytes = Buffer.from(serializeCommit(events));
         for (let offset = 0; offset < bytes.length; ) offset += (await handle.write(bytes, offset)).bytesWritten;
         if (APPEND_FLAGS === "a") await handle.datasync();
       },

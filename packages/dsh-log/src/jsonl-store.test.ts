@@ -79,7 +79,8 @@ describe("JsonlStore.follow", () => {
   it("delivers from the seq asked for, then each appended line once it is whole, even when a read ends inside a character", async () => {
     const store = new JsonlStore(dir);
     const { log, location } = await store.create({ registry: testRegistry(), sessionId: "live", createdAt: 1 });
-    await log.append(["zero", "one", "two", "€€€"].map((text) => noteAdded.input({ text })));
+    await log.append(["zero", "one", "two"].map((text) => noteAdded.input({ text })));
+    await log.append(noteAdded.input({ text: "€€€" }));
     await log.close();
     const bytes = await readFile(location);
     // The file as a reader might find it mid-write: the last line stops inside the second "€".
@@ -92,6 +93,25 @@ describe("JsonlStore.follow", () => {
     expect(texts(await batches.next())).toEqual(["€€€"]);
     stop.abort();
     expect(await batches.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it("delivers a commit of several lines only once its last line is on disk, never a part of it", async () => {
+    const store = new JsonlStore(dir);
+    const { log, location } = await store.create({ registry: testRegistry(), sessionId: "batched", createdAt: 1 });
+    await log.append(noteAdded.input({ text: "alone" }));
+    await log.append(["a", "b", "c"].map((text) => noteAdded.input({ text })));
+    await log.close();
+    const bytes = await readFile(location);
+    // Mid-write: the commit's first two lines are whole, its last has not arrived.
+    const cut = bytes.indexOf(Buffer.from('"c"')) - 40;
+    const lastStart = bytes.lastIndexOf(0x0a, cut) + 1;
+    await truncate(location, lastStart);
+    const stop = new AbortController();
+    const batches = store.follow("batched", { fromSeq: 0, signal: stop.signal })[Symbol.asyncIterator]();
+    expect(texts(await batches.next())).toEqual(["alone"]);
+    await appendFile(location, bytes.subarray(lastStart));
+    expect(texts(await batches.next())).toEqual(["a", "b", "c"]);
+    stop.abort();
   });
 
   it("finds a session by the id in its header under another file name, and says which one is missing", async () => {

@@ -53,6 +53,50 @@ describe("JSONL persistence", () => {
     );
   });
 
+  it("takes a commit as all or nothing: a crash that kept some of its lines, whole, drops them all", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 6 }), fc.nat(), fc.boolean(), async (size, keep, cutMidLine) => {
+        const path = freshPath();
+        const created = await createJsonlLog(path, { registry: testRegistry(), sessionId: "s" });
+        await created.log.append(noteAdded.input({ text: "before" }, 1));
+        const intact = await readFile(path);
+        await created.log.append(Array.from({ length: size }, (_, i) => noteAdded.input({ text: `batch ${i}` }, 2)));
+        await created.log.close();
+        // The crash kept `kept` whole lines of the commit (never its last), and maybe part of the next one.
+        const whole = await readFile(path);
+        const lines = whole.subarray(intact.length).toString("utf8").split(/(?<=\n)/);
+        const kept = 1 + (keep % (size - 1));
+        let torn = lines.slice(0, kept).join("");
+        if (cutMidLine) torn += lines[kept]!.slice(0, 5);
+        await writeFile(path, Buffer.concat([intact, Buffer.from(torn)]));
+
+        const read = await readJsonlLog(path, testRegistry());
+        expect(read.log.slice().map((event) => (event.data as { text: string }).text)).toEqual(["before"]);
+        expect(read.tornTail).toEqual({ line: 3, offset: intact.length, bytes: Buffer.byteLength(torn) });
+        const reopened = await openJsonlLog(path, { registry: testRegistry() });
+        expect(reopened.recovered?.offset).toBe(intact.length);
+        expect(await readFile(path)).toEqual(intact);
+        await reopened.log.close();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("ends every line of a commit but its last in a space, which readers of the events ignore", async () => {
+    const path = freshPath();
+    const { log } = await createJsonlLog(path, { registry: testRegistry(), sessionId: "abc", createdAt: 5 });
+    await log.append([noteAdded.input({ text: "a" }, 1), noteAdded.input({ text: "b" }, 1)]);
+    await log.append(noteAdded.input({ text: "c" }, 1));
+    await log.close();
+    expect((await readFile(path, "utf8")).split("\n").slice(1)).toEqual([
+      '{"seq":0,"type":"note/added","time":1,"data":{"text":"a"}} ',
+      '{"seq":1,"type":"note/added","time":1,"data":{"text":"b"}}',
+      '{"seq":2,"type":"note/added","time":1,"data":{"text":"c"}}',
+      "",
+    ]);
+    expect((await readJsonlLog(path, testRegistry())).log.slice().map((event) => event.data)).toEqual([{ text: "a" }, { text: "b" }, { text: "c" }]);
+  });
+
   it("writes the header first and keeps data key order byte for byte", async () => {
     const path = freshPath();
     const { log } = await createJsonlLog(path, { registry: testRegistry(), sessionId: "abc", createdAt: 5 });

@@ -130,7 +130,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const written = outcome.written5m + outcome.written1h;
       exchanges.push({ body: raw, promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
       const signature = verdict.thinking ? signThinking(scripted.reasoning ?? "") : undefined;
-      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature, callKey(raw)), scripted.fault);
+      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature, callKey(blocks.at(-1)?.prefixKey ?? raw)), scripted.fault);
       return;
     }
     const tokens = promptTokens(body);
@@ -198,10 +198,11 @@ function sendError(response: ServerResponse, status: number, message: string, he
 }
 
 /**
- * The key in the tool-call ids of the answer to `body`: a digest of the request, so ids never repeat
- * within a session (every step's request differs from the last), also across processes, and a retry
- * of the same request gets the same ids.
+ * The key in the tool-call ids of the answer to a request: a digest of what the model reads (the
+ * body, or for the Messages API its prompt without cache markers), so ids never repeat within a
+ * session (every step's prompt differs from the last), also across processes, and a retry of the
+ * same request gets the same ids.
  */
-function callKey(body: string): string {
-  return createHash("sha256").update(body).digest("hex").slice(0, 12);
+function callKey(prompt: string): string {
+  return createHash("sha256").update(prompt).digest("hex").slice(0, 12);
 }
