@@ -156,3 +156,22 @@ describe("the call config of a request", () => {
     expect(adapter.received[0]!.config).toEqual({ ...config, maxTokens: 4096 });
   });
 });
+
+describe("the adapter's wire profile", () => {
+  it("is logged in each header snapshot, and a profile that changes mid-session is a logged change", async () => {
+    const { agent, adapter, log } = harness(() => ({ text: "ok" }));
+    let dialect = "deepseek";
+    Object.assign(adapter, { wireProfile: (model: string) => ({ api: "chat-completions", dialect, model }) });
+    await agent.run("one");
+    await agent.run("two");
+    dialect = "openai";
+    await agent.run("three");
+    const headers = log.slice().filter((event) => requestHeaderEvent.is(event)).map((event) => event.data as { reason: string; header: { wire?: object } });
+    expect(headers.map((data) => [data.reason, data.header.wire])).toEqual([
+      ["initial", { api: "chat-completions", dialect: "deepseek", model: "model-a" }],
+      ["change", { api: "chat-completions", dialect: "openai", model: "model-a" }],
+    ]);
+    const rebuilt = await reconstructRequests(log);
+    expect(rebuilt.map((request) => request.snapshot.header.wire?.dialect)).toEqual(["deepseek", "deepseek", "openai"]);
+  });
+});

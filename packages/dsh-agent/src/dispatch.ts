@@ -39,6 +39,7 @@ export async function dispatchRequest(loop: Loop, step: DispatchStep): Promise<F
     writtenByThisInstance: instance.wroteHeader,
     selection,
     modelDefaults: loop.runtime.modelDefaults(selection.provider, selection.model),
+    wire: loop.runtime.wireProfile(selection.provider, selection.model),
     tools: step.tools,
     startsRequestSeries: step.startsRequestSeries,
     followsReplace: loop.surface.generation !== instance.generationAtLastRequest,

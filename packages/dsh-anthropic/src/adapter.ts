@@ -6,6 +6,7 @@ import {
   streamResponse,
   unsentOnFailure,
   type AdapterContext,
+  type JsonObject,
   type FrozenGenerateOptions,
   type LlmAdapter,
   type ModelDefaults,
@@ -14,6 +15,7 @@ import {
 } from "dsh-llm";
 import { CLAUDE_MODELS, claudeDefaults, frozenCatalog, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
 import { serializeRequestBytes } from "./serialize.js";
+import { messagesWireProfile } from "./wire-profile.js";
 import { parseMessagesStream } from "./stream.js";
 
 /** The `anthropic-version` header every request carries. */
@@ -69,6 +71,11 @@ export class AnthropicAdapter implements LlmAdapter {
   modelDefaults(model: string): ModelDefaults {
     const defaults = claudeDefaults(this.#catalog, model);
     return this.#modelDefaults === undefined ? defaults : this.#modelDefaults(model);
+  }
+
+  /** The wire profile the header logs: the catalog's rules for `model` (thinking style, sampling), which shape the body. */
+  wireProfile(model: string): JsonObject {
+    return messagesWireProfile(lookupClaudeModel(this.#catalog, model));
   }
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {

@@ -5,6 +5,7 @@ import { AnthropicAdapter } from "./adapter.js";
 import { BREAKPOINT_POLICIES, rollingPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, type ClaudeCatalog } from "./catalog.js";
 import { serializeRequest } from "./serialize.js";
+import { serializeOptionsOfWire } from "./wire-profile.js";
 import { toolSessionRequest } from "./test-support/session.js";
 
 describe("the tables the serializer consults", () => {
@@ -36,5 +37,27 @@ describe("the tables the serializer consults", () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+describe("the wire profile the header logs", () => {
+  it("rebuilds with the sending adapter's rules for the model, whatever catalog the rebuilding process has", async () => {
+    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    const custom: ClaudeCatalog = { models: { "claude-sonnet-4-6": { ...sonnet, thinking: "budget" } }, retired: {} };
+    const adapter = new AnthropicAdapter({ catalog: custom });
+    const request = freezeRequest({ ...toolSessionRequest([]), config: { ...toolSessionRequest([]).config, reasoningEffort: "low" } });
+    const wire = adapter.wireProfile("claude-sonnet-4-6");
+    expect(wire).toEqual({ api: "messages", model: { ...sonnet, thinking: "budget" } });
+    const sent = await serializeRequest(request, { catalog: custom });
+    expect(sent).toContain('"thinking":{"type":"enabled"');
+    expect(await serializeRequest(request)).not.toBe(sent);
+    expect(await serializeRequest(request, serializeOptionsOfWire("claude-sonnet-4-6", wire))).toBe(sent);
+    expect(new AnthropicAdapter().wireProfile("a-model-no-catalog-knows")).toEqual({ api: "messages" });
+  });
+
+  it("refuses a profile that is not a Messages one, naming it", () => {
+    expect(() => serializeOptionsOfWire("m", { api: "chat-completions", dialect: "deepseek" })).toThrow(/is not a Messages API profile/);
+    expect(() => serializeOptionsOfWire("m", { api: "messages", model: { thinking: "adaptive" } })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
+    expect(() => serializeOptionsOfWire("m", undefined)).toThrow(/\(none\)/);
   });
 });

@@ -1,7 +1,17 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { AnthropicAdapter, CLAUDE_MODELS, DEFAULT_CLAUDE_MODEL, lookupClaudeModel, serializeRequest as serializeMessages } from "dsh-anthropic";
-import type { FrozenGenerateOptions, LlmAdapter, ModelDefaults, ReasoningEffort } from "dsh-llm";
-import { ChatCompletionsAdapter, DEEPSEEK_MODELS, OPENAI_MODELS, lookupModel, serializeRequest as serializeChat, type Dialect, type ModelCatalog } from "dsh-openai-compatible";
+import type { ReconstructedRequest } from "dsh-agent";
+import { AnthropicAdapter, CLAUDE_MODELS, DEFAULT_CLAUDE_MODEL, lookupClaudeModel, serializeOptionsOfWire as serializeOptionsOfMessagesWire, serializeRequest as serializeMessages } from "dsh-anthropic";
+import type { LlmAdapter, ModelDefaults, ReasoningEffort } from "dsh-llm";
+import {
+  ChatCompletionsAdapter,
+  DEEPSEEK_MODELS,
+  OPENAI_MODELS,
+  lookupModel,
+  serializeOptionsOfWire as serializeOptionsOfChatWire,
+  serializeRequest as serializeChat,
+  type Dialect,
+  type ModelCatalog,
+} from "dsh-openai-compatible";
 import { CliError, EXIT } from "./cli-error.js";
 
 /** Which HTTP API a provider speaks: Chat Completions in a dialect, or Anthropic's Messages API. */
@@ -70,16 +80,29 @@ export function providerProfile(name: string): ProviderProfile {
   throw new CliError(`unknown provider ${name}: choose ${Object.keys(PROVIDERS).join(", ")}`, EXIT.usage);
 }
 
-/** The wire API a logged `config.provider` was sent with. */
-export function wireOf(provider: string): WireApi {
+/**
+ * The wire API a logged request was sent with: the header's logged wire profile when it has one, else
+ * (a log written before headers carried it) what this CLI's table says of the logged provider.
+ */
+export function wireOf(rebuilt: LoggedRequest): WireApi {
+  const { wire } = rebuilt.snapshot.header;
+  if (wire?.api === "messages") return { api: "messages" };
+  if (wire !== undefined) return { api: "chat-completions", dialect: serializeOptionsOfChatWire(wire).dialect };
+  const provider = rebuilt.request.config.provider;
   if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider as ProviderProfile["name"]].wire;
-  throw new CliError(`the log names provider ${provider}, which this CLI cannot serialize for`, EXIT.usage);
+  throw new CliError(`the log names provider ${provider} and no wire profile, so this CLI cannot tell how it was serialized`, EXIT.usage);
 }
 
-/** The exact body a logged request was sent as, in its provider's wire API. */
-export function wireBody(request: FrozenGenerateOptions, attachments: AttachmentStore | undefined): Promise<string> {
-  const wire = wireOf(request.config.provider);
-  return wire.api === "messages" ? serializeMessages(request, { attachments }) : serializeChat(request, { dialect: wire.dialect, attachments });
+/** A rebuilt request and the header snapshot it carried. */
+export type LoggedRequest = Pick<ReconstructedRequest, "request" | "snapshot">;
+
+/** The exact body a logged request was sent as, from its logged wire profile (or, for an older log, its provider's table entry). */
+export function wireBody(rebuilt: LoggedRequest, attachments: AttachmentStore | undefined): Promise<string> {
+  const { request, snapshot } = rebuilt;
+  const wire = wireOf(rebuilt);
+  if (wire.api === "chat-completions") return serializeChat(request, { dialect: wire.dialect, attachments });
+  const logged = snapshot.header.wire === undefined ? {} : serializeOptionsOfMessagesWire(request.config.model, snapshot.header.wire);
+  return serializeMessages(request, { ...logged, attachments });
 }
 
 /** The first key found in the provider's environment variables. */

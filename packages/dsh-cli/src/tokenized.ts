@@ -11,9 +11,9 @@ import { wireBody, wireOf } from "./providers.js";
  */
 export async function* tokenizedRequests(log: EventLog, attachments: AttachmentStore): AsyncGenerator<TokenizedRequest & { readonly wire: string }> {
   for await (const rebuilt of reconstructRequestStream(log)) {
-    const wire = await wireBody(rebuilt.request, attachments);
+    const wire = await wireBody(rebuilt, attachments);
     const body = JSON.parse(wire) as MessagesBody;
-    if (wireOf(rebuilt.request.config.provider).api === "chat-completions") {
+    if (wireOf(rebuilt).api === "chat-completions") {
       yield { request: rebuilt, tokens: promptTokens(body), wire };
       continue;
     }

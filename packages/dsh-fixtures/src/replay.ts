@@ -1,7 +1,7 @@
 import { Agent, ToolError, compactionSummaryEvent, createAgentRegistry, stepEndEvent, stepStartEvent, turnStartEvent, type AgentTool, type ReconstructedRequest } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
-import { LlmRuntime, type LlmCallConfig, type ModelDefaults } from "dsh-llm";
+import { LlmRuntime, type JsonObject, type LlmCallConfig, type ModelDefaults } from "dsh-llm";
 import { EventLog, type LogEvent } from "dsh-log";
 import { assistantMessageEvent, toolResultEvent, type SurfaceEvent } from "dsh-surface";
 import { CANONICAL_EPOCH } from "./canonical.js";
@@ -24,6 +24,11 @@ export interface ReplayOptions {
    * without it, the defaults the fixture recorded for that model are assumed.
    */
   readonly modelDefaults?: (provider: string, model: string) => ModelDefaults;
+  /**
+   * The wire profile the current adapter declares for a model (what shapes its bodies), so a change
+   * to it shows as a header change; without it, the profile the fixture recorded for that model.
+   */
+  readonly wireProfile?: (provider: string, model: string) => JsonObject | undefined;
 }
 
 /** What the replay needs of a fixture: its log, settings, revisions and where its attachments and working directory are. */
@@ -86,14 +91,20 @@ function recordedResults(events: readonly LogEvent[], fromSeq: number): Map<stri
   return results;
 }
 
-/** The adapter defaults the fixture's headers recorded, per provider and model (the first header naming them). */
-function recordedDefaults(requests: readonly ReconstructedRequest[]): (provider: string, model: string) => ModelDefaults {
-  const defaults = new Map<string, ModelDefaults>();
+/** What the fixture's headers recorded per provider and model (the first header naming them): adapter defaults and wire profile. */
+function recordedAdapterFacts(requests: readonly ReconstructedRequest[]): {
+  readonly defaults: (provider: string, model: string) => ModelDefaults;
+  readonly wire: (provider: string, model: string) => JsonObject | undefined;
+} {
+  const facts = new Map<string, { readonly defaults: ModelDefaults; readonly wire: JsonObject | undefined }>();
   for (const { snapshot } of requests) {
     const key = `${snapshot.header.config.provider} ${snapshot.header.config.model}`;
-    if (!defaults.has(key)) defaults.set(key, { ...snapshot.header.adapterDefaults });
+    if (!facts.has(key)) facts.set(key, { defaults: { ...snapshot.header.adapterDefaults }, wire: snapshot.header.wire });
   }
-  return (provider, model) => defaults.get(`${provider} ${model}`) ?? {};
+  return {
+    defaults: (provider, model) => facts.get(`${provider} ${model}`)?.defaults ?? {},
+    wire: (provider, model) => facts.get(`${provider} ${model}`)?.wire,
+  };
 }
 
 /** The providers a session's recorded calls went to. */
@@ -113,9 +124,13 @@ function providersOf(source: ReplaySource): Set<string> {
 export async function replaySession(source: ReplaySource, options: ReplayOptions = {}): Promise<ReplayOutcome> {
   const plan: ReplayPlan = replayPlan(source.events, source.seedLength);
   const tape = new Tape(source.events, source.seedLength);
-  const modelDefaults = options.modelDefaults ?? recordedDefaults(source.requests);
+  const recorded = recordedAdapterFacts(source.requests);
+  const modelDefaults = options.modelDefaults ?? recorded.defaults;
+  const wireProfile = options.wireProfile ?? recorded.wire;
   const runtime = new LlmRuntime({
-    adapters: [...providersOf(source)].map((provider) => tape.adapter(provider, (model) => modelDefaults(provider, model))),
+    adapters: [...providersOf(source)].map((provider) =>
+      tape.adapter(provider, (model) => modelDefaults(provider, model), (model) => wireProfile(provider, model)),
+    ),
     ...(source.attachments === undefined ? {} : { attachments: source.attachments }),
   });
   const log = new EventLog({ registry: createAgentRegistry(), events: source.events.slice(0, source.seedLength), clock: () => CANONICAL_EPOCH });

@@ -7,6 +7,7 @@ import {
   type DeepReadonly,
   type FinishReason,
   type FrozenGenerateOptions,
+  type JsonObject,
   type LlmAdapter,
   type LlmErrorCode,
   type ModelDefaults,
@@ -115,12 +116,13 @@ export class Tape {
     return { loop: this.#loop.length - this.#nextLoop, summaries: this.#summaries.length - this.#nextSummary };
   }
 
-  /** An adapter serving this tape under `provider`, reporting `defaults` as the provider's model defaults. */
-  adapter(provider: string, defaults?: (model: string) => ModelDefaults): LlmAdapter {
+  /** An adapter serving this tape under `provider`, reporting `defaults` and `wire` as the provider's model defaults and wire profile. */
+  adapter(provider: string, defaults?: (model: string) => ModelDefaults, wire?: (model: string) => JsonObject | undefined): LlmAdapter {
     return {
       provider,
       stream: (request, context) => this.#serve(request, context),
       ...(defaults === undefined ? {} : { modelDefaults: defaults }),
+      ...(wire === undefined ? {} : { wireProfile: wire }),
     };
   }
 

@@ -21,6 +21,12 @@ describe("describeHeaderChanges", () => {
     ]);
   });
 
+  it("names a changed wire profile field by field", () => {
+    const before: EpochHeader = { ...base, wire: { api: "chat-completions", dialect: "deepseek" } };
+    expect(describeHeaderChanges(before, { ...base, wire: { api: "chat-completions", dialect: "openai" } })).toEqual(['wire.dialect "deepseek" → "openai"']);
+    expect(describeHeaderChanges(before, base)).toEqual(['wire.api "chat-completions" → unset', 'wire.dialect "deepseek" → unset']);
+  });
+
   it("names tools added, removed, reordered and changed, by name", () => {
     const write = { name: "write_file", description: "Write", parameters: { type: "object" } };
     expect(describeHeaderChanges(base, { ...base, tools: [list, read, write] })).toEqual(["tools added: write_file", "tools reordered"]);

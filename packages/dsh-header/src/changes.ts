@@ -15,11 +15,15 @@ function keyChanges(before: object | undefined, after: object | undefined, prefi
 
 /**
  * Each difference between two headers, one line each, for a person: config values
- * (`model "a" → "b"`), adapter-default provenance (`adapterDefaults.maxTokens 16384 → unset`), and
- * tools added, removed, reordered, or changed in description or parameters. Equal headers give none.
+ * (`model "a" → "b"`), adapter-default provenance (`adapterDefaults.maxTokens 16384 → unset`), the
+ * adapter's wire profile (`wire.dialect "deepseek" → "openai"`), and tools added, removed, reordered, or changed in description or parameters. Equal headers give none.
  */
 export function describeHeaderChanges(before: EpochHeader, after: EpochHeader): string[] {
-  const changes = [...keyChanges(before.config, after.config, ""), ...keyChanges(before.adapterDefaults, after.adapterDefaults, "adapterDefaults.")];
+  const changes = [
+    ...keyChanges(before.config, after.config, ""),
+    ...keyChanges(before.adapterDefaults, after.adapterDefaults, "adapterDefaults."),
+    ...keyChanges(before.wire, after.wire, "wire."),
+  ];
   const beforeTools = before.tools ?? [];
   const afterTools = after.tools ?? [];
   const names = (tools: typeof beforeTools) => tools.map((tool) => tool.name);

@@ -1,5 +1,5 @@
 import { callConfigEquals, jsonEquals, type DeepReadonly } from "dsh-llm";
-import { cacheTtlSchema, llmCallConfigSchema, reasoningEffortSchema, toolSchemaSchema } from "dsh-llm/schemas";
+import { cacheTtlSchema, jsonObjectSchema, llmCallConfigSchema, reasoningEffortSchema, toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 
 /** The config values that came from the adapter's model defaults rather than from the caller. */
@@ -15,6 +15,8 @@ const strictEpochHeaderSchema = z.strictObject({
   config: llmCallConfigSchema,
   tools: z.array(toolSchemaSchema).exactOptional(),
   adapterDefaults: adapterDefaultsSchema.exactOptional(),
+  /** The adapter's body-shaping settings for the model (its wire profile), as it declared them. */
+  wire: jsonObjectSchema.exactOptional(),
 });
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -39,6 +41,9 @@ function writerShapeProblems(value: Record<string, unknown>): WriterShapeProblem
     const duplicate = names.find((name, i) => names.indexOf(name) !== i);
     if (duplicate !== undefined) problems.push({ path: ["tools"], message: `tool ${String(duplicate)} is listed twice` });
   }
+  if (isRecord(value.wire) && Object.keys(value.wire).length === 0) {
+    problems.push({ path: ["wire"], message: "wire: {} is never written: omit it when the adapter declares no wire profile" });
+  }
   const defaults = value.adapterDefaults;
   if (isRecord(defaults)) {
     if (Object.keys(defaults).length === 0) {
@@ -62,13 +67,14 @@ function checkWriterShape(value: unknown, ctx: z.RefinementCtx): void {
 
 /**
  * The non-history state of a request: call config and tools, plus which config values the adapter
- * defaulted. There is no system field. Admission rejects `header.system`, `tools: []` and
- * `adapterDefaults: {}` rather than repairing them; `stop: []` and nested extensions are kept.
+ * defaulted and the adapter's wire profile for the model. There is no system field. Admission rejects
+ * `header.system`, `tools: []`, `adapterDefaults: {}` and `wire: {}` rather than repairing them;
+ * `stop: []` and nested extensions are kept.
  */
 export const epochHeaderSchema = z.unknown().superRefine(checkWriterShape).pipe(strictEpochHeaderSchema);
 export type EpochHeader = DeepReadonly<z.output<typeof strictEpochHeaderSchema>>;
 
 /** Whether two headers would produce the same request header; tool order matters, key order does not. */
 export function headerEquals(a: EpochHeader, b: EpochHeader): boolean {
-  return callConfigEquals(a.config, b.config) && jsonEquals(a.tools, b.tools) && jsonEquals(a.adapterDefaults, b.adapterDefaults);
+  return callConfigEquals(a.config, b.config) && jsonEquals(a.tools, b.tools) && jsonEquals(a.adapterDefaults, b.adapterDefaults) && jsonEquals(a.wire, b.wire);
 }

@@ -50,4 +50,15 @@ describe("owedHeaderEvent", () => {
     expect(owedHeaderEvent({ ...later, modelDefaults: { maxTokens: 200 } })?.data.reason).toBe("change");
     expect(owedHeaderEvent({ ...later, followsReplace: true })?.data).toEqual({ reason: "series", header: latest.header });
   });
+
+  it("logs the adapter's wire profile in the header (none when empty), and a different profile is a change", () => {
+    const wire = { api: "chat-completions", dialect: "deepseek" };
+    const first = owedHeaderEvent({ ...step, wire })!.data;
+    expect(first.header.wire).toEqual(wire);
+    expect(owedHeaderEvent({ ...step, wire: {} })!.data.header).not.toHaveProperty("wire");
+    const later = { ...step, latest: first, writtenByThisInstance: true };
+    expect(owedHeaderEvent({ ...later, wire: { ...wire } })).toBeUndefined();
+    expect(owedHeaderEvent({ ...later, wire: { ...wire, dialect: "openai" } })?.data).toMatchObject({ reason: "change", header: { wire: { dialect: "openai" } } });
+    expect(owedHeaderEvent({ ...later, wire: undefined })?.data.reason).toBe("change");
+  });
 });

@@ -1,4 +1,4 @@
-import type { LlmCallConfig, ModelDefaults, ToolSchema } from "dsh-llm";
+import type { JsonObject, LlmCallConfig, ModelDefaults, ToolSchema } from "dsh-llm";
 import type { EventInput } from "dsh-log";
 import { headerEquals, type EpochHeader } from "./header.js";
 import { buildEpochHeader } from "./provenance.js";
@@ -41,6 +41,8 @@ export interface HeaderStep {
   readonly selection: LlmCallConfig;
   /** What the adapter applies for the selected model when the caller does not choose. */
   readonly modelDefaults: ModelDefaults;
+  /** The adapter's wire profile for the selected model, when it declares one. */
+  readonly wire?: JsonObject | undefined;
   /** The tools offered, in order (none: an empty list). */
   readonly tools: readonly ToolSchema[];
   /** The step declared `startsRequestSeries: true`. */
@@ -54,7 +56,7 @@ export interface HeaderStep {
  * the request carries the latest snapshot. The header is built with adapter-default provenance.
  */
 export function owedHeaderEvent(step: HeaderStep): EventInput<"request/header", RequestHeaderSnapshot> | undefined {
-  const next = buildEpochHeader(step.selection, step.modelDefaults, step.tools);
+  const next = buildEpochHeader(step.selection, step.modelDefaults, step.tools, step.wire);
   const owed = owedHeaderSnapshot({
     latest: step.latest?.header,
     writtenByThisInstance: step.writtenByThisInstance,

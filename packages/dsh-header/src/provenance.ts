@@ -1,17 +1,18 @@
-import type { LlmCallConfig, ModelDefaults, ToolSchema } from "dsh-llm";
+import type { JsonObject, LlmCallConfig, ModelDefaults, ToolSchema } from "dsh-llm";
 import type { AdapterDefaults, EpochHeader } from "./header.js";
 
 const DEFAULTABLE = ["maxTokens", "reasoningEffort", "cachePolicy", "cacheTtl"] as const;
 
 /**
  * Builds the header for a caller's selection: values the caller left out and the adapter
- * defaults are filled in and recorded in `adapterDefaults`. Empty `tools` and empty
- * `adapterDefaults` are omitted, as writers must.
+ * defaults are filled in and recorded in `adapterDefaults`; the adapter's `wire` profile is kept as
+ * given. Empty `tools`, `adapterDefaults` and `wire` are omitted, as writers must.
  */
 export function buildEpochHeader(
   selection: LlmCallConfig,
   modelDefaults: ModelDefaults,
   tools: readonly ToolSchema[] = [],
+  wire?: JsonObject,
 ): EpochHeader {
   const config: { -readonly [K in keyof LlmCallConfig]: LlmCallConfig[K] } = { ...selection };
   const adapterDefaults: { -readonly [K in keyof AdapterDefaults]: AdapterDefaults[K] } = {};
@@ -20,6 +21,7 @@ export function buildEpochHeader(
     config,
     ...(tools.length > 0 ? { tools } : {}),
     ...(Object.keys(adapterDefaults).length > 0 ? { adapterDefaults } : {}),
+    ...(wire !== undefined && Object.keys(wire).length > 0 ? { wire } : {}),
   };
 }
 

@@ -22,6 +22,8 @@ describe("request/header admission", () => {
       { reason: "initial", header: { config: { ...config, maxTokens: 100 }, adapterDefaults: { maxTokens: 8192 } } },
       /^request\/header: header\.adapterDefaults\.maxTokens: adapterDefaults\.maxTokens \(8192\) must equal config\.maxTokens \(100\)$/,
     ],
+    ["wire: {}", { reason: "initial", header: { config, wire: {} } }, /^request\/header: header\.wire: wire: \{\} is never written: omit it when the adapter declares no wire profile$/],
+    ["a wire profile that is not an object", { reason: "initial", header: { config, wire: "deepseek" } }, /wire/],
     ["a tool listed twice", { reason: "initial", header: { config, tools: [tool, tool] } }, /^request\/header: header\.tools: tool read_file is listed twice$/],
     ["startsSeries: false", { reason: "change", startsSeries: false, header: { config } }, /^request\/header: startsSeries: startsSeries: false is never written: omit it$/],
     ["startsSeries on a series snapshot", { reason: "series", startsSeries: true, header: { config } }, /^request\/header: startsSeries: startsSeries is only written on a change snapshot \(a series snapshot starts a series by definition\)$/],

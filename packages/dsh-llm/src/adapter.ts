@@ -1,5 +1,6 @@
 import type { AttachmentStore } from "dsh-attachments";
 import type { LlmCallConfig } from "./config.js";
+import type { JsonObject } from "./json.js";
 import type { FrozenGenerateOptions } from "./request.js";
 import type { StreamChunk } from "./stream.js";
 
@@ -26,4 +27,10 @@ export interface LlmAdapter {
   stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncIterable<StreamChunk>;
   /** The defaults the provider applies for `model`, so they can be recorded as such. */
   modelDefaults?(model: string): ModelDefaults;
+  /**
+   * The adapter's settings that shape the body for `model` beyond the request itself (a dialect, the
+   * catalog's rules for the model), as JSON. The loop logs it in the header snapshot, so a rebuild
+   * serializes from the log rather than from whatever configuration the rebuilding process has.
+   */
+  wireProfile?(model: string): JsonObject | undefined;
 }

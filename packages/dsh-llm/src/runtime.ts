@@ -1,6 +1,7 @@
 import type { AttachmentStore } from "dsh-attachments";
 import type { LlmAdapter, ModelDefaults } from "./adapter.js";
 import { LlmError } from "./errors.js";
+import type { JsonObject } from "./json.js";
 import { freezeRequest, isAgentLoopRequest, type FrozenGenerateOptions, type GenerateOptions } from "./request.js";
 import { StreamAssembler, type GenerateResult, type StreamChunk } from "./stream.js";
 import { markUnsent } from "./unsent.js";
@@ -47,6 +48,11 @@ export class LlmRuntime {
     if (event !== "llm/stream") throw new LlmError("LLM_INVALID_REQUEST", `unknown runtime event ${String(event)}`);
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** The body-shaping settings the adapter of `provider` declares for `model` (`undefined` when it declares none). */
+  wireProfile(provider: string, model: string): JsonObject | undefined {
+    return this.#adapterFor(provider).wireProfile?.(model);
   }
 
   /** The defaults the adapter of `provider` applies for `model` (empty when it declares none). */

@@ -1,6 +1,7 @@
-import { LlmError, postStreaming, unsentOnFailure, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { LlmError, postStreaming, unsentOnFailure, type JsonObject, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 import { catalogDefaults, frozenCatalog, lookupModel, type ModelCatalog } from "./catalog.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
+import { chatWireProfile } from "./wire-profile.js";
 import { parseChatCompletionStream } from "./stream.js";
 
 /** Options of {@link ChatCompletionsAdapter}. */
@@ -57,6 +58,11 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     // Own defaults replace the catalog's, but a retired name is still refused.
     if (this.#catalog !== undefined) lookupModel(this.#catalog, model);
     return this.#modelDefaults(model);
+  }
+
+  /** The wire profile the header logs: the Chat Completions dialect, the one setting that shapes the body. */
+  wireProfile(): JsonObject {
+    return chatWireProfile(this.dialect);
   }
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {

@@ -3,6 +3,7 @@ import { startSimulator } from "dsh-simulator";
 import { describe, expect, it } from "vitest";
 import { ChatCompletionsAdapter } from "./adapter.js";
 import { DEEPSEEK_MODELS, OPENAI_MODELS, type ModelCatalog } from "./catalog.js";
+import { chatWireProfile, serializeOptionsOfWire } from "./wire-profile.js";
 
 describe("the catalogs the adapter consults", () => {
   it("are frozen: nothing running in the process can change a model's defaults mid-session", () => {
@@ -27,5 +28,20 @@ describe("the catalogs the adapter consults", () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+describe("the wire profile the header logs", () => {
+  it("names the dialect, the one setting that shapes the body, and turns back into it", () => {
+    const adapter = new ChatCompletionsAdapter({ provider: "proxy", baseUrl: "http://127.0.0.1:9", dialect: "openai" });
+    expect(adapter.wireProfile()).toEqual({ api: "chat-completions", dialect: "openai" });
+    expect(serializeOptionsOfWire(adapter.wireProfile())).toEqual({ dialect: "openai" });
+    expect(serializeOptionsOfWire(chatWireProfile("deepseek"))).toEqual({ dialect: "deepseek" });
+  });
+
+  it("refuses a profile that names no Chat Completions dialect, naming it", () => {
+    expect(() => serializeOptionsOfWire({ api: "chat-completions", dialect: "other" })).toThrow('the header\'s wire profile {"api":"chat-completions","dialect":"other"} does not name a Chat Completions dialect (deepseek or openai)');
+    expect(() => serializeOptionsOfWire({ api: "messages" })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
+    expect(() => serializeOptionsOfWire(undefined)).toThrow(/\(none\)/);
   });
 });

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type Fixture, type ReplayOptions } from "dsh-fixtures";
-import type { ModelDefaults } from "dsh-llm";
+import type { LlmAdapter } from "dsh-llm";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { providerProfile } from "../providers.js";
@@ -15,21 +15,27 @@ export const FIXTURE_USAGE =
   "  dsh fixture check DIR\n" +
   "  dsh fixture refresh DIR";
 
-/** The defaults dsh's adapter for `provider` applies to `model` today (none for a provider dsh does not know). */
-function currentDefaults(provider: string, model: string): ModelDefaults {
+/** dsh's adapter for `provider` today (none for a provider dsh does not know). */
+function currentAdapter(provider: string): LlmAdapter | undefined {
   let profile;
   try {
     profile = providerProfile(provider);
   } catch {
-    return {};
+    return undefined;
   }
-  const adapter = profile.adapter({ baseUrl: profile.baseUrl ?? "http://127.0.0.1:9", apiKey: undefined, idleTimeoutMs: 1000 });
-  return adapter.modelDefaults?.(model) ?? {};
+  return profile.adapter({ baseUrl: profile.baseUrl ?? "http://127.0.0.1:9", apiKey: undefined, idleTimeoutMs: 1000 });
 }
 
-/** What the CLI's current code offers the replay of `fixture`: its adapters' defaults, and its workspace tools when the fixture runs them for real. */
+/**
+ * What the CLI's current code offers the replay of `fixture`: its adapters' defaults and wire
+ * profiles, and its workspace tools when the fixture runs them for real.
+ */
 function cliReplay({ manifest, workdir }: Fixture): ReplayOptions {
-  return { modelDefaults: currentDefaults, ...(manifest.tools === "real" ? { tools: () => workspaceTools(workdir!) } : {}) };
+  return {
+    modelDefaults: (provider, model) => currentAdapter(provider)?.modelDefaults?.(model) ?? {},
+    wireProfile: (provider, model) => currentAdapter(provider)?.wireProfile?.(model),
+    ...(manifest.tools === "real" ? { tools: () => workspaceTools(workdir!) } : {}),
+  };
 }
 
 async function record(argv: readonly string[], io: CliIo): Promise<number> {

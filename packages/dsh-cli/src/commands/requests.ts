@@ -12,10 +12,11 @@ export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--objects DIR] [--stor
  */
 export async function requestsCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { log, attachments, flag: wire } = await readLogWithObjects(argv, io, "wire", REQUESTS_USAGE);
-  for await (const { turn, step, dispatchSeq, request, sent } of reconstructRequestStream(log)) {
+  for await (const rebuilt of reconstructRequestStream(log)) {
+    const { turn, step, dispatchSeq, request, sent } = rebuilt;
     if (wire) {
       if (!sent) io.stderr.write(`request dispatched at seq ${dispatchSeq} was never sent (its step ended before any byte left the process)\n`);
-      io.stdout.write(`${await wireBody(request, attachments)}\n`);
+      io.stdout.write(`${await wireBody(rebuilt, attachments)}\n`);
     } else {
       const { signal: _signal, ...body } = request;
       io.stdout.write(`${JSON.stringify({ turn, step, seq: dispatchSeq, ...(sent ? {} : { sent: false }), request: body })}\n`);
