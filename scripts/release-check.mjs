@@ -12,6 +12,23 @@ run(command, [...prefix, "build"], { quiet: true });
 run(command, [...prefix, "publish", "-r", "--dry-run", "--no-git-checks"], { quiet: true });
 
 const names = readdirSync(join(root, "packages"));
+const manifestOf = (name) => JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8"));
+
+// Every published version line starts at 0.1.0: at 0.0.x a caret range admits exactly one version, so
+// a dependent would refuse every later patch. Every internal range is the workspace protocol, which
+// pnpm publishes as `^` + the version it points at, so it always admits that version.
+for (const name of names) {
+  const manifest = manifestOf(name);
+  if (manifest.private) continue;
+  if (/^0\.0\./.test(manifest.version)) throw new Error(`${name} is at ${manifest.version}: a published version line starts at 0.1.0 (^0.0.x admits one version only)`);
+  for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
+    for (const [dependency, range] of Object.entries(manifest[field] ?? {})) {
+      if (!names.includes(dependency)) continue;
+      if (range !== "workspace:^") throw new Error(`${name} depends on ${dependency}@${range}: internal ranges are workspace:^, published as ^ and the version they point at`);
+      if (manifestOf(dependency).private) throw new Error(`${name} depends on the private ${dependency}`);
+    }
+  }
+}
 const versionsIn = (dir) => Object.fromEntries(names.map((name) => [name, JSON.parse(readFileSync(join(dir, "packages", name, "package.json"), "utf8")).version]));
 const dependsOn = (name, dependency) => dependency in (JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")).dependencies ?? {});
 

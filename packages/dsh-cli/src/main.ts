@@ -1,18 +1,19 @@
-import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
-import { COMPACT_USAGE, compactCommand } from "./commands/compact.js";
-import { COPY_USAGE, copyCommand } from "./commands/copy.js";
-import { FIXTURE_USAGE, fixtureCommand } from "./commands/fixture.js";
-import { FORK_USAGE, forkCommand } from "./commands/fork.js";
-import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
-import { QUARANTINE_USAGE, quarantineCommand } from "./commands/quarantine.js";
-import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
-import { RESUME_USAGE, resumeCommand } from "./commands/resume.js";
-import { RUN_USAGE, runCommand } from "./commands/run.js";
-import { SESSIONS_USAGE, sessionsCommand } from "./commands/sessions.js";
-import { VIEW_USAGE, viewCommand } from "./commands/view.js";
-import { WEB_USAGE, webCommand } from "./commands/web.js";
+import { cacheCommand } from "./commands/cache.js";
+import { compactCommand } from "./commands/compact.js";
+import { copyCommand } from "./commands/copy.js";
+import { fixtureCommand } from "./commands/fixture.js";
+import { forkCommand } from "./commands/fork.js";
+import { inspectCommand } from "./commands/inspect.js";
+import { quarantineCommand } from "./commands/quarantine.js";
+import { requestsCommand } from "./commands/requests.js";
+import { resumeCommand } from "./commands/resume.js";
+import { runCommand } from "./commands/run.js";
+import { sessionsCommand } from "./commands/sessions.js";
+import { viewCommand } from "./commands/view.js";
+import { webCommand } from "./commands/web.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
 import type { CliIo } from "./io.js";
+import { cliVersion, commandHelp, overview } from "./help.js";
 import { printable } from "./printable.js";
 
 const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
@@ -31,33 +32,27 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   view: viewCommand,
 };
 
-export const USAGE = `usage:
-  ${RUN_USAGE}
-  ${RESUME_USAGE}
-  ${FORK_USAGE}
-  ${COMPACT_USAGE}
-  ${REQUESTS_USAGE}
-  ${CACHE_USAGE}
-  ${INSPECT_USAGE}
-  ${QUARANTINE_USAGE}
-  ${SESSIONS_USAGE}
-  ${COPY_USAGE}
-  ${FIXTURE_USAGE}
-  ${WEB_USAGE}
-  ${VIEW_USAGE}
-
-LOG is a JSONL file, a session id of the store in effect (--store URL, else DSH_STORE, else the
-directory .dsh/sessions), or STORE#ID; a store is a directory, sqlite:PATH or a postgres:// URL.
-
-exit codes: 0 ok, 1 failed, 2 usage, 3 log missing or corrupt, 4 attachment missing or corrupt,
-5 provider unreachable or failing, 130 interrupted`;
-
 /** Runs the dsh command line and returns its exit code; failures are reported as one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    io.stdout.write(`${USAGE}\n`);
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.stdout.write(`dsh ${cliVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (name === undefined || name === "--help" || name === "-h" || (name === "help" && rest.length === 0)) {
+    (name === undefined ? io.stderr : io.stdout).write(`${overview()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  // `dsh help run`, `dsh run --help`, `dsh run -h`: the command's own help.
+  const asked = name === "help" ? rest[0] : rest.includes("--help") || rest.includes("-h") ? name : undefined;
+  if (asked !== undefined) {
+    const help = commandHelp(asked);
+    if (help === undefined) {
+      io.stderr.write(`dsh: unknown command ${printable(asked)} (dsh help lists the commands)\n`);
+      return EXIT.usage;
+    }
+    io.stdout.write(`${help}\n`);
+    return EXIT.ok;
   }
   const command = COMMANDS[name];
   try {
