@@ -125,6 +125,20 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
   run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
+  // The installed CLI on every store: a JSONL directory, a SQLite file (native: the installing Node
+  // only) and the PostgreSQL server; a turn, a resume and a rebuild on each.
+  const stores = [`sessions-${major}`, ...(String(major) === installMajor ? [`sqlite:sessions-${major}.db`] : []), postgres.url];
+  for (const store of stores) {
+    const before = new Set(run(node, [cli, "sessions", "--store", store, "--json"], { cwd: project, quiet: true }).stdout.split("\n").filter(Boolean));
+    run(node, [cli, "run", "--store", store, "What is here?"], { cwd: project, quiet: true });
+    const added = run(node, [cli, "sessions", "--store", store, "--json"], { cwd: project, quiet: true }).stdout.split("\n").filter((line) => line !== "" && !before.has(line));
+    if (added.length !== 1) throw new Error(`dsh run on ${store} added ${added.length} sessions, not one`);
+    const id = JSON.parse(added[0]).sessionId;
+    run(node, [cli, "resume", "--store", store, id, "Anything else?"], { cwd: project, quiet: true });
+    const bodies = run(node, [cli, "requests", "--wire", "--store", store, id], { cwd: project, quiet: true }).stdout.trim().split("\n");
+    if (bodies.length < 2) throw new Error(`dsh requests on ${store} rebuilt ${bodies.length} requests`);
+    console.log(`the installed dsh ran, resumed and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
+  }
 }
 console.log("\nconsumer test passed");
 // The server's child process would keep this one alive: stop it and end here.

@@ -5,7 +5,8 @@
 //         project, on Node 20, 22 and 24), the core packages' tests on Node 22 and 24, and the
 //         release flow (publish dry run, changesets bumping only what needs it)
 //   demo  the scripted demo of the README
-import { bin, ensureDependencies, run } from "./toolchain.mjs";
+//   build every package with turbo, run through the pinned pnpm (turbo needs it on its PATH)
+import { bin, ensureDependencies, pnpm, run } from "./toolchain.mjs";
 
 const task = process.argv[2];
 ensureDependencies();
@@ -16,7 +17,10 @@ if (task === "test") {
   run(process.execPath, ["scripts/release-check.mjs"]);
 } else if (task === "demo") {
   run(process.execPath, ["scripts/demo.mjs"]);
+} else if (task === "build") {
+  const { command, prefix } = pnpm();
+  run(command, [...prefix, "exec", "turbo", "run", "build"]);
 } else {
-  console.error("usage: node scripts/task.mjs test|demo");
+  console.error("usage: node scripts/task.mjs test|demo|build");
   process.exit(2);
 }
