@@ -73,6 +73,11 @@ export class AnthropicAdapter implements LlmAdapter {
     return this.#modelDefaults === undefined ? defaults : this.#modelDefaults(model);
   }
 
+  /** The text with this adapter's key (and a start of it a cut left at the end) redacted. */
+  redact(text: string): string {
+    return this.#redact(text);
+  }
+
   /** The wire profile the header logs: the catalog's rules for `model` (thinking style, sampling), which shape the body. */
   wireProfile(model: string): JsonObject {
     return messagesWireProfile(lookupClaudeModel(this.#catalog, model));

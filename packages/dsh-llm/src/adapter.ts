@@ -33,4 +33,10 @@ export interface LlmAdapter {
    * serializes from the log rather than from whatever configuration the rebuilding process has.
    */
   wireProfile?(model: string): JsonObject | undefined;
+  /**
+   * Removes the adapter's credentials from a text. The runtime passes the message of every failure of
+   * this adapter's calls through it, also those found after the stream (an answer that quotes a key
+   * back as a tool-call id), so no error that may be logged holds key material.
+   */
+  redact?(text: string): string;
 }

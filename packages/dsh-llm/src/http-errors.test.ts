@@ -72,6 +72,16 @@ describe("redactor", () => {
     expect(redactor(["key1", "prefix-key1-suffix"])("prefix-key1-suffix and key1")).toBe("[redacted] and [redacted]");
   });
 
+  it("replaces what a cut left of a secret (a start of 12 characters or more), wherever the cut put it, and no shorter start", () => {
+    const key = "sk-proj-0123456789abcdefghij";
+    const redact = redactor([key]);
+    expect(redact(`(bad key ${key.slice(0, 20)})`)).toBe("(bad key [redacted])");
+    expect(redact(`cut: ${key.slice(0, 12)}…`)).toBe("cut: [redacted]…");
+    expect(redact(`${key}${key.slice(0, 15)}`)).toBe("[redacted][redacted]");
+    expect(redact(`keys look like ${key.slice(0, 11)}…`)).toBe(`keys look like ${key.slice(0, 11)}…`);
+    expect(redact(`${key.slice(0, 13)}X${key.slice(14)}`)).toBe(`[redacted]X${key.slice(14)}`);
+  });
+
   it("keeps code, status and retry hints when it rewrites an error, and returns an untouched error as is", () => {
     const error = new LlmError("LLM_RATE_LIMITED", "key s3cr3t/key over quota", { status: 429, retryAfterSeconds: 2 });
     expect(redactError(error, redactor(["s3cr3t/key"]))).toMatchObject({ code: "LLM_RATE_LIMITED", message: "key [redacted] over quota", status: 429, retryAfterSeconds: 2, retryable: true });

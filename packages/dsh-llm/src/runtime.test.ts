@@ -119,3 +119,22 @@ describe("LlmRuntime", () => {
     expect(seen).toHaveLength(0);
   });
 });
+
+describe("LlmRuntime.generate and the adapter's redact", () => {
+  it("passes a failure found after the stream (an answer quoting the key as two tool-call ids) through the adapter's redact", async () => {
+    const key = "sk-echoed-0123456789abcdef";
+    const adapter: LlmAdapter = {
+      provider: "echo",
+      redact: (text) => text.split(key).join("[redacted]"),
+      async *stream() {
+        yield { type: "tool-call-delta", index: 0, callId: key, name: "t", argumentsDelta: "{}" };
+        yield { type: "tool-call-delta", index: 1, callId: key, name: "t", argumentsDelta: "{}" };
+        yield { type: "finish", reason: "tool-calls" };
+      },
+    };
+    const request = { config: { provider: "echo", model: "m" }, messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }], source: "user" }] };
+    await expect(new LlmRuntime({ adapters: [adapter] }).generate(request)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "stream produced two tool calls with id [redacted]" });
+    const { redact: _redact, ...plain } = adapter;
+    await expect(new LlmRuntime({ adapters: [plain] }).generate(request)).rejects.toThrow(key);
+  });
+});

@@ -4,6 +4,7 @@ import { LlmError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import { freezeRequest, isAgentLoopRequest, type FrozenGenerateOptions, type GenerateOptions } from "./request.js";
 import { StreamAssembler, type GenerateResult, type StreamChunk } from "./stream.js";
+import { redactError } from "./redact.js";
 import { markUnsent } from "./unsent.js";
 
 /** What an `llm/stream` listener sees: the frozen request and whether the agent loop sent it. */
@@ -79,14 +80,23 @@ export class LlmRuntime {
     yield* adapter.stream(frozen, { attachments: this.#attachments, signal: frozen.signal });
   }
 
-  /** Streams one attempt and assembles the answer; `onChunk` sees every chunk as it arrives. */
+  /**
+   * Streams one attempt and assembles the answer; `onChunk` sees every chunk as it arrives. A failure's
+   * message has passed through the adapter's `redact`, wherever it arose.
+   */
   async generate(request: GenerateOptions, onChunk?: (chunk: StreamChunk) => void): Promise<GenerateResult> {
     const assembler = new StreamAssembler();
-    for await (const chunk of this.stream(request)) {
-      assembler.push(chunk);
-      onChunk?.(chunk);
+    try {
+      for await (const chunk of this.stream(request)) {
+        assembler.push(chunk);
+        onChunk?.(chunk);
+      }
+      return assembler.result();
+    } catch (error) {
+      const adapter = this.#adapters.get(request.config.provider);
+      if (!(error instanceof LlmError) || adapter?.redact === undefined) throw error;
+      throw redactError(error, (text) => adapter.redact!(text));
     }
-    return assembler.result();
   }
 
   #adapterFor(provider: string): LlmAdapter {

@@ -60,6 +60,11 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     return this.#modelDefaults(model);
   }
 
+  /** The text with this adapter's key (and a start of it a cut left at the end) redacted. */
+  redact(text: string): string {
+    return this.#endpoint.redact(text);
+  }
+
   /** The wire profile the header logs: the Chat Completions dialect, the one setting that shapes the body. */
   wireProfile(): JsonObject {
     return chatWireProfile(this.dialect);

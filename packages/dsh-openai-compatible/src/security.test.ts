@@ -100,3 +100,38 @@ describe("a provider that misbehaves", () => {
     }
   });
 });
+
+describe("a provider that echoes a long key where a message cuts it or the answer carries it", () => {
+  const LONG = `sk-proj-${"Zq7".repeat(30)}xy`; // 100 characters
+  const options = (baseUrl: string) => ({ provider: "p", dialect: "openai" as const, baseUrl, apiKey: LONG });
+  const holdsKeyMaterial = (text: string) => [12, 20, 40].some((length) => text.includes(LONG.slice(0, length)) || text.includes(LONG.slice(-length)));
+
+  it("redacts the start of a key that an unreadable stream chunk's 80-character quote cuts", async () => {
+    const baseUrl = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`data: ${LONG} is not JSON\n\n`);
+    });
+    const error = await failure(options(baseUrl));
+    expect(error.code).toBe("LLM_MALFORMED_STREAM");
+    expect(error.message).toContain("[redacted]");
+    expect(holdsKeyMaterial(error.message)).toBe(false);
+  });
+
+  it("redacts a key that straddles the 300-character cut of an error body", async () => {
+    const baseUrl = await serve((_req, res) => {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `${"x".repeat(250)} your key ${LONG} is malformed` } }));
+    });
+    const error = await failure(options(baseUrl));
+    expect(error.code).toBe("LLM_BAD_REQUEST");
+    expect(error.message).toMatch(/your key \[redacted\]\)$/);
+    expect(holdsKeyMaterial(error.message)).toBe(false);
+  });
+
+  it("redacts a key the answer uses as the id of two tool calls, which the runtime refuses after the stream", async () => {
+    const call = (index: number) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index, id: LONG, type: "function", function: { name: "t", arguments: "{}" } }] }, finish_reason: null }] });
+    const baseUrl = await serve((_req, res) => sse(res, [call(0), call(1), { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }]));
+    const error = await failure(options(baseUrl));
+    expect(error).toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "stream produced two tool calls with id [redacted]" });
+  });
+});
