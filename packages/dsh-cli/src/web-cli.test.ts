@@ -16,8 +16,9 @@ describe("dsh web and dsh view on the command line", () => {
   it("serves an empty store, answers an unknown session with 404, and stops on interrupt with exit 0", async () => {
     const server = await startDshWeb(tmpdir(), ["--store", await mkdtemp(join(tmpdir(), "dsh-empty-store-"))]);
     try {
-      expect(await (await fetch(`${server.url}api/sessions`)).json()).toEqual([]);
-      const missing = await fetch(`${server.url}api/sessions/nope`);
+      expect(await (await fetch(`${server.url}api/sessions`, { headers: server.auth })).json()).toEqual([]);
+      expect((await fetch(`${server.url}api/sessions`)).status).toBe(403);
+      const missing = await fetch(`${server.url}api/sessions/nope`, { headers: server.auth });
       expect(missing.status).toBe(404);
       expect(await missing.json()).toEqual({ error: "no session nope in this store" });
     } finally {

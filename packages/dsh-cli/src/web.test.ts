@@ -52,7 +52,7 @@ describe("dsh web in Chromium", () => {
 
   it("lists the store's sessions with models, turns, requests, cache-read share and fork parents", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
-    await page.goto(server.url);
+    await page.goto(server.at(""));
     const row = page.locator(`tr[data-session="${main}"]`);
     await expect(row.locator("td").nth(2).textContent()).resolves.toBe("sim/sim-1, sim/sim-2");
     await expect(row.locator("td").nth(3).textContent()).resolves.toBe("2");
@@ -65,7 +65,7 @@ describe("dsh web in Chromium", () => {
 
   it("opens a session, shows each request's token split and node diff, and follows a cache break to the event that explains it", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(server.url);
+    await page.goto(server.at(""));
     await page.click(`tr[data-session="${main}"] a`);
     await page.waitForSelector("h1");
     await expect(page.locator("h1").textContent()).resolves.toBe(main);
@@ -91,7 +91,7 @@ describe("dsh web in Chromium", () => {
     await expect(page.locator(`#seq-${seq} .label`).textContent()).resolves.toMatch(/^header snapshot: resume \(sim\/sim-2\)$/);
     // A deep link opens the page at that event.
     const deep = await browser.newPage();
-    await deep.goto(`${server.url}sessions/${main}#seq=${seq}`);
+    await deep.goto(`${server.at(`sessions/${main}`)}#seq=${seq}`);
     await deep.waitForSelector(`#seq-${seq}.selected`);
     await deep.close();
     await page.close();
@@ -99,7 +99,7 @@ describe("dsh web in Chromium", () => {
 
   it("shows a fork's image only after its digest is verified, with a link to the parent", async () => {
     const page = await browser.newPage();
-    await page.goto(`${server.url}sessions/${fork}`);
+    await page.goto(server.at(`sessions/${fork}`));
     const image = page.locator(".request-card figure img").first();
     await image.waitFor();
     expect(await image.evaluate((element) => [(element as unknown as ImageLike).complete, (element as unknown as ImageLike).naturalWidth, (element as unknown as ImageLike).naturalHeight])).toEqual([true, 4, 3]);
@@ -111,7 +111,7 @@ describe("dsh web in Chromium", () => {
 
   it("continues the session from the browser with the restored model and no header change", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(`${server.url}sessions/${main}`);
+    await page.goto(server.at(`sessions/${main}`));
     await page.waitForSelector(".composer");
     await expect(page.locator('.composer input[name="model"]').inputValue()).resolves.toBe("sim-2");
     await expect(page.locator(".composer .explicit").count()).resolves.toBe(0); // max tokens is the adapter's: not offered as a choice

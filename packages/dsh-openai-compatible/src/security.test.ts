@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { LlmRuntime, type GenerateOptions } from "dsh-llm";
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatCompletionsAdapter } from "./adapter.js";
+import { DEEPSEEK_MODELS } from "./catalog.js";
 
 const KEY = "sk-live-0123456789abcdefSECRET";
 let server: Server | undefined;
@@ -133,5 +134,39 @@ describe("a provider that echoes a long key where a message cuts it or the answe
     const baseUrl = await serve((_req, res) => sse(res, [call(0), call(1), { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }]));
     const error = await failure(options(baseUrl));
     expect(error).toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "stream produced two tool calls with id [redacted]" });
+  });
+});
+
+describe("the endpoint and its headers", () => {
+  it("posts JSON for an event stream to the base path + /chat/completions, with a bearer key, basic auth from a user alone, or nothing", async () => {
+    const seen: { url: string; headers: Record<string, unknown> }[] = [];
+    const baseUrl = await serve((req, res) => {
+      seen.push({ url: req.url ?? "", headers: req.headers });
+      sse(res, [{ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: "stop" }] }]);
+    });
+    const origin = baseUrl.replace(/\/v1$/, "");
+    await new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "p", dialect: "openai", baseUrl: `${baseUrl}//`, apiKey: KEY })] }).generate(request);
+    await new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "p", dialect: "openai", baseUrl: origin.replace("http://", "http://only-user@") })] }).generate(request);
+    await new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "p", dialect: "openai", baseUrl })] }).generate(request);
+    expect(seen.map((entry) => entry.url)).toEqual(["/v1/chat/completions", "/chat/completions", "/v1/chat/completions"]);
+    expect(seen[0]!.headers).toMatchObject({ "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${KEY}` });
+    expect(seen[1]!.headers.authorization).toBe(`Basic ${Buffer.from("only-user:").toString("base64")}`);
+    expect(seen[2]!.headers.authorization).toBeUndefined();
+  });
+
+  it("refuses a base URL that is not one, or credentials beside a key, with one line and never as retryable", () => {
+    expect(() => new ChatCompletionsAdapter({ provider: "p", dialect: "openai", baseUrl: "not a url" })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: "baseUrl is not a URL" }));
+    expect(() => new ChatCompletionsAdapter({ provider: "p", dialect: "openai", baseUrl: "http://u:p@127.0.0.1:9/v1", apiKey: KEY })).toThrowError(
+      expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: "baseUrl carries credentials and an apiKey is set: give one or the other" }),
+    );
+  });
+
+  it("takes model defaults from its own function or its catalog, and refuses a retired model either way", () => {
+    const plain = new ChatCompletionsAdapter({ provider: "p", dialect: "deepseek", baseUrl: "http://127.0.0.1:9" });
+    expect(plain.modelDefaults("anything")).toEqual({});
+    const own = new ChatCompletionsAdapter({ provider: "p", dialect: "deepseek", baseUrl: "http://127.0.0.1:9", catalog: DEEPSEEK_MODELS, modelDefaults: () => ({ maxTokens: 7 }) });
+    expect(own.modelDefaults("deepseek-v4-pro")).toEqual({ maxTokens: 7 });
+    expect(() => own.modelDefaults("deepseek-chat")).toThrowError(expect.objectContaining({ code: "LLM_MODEL_RETIRED", retryable: false }));
+    expect(new ChatCompletionsAdapter({ provider: "p", dialect: "deepseek", baseUrl: "http://127.0.0.1:9", modelDefaults: () => ({ maxTokens: 3 }) }).modelDefaults("deepseek-chat")).toEqual({ maxTokens: 3 });
   });
 });

@@ -1,5 +1,5 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
-import { freezeRequest, type GenerateOptions, type JsonValue, type Message, type ReasoningEffort } from "dsh-llm";
+import { freezeRequest, type FrozenGenerateOptions, type GenerateOptions, type JsonValue, type Message, type ReasoningEffort } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -118,6 +118,71 @@ describe("serializeRequest", () => {
     await expect(serializeRequest(altered, { dialect: "openai", attachments: store })).rejects.toMatchObject({
       code: "ATTACHMENT_METADATA_MISMATCH",
     });
+  });
+});
+
+describe("serializeRequest refusals and caches", () => {
+  const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }], source: "user" });
+
+  it("refuses what Chat Completions cannot carry, before sending, and never as retryable", async () => {
+    const store = new MemoryAttachmentStore();
+    const image = await putImage(store, makePng(1, 1));
+    const withImage = freezeRequest({
+      config: { provider: "p", model: "m" },
+      messages: [
+        { role: "assistant", content: [{ type: "tool-call", callId: "c", name: "t", arguments: "{}" }], source: "model" },
+        { role: "tool", callId: "c", toolName: "t", content: [{ type: "text", text: "a" }, { type: "image", image }], isError: false, source: "tool" },
+      ],
+    });
+    await expect(serializeRequest(withImage, { dialect: "openai", attachments: store })).rejects.toMatchObject({
+      code: "LLM_INVALID_REQUEST",
+      retryable: false,
+      message: "tool result c holds an image, which Chat Completions tool messages cannot carry",
+    });
+    const userImage = freezeRequest({ config: { provider: "p", model: "m" }, messages: [{ role: "user", content: [{ type: "image", image }], source: "user" }] });
+    await expect(serializeRequest(userImage, { dialect: "openai" })).rejects.toMatchObject({
+      code: "LLM_ATTACHMENT",
+      retryable: false,
+      message: `image ${image.digest} cannot be sent: no attachment store was given`,
+    });
+    const policy = freezeRequest({ config: { provider: "p", model: "m", cachePolicy: "rolling-v1" }, messages: [user("hi")] });
+    await expect(serializeRequest(policy, { dialect: "deepseek" })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false });
+  });
+
+  it("sends a tool result's text blocks joined, and a user message of one text block as a plain string", async () => {
+    const request = freezeRequest({
+      config: { provider: "p", model: "m" },
+      messages: [
+        user("plain"),
+        { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], source: "user" },
+        { role: "assistant", content: [{ type: "tool-call", callId: "c", name: "t", arguments: "{}" }], source: "model" },
+        { role: "tool", callId: "c", toolName: "t", content: [{ type: "text", text: "x" }, { type: "text", text: "y" }], isError: false, source: "tool" },
+      ],
+    });
+    expect(await serializeRequest(request, { dialect: "openai" })).toBe(
+      '{"model":"m","messages":[{"role":"user","content":"plain"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},' +
+        '{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"t","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"xy"}],"stream":true,"stream_options":{"include_usage":true}}',
+    );
+  });
+
+  it("reuses a cached envelope only for the same frozen config, dialect and tool list", async () => {
+    const config = Object.freeze({ provider: "p", model: "m", maxTokens: 5 });
+    const tools = (description: string) => Object.freeze([Object.freeze({ name: "t", description, parameters: Object.freeze({ type: "object" }) })]);
+    const first = freezeRequest({ config, messages: [user("hi")], tools: tools("one") });
+    const second = freezeRequest({ config, messages: [user("hi")], tools: tools("two") });
+    expect(await serializeRequest(first, { dialect: "openai" })).toContain('"description":"one"');
+    expect(await serializeRequest(second, { dialect: "openai" })).toContain('"description":"two"');
+    expect(await serializeRequest(second, { dialect: "deepseek" })).toContain('"max_tokens":5');
+    expect(await serializeRequest(second, { dialect: "openai" })).toContain('"max_completion_tokens":5');
+    expect(await serializeRequest(freezeRequest({ config: { provider: "p", model: "m" }, messages: [user("hi")] }), { dialect: "openai" })).not.toMatch(/max_|temperature/);
+  });
+
+  it("serializes a message that is not frozen afresh each time, so a later change to it shows", async () => {
+    const message = { role: "user" as const, content: [{ type: "text" as const, text: "before" }], source: "user" };
+    const options = { config: { provider: "p", model: "m" }, messages: [message] } as unknown as FrozenGenerateOptions;
+    expect(await serializeRequest(options, { dialect: "openai" })).toContain("before");
+    message.content[0]!.text = "after";
+    expect(await serializeRequest(options, { dialect: "openai" })).toContain("after");
   });
 });
 

@@ -102,6 +102,7 @@ export async function* parseChatCompletionStream(
   let finished = false;
   const parser = createParser({
     onEvent(event: EventSourceMessage) {
+      if (done) return; // nothing after [DONE] belongs to the answer
       if (event.data === "[DONE]") {
         done = true;
         return;

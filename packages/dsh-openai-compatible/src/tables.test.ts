@@ -41,7 +41,8 @@ describe("the wire profile the header logs", () => {
 
   it("refuses a profile that names no Chat Completions dialect, naming it", () => {
     expect(() => serializeOptionsOfWire({ api: "chat-completions", dialect: "other" })).toThrow('the header\'s wire profile {"api":"chat-completions","dialect":"other"} does not name a Chat Completions dialect (deepseek or openai)');
-    expect(() => serializeOptionsOfWire({ api: "messages" })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
+    expect(() => serializeOptionsOfWire({ api: "messages" })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false }));
+    expect(() => serializeOptionsOfWire({ dialect: "openai" })).toThrow(/does not name a Chat Completions dialect/);
     expect(() => serializeOptionsOfWire(undefined)).toThrow(/\(none\)/);
   });
 });

@@ -38,7 +38,8 @@ export async function main(): Promise<boolean> {
       throw new WebError("WEB_NOT_FOUND", "this session has no images");
     },
   });
-  const listed = (await (await fetch(`${server.url}api/sessions`)).json()) as SessionListItem[];
+  // A browser opens server.openUrl (it carries this launch's secret); a script sends the secret as a header.
+  const listed = (await (await fetch(`${server.url}api/sessions`, { headers: { "x-dsh-token": server.token } })).json()) as SessionListItem[];
   console.log(listed.map((session) => `${session.id}: ${session.turns} turns, ${session.requests} requests`)); // [ 'demo: 2 turns, 2 requests' ]
   await server.close();
   return view.requests.length === 2;

@@ -6,10 +6,14 @@ import { buildSessionView } from "./session-view.js";
 import { sampleSession } from "./test-support/session.js";
 import type { ContinueLine } from "./view-types.js";
 
+/** The secret of the server under test, sent with every call unless `secret: false`. */
+let secret = "";
+
 /** A raw HTTP request, so Host and Origin can be set as a hostile page would. */
-function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; type: string; body: string; headers: Record<string, unknown> }> {
+function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; secret?: boolean } = {}): Promise<{ status: number; type: string; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (response) => {
+    const headers = { ...(options.secret === false ? {} : { cookie: `dsh_token=${secret}` }), ...options.headers };
+    const request = httpRequest(url, { method: options.method ?? "GET", headers }, (response) => {
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
@@ -43,6 +47,26 @@ describe("startWebServer", () => {
       },
     };
     server = await startWebServer(backend);
+    secret = server.token;
+  });
+
+  it("refuses every page and API call without this launch's secret, and turns the printed link into a same-site cookie", async () => {
+    expect(server.openUrl).toBe(`${server.url}?token=${server.token}`);
+    expect(server.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const refused = { status: 403, body: '{"error":"this server needs the secret of its launch: open the link dsh web printed"}' };
+    for (const path of ["", "sessions/s1", "api/sessions", "api/sessions/s1", "api/sessions/s1/images/sha256:00"]) {
+      expect(await call(`${server.url}${path}`, { secret: false })).toMatchObject(refused);
+      expect(await call(`${server.url}${path}`, { secret: false, headers: { cookie: `dsh_token=${server.token}x` } })).toMatchObject(refused);
+    }
+    const turn = { method: "POST", body: '{"prompt":"spend tokens"}', headers: { "content-type": "application/json" } };
+    expect(await call(`${server.url}api/sessions/s1/turns`, { ...turn, secret: false })).toMatchObject(refused);
+    // The API takes the secret only as a cookie or a header, never from the query string.
+    expect(await call(`${server.url}api/sessions?token=${server.token}`, { secret: false })).toMatchObject(refused);
+    const visit = await call(`${server.url}sessions/s1?token=${server.token}`, { secret: false });
+    expect(visit).toMatchObject({ status: 303, headers: { location: "/sessions/s1", "set-cookie": [`dsh_token=${server.token}; HttpOnly; SameSite=Strict; Path=/`] } });
+    expect(await call(`${server.url}?token=wrong`, { secret: false })).toMatchObject(refused);
+    expect((await call(`${server.url}api/sessions`, { secret: false, headers: { "x-dsh-token": server.token } })).status).toBe(200);
+    expect(continued).toEqual([]);
   });
 
   afterAll(() => server.close());

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { appScript } from "./assets.js";
@@ -27,8 +28,14 @@ export interface WebBackend {
 export interface WebServer {
   /** `http://127.0.0.1:PORT/`. */
   readonly url: string;
+  /** This launch's secret: every request needs it, as the `dsh_token` cookie or the `x-dsh-token` header. */
+  readonly token: string;
+  /** The URL to open (and print): the app's start page with the secret, which the first visit turns into a cookie. */
+  readonly openUrl: string;
   close(): Promise<void>;
 }
+
+const COOKIE = "dsh_token";
 
 const MAX_BODY = 1 << 20;
 
@@ -76,9 +83,43 @@ function guard(request: IncomingMessage, port: number): void {
   if (!(request.headers["content-type"] ?? "").startsWith("application/json")) throw new WebError("WEB_FORBIDDEN", "content-type must be application/json");
 }
 
-async function route(backend: WebBackend, request: IncomingMessage, response: ServerResponse, port: number): Promise<void> {
+/** Whether `given` is `token`, compared in constant time. */
+function sameToken(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieToken(request: IncomingMessage): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === COOKIE) return value.join("=");
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a request without this launch's secret (any other local process or user could otherwise
+ * read every session and spend tokens continuing one). A page visited with `?token=` answers by
+ * setting the secret as an HTTP-only, same-site cookie and redirecting to itself without it.
+ * Returns whether the request was answered here.
+ */
+function authorize(request: IncomingMessage, response: ServerResponse, url: URL, token: string): boolean {
+  if (sameToken(cookieToken(request), token) || sameToken(request.headers["x-dsh-token"] as string | undefined, token)) return false;
+  if (request.method === "GET" && !url.pathname.startsWith("/api/") && sameToken(url.searchParams.get("token") ?? undefined, token)) {
+    response.writeHead(303, { location: url.pathname, "set-cookie": `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`, "cache-control": "no-store" });
+    response.end();
+    return true;
+  }
+  throw new WebError("WEB_FORBIDDEN", "this server needs the secret of its launch: open the link dsh web printed");
+}
+
+async function route(backend: WebBackend, request: IncomingMessage, response: ServerResponse, port: number, token: string): Promise<void> {
   guard(request, port);
-  const path = new URL(request.url ?? "/", "http://localhost").pathname;
+  const url = new URL(request.url ?? "/", "http://localhost");
+  if (authorize(request, response, url, token)) return;
+  const path = url.pathname;
   const parts = path.split("/").filter((part) => part !== "").map((part) => decodeURIComponent(part));
   if (request.method === "GET" && (parts.length === 0 || (parts.length === 2 && parts[0] === "sessions"))) {
     send(response, 200, "text/html; charset=utf-8", renderPage({ title: parts[1] ?? "dsh sessions", script: await appScript() }));
@@ -115,11 +156,15 @@ async function route(backend: WebBackend, request: IncomingMessage, response: Se
   throw new WebError("WEB_NOT_FOUND", `no API at ${request.method ?? "?"} ${path}`);
 }
 
-/** Serves the web app over `backend` on loopback (`port` 0 picks a free one). */
+/**
+ * Serves the web app over `backend` on loopback (`port` 0 picks a free one), with a secret made for
+ * this launch that every request must carry (open `openUrl`).
+ */
 export async function startWebServer(backend: WebBackend, options: { readonly port?: number } = {}): Promise<WebServer> {
   let port = 0;
+  const token = randomBytes(24).toString("base64url");
   const server = createServer((request, response) => {
-    route(backend, request, response, port).catch((error: unknown) => {
+    route(backend, request, response, port, token).catch((error: unknown) => {
       const status = error instanceof WebError ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (response.headersSent) response.end();
@@ -133,6 +178,8 @@ export async function startWebServer(backend: WebBackend, options: { readonly po
   port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/`,
+    token,
+    openUrl: `http://127.0.0.1:${port}/?token=${token}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

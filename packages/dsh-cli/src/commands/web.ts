@@ -20,7 +20,8 @@ export async function webCommand(argv: readonly string[], io: CliIo): Promise<nu
   const store = await openStore(url, io.cwd);
   try {
     const server = await startWebServer(storeBackend(store, io, values.objects), { port });
-    io.stdout.write(`dsh web: ${server.url} (sessions of ${displayUrl(url)}; Ctrl-C stops it)\n`);
+    // The link carries this launch's secret, which every request needs: only whoever sees this output can use the server.
+    io.stdout.write(`dsh web: ${server.openUrl} (sessions of ${displayUrl(url)}; Ctrl-C stops it)\n`);
     await new Promise<void>((resolve) => {
       if (io.signal === undefined) return; // runs until the process ends
       if (io.signal.aborted) resolve();
