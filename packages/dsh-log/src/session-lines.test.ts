@@ -21,6 +21,16 @@ describe("loadSessionLines", () => {
     expect(Object.isFrozen(log.get(2999)?.data)).toBe(true);
   });
 
+  it("checks the rows against the head a store recorded: fewer or more is LOG_CORRUPT naming both counts", async () => {
+    const lines = await linesOf(3, (i) => `note ${i}`);
+    expect(loadSessionLines(info, lines, { registry: testRegistry() }, 3).length).toBe(3);
+    for (const head of [2, 4]) {
+      expect(() => loadSessionLines(info, lines, { registry: testRegistry() }, head)).toThrow(
+        expect.objectContaining({ code: "LOG_CORRUPT", message: `session stored: its head says ${head} events, but its rows hold 3` }),
+      );
+    }
+  });
+
   it("refuses a bad event naming the session and the seq, after the admission of every event before it", async () => {
     const lines = await linesOf(13, (i) => `note ${i}`);
     const broken = [...lines.slice(0, 12), lines[12]!.replace('"note/added"', '"note/unknown"')];

@@ -40,14 +40,21 @@ function* parsedLines(info: SessionInfo, lines: Iterable<string>, parser: JsonlP
 
 /**
  * Builds the log of a stored session from its event lines, through the same parser and admission as
- * a JSONL file: every event is checked, and a bad one is refused naming the session and its seq.
+ * a JSONL file: every event is checked, and a bad one is refused naming the session and its seq. A
+ * store that records how many events a session has (its head) passes it as `head`: rows that
+ * disagree with it (one deleted, one too many) are `LOG_CORRUPT` naming both counts, never a
+ * shorter or longer history loaded without a word.
  */
-export function loadSessionLines(info: SessionInfo, lines: Iterable<string>, options: EventLogOptions): EventLog {
+export function loadSessionLines(info: SessionInfo, lines: Iterable<string>, options: EventLogOptions, head?: number): EventLog {
   const parser = new JsonlParser();
   const events = parsedLines(info, lines, parser);
   markParsedBatch(events);
   try {
-    return new EventLog({ ...options, events, lineOf: lineOfSeq });
+    const log = new EventLog({ ...options, events, lineOf: lineOfSeq });
+    if (head !== undefined && log.length !== head) {
+      throw new LogError("LOG_CORRUPT", `session ${info.sessionId}: its head says ${head} events, but its rows hold ${log.length}`);
+    }
+    return log;
   } catch (error) {
     if (error instanceof LogError && error.line !== undefined) {
       const message = error.message.replace(/^line \d+: /, "");

@@ -31,6 +31,15 @@ describeStoreConformance("PostgreSQL", {
       await client.end();
     }
   },
+  async sql(store, statement) {
+    const client = new pg.Client({ connectionString: urls.get(store)! });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  },
   factory: factoryModule("postgres"),
   locationOf: (store) => urls.get(store)!,
 });

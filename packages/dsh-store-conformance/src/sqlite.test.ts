@@ -25,6 +25,14 @@ describeStoreConformance("SQLite", {
       db.close();
     }
   },
+  async sql(store, statement) {
+    const db = new Database(store.location);
+    try {
+      db.exec(statement);
+    } finally {
+      db.close();
+    }
+  },
   factory: factoryModule("sqlite"),
   locationOf: (store) => store.location,
 });

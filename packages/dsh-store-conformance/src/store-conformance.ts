@@ -10,6 +10,8 @@ export interface StoreHarness {
   open(): Promise<SessionStore>;
   /** Replaces one stored event line behind the store's back, to prove admission on load. */
   corrupt(store: SessionStore, sessionId: string, seq: number, line: string): Promise<void>;
+  /** For a relational store: runs one SQL statement behind the store's back (to damage its rows). */
+  sql?(store: SessionStore, statement: string): Promise<void>;
   /** A module whose default export opens a store at a location in another process, for the crash test. */
   readonly factory: string;
   /** The location to give that factory for `store`. */
@@ -80,6 +82,23 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await expect(store.read("bad", registry)).rejects.toMatchObject({ code: "LOG_INVALID_EVENT", message: expect.stringMatching(/seq 1|line 3/) });
       await harness.corrupt(store, "bad", 1, '{"seq":1,"type":"note/added","time":2,"data":{"text":"b","text":"c"}}');
       await expect(store.read("bad", registry)).rejects.toMatchObject({ code: "LOG_CORRUPT" });
+    });
+
+    // Only a relational store keeps a head apart from its rows (a JSONL file is its own length).
+    const sqlIt = harness.sql === undefined ? () => undefined : it;
+    sqlIt("refuses a session whose head and rows disagree, naming both, for readers and writers alike", async () => {
+      const store = await fresh();
+      const damaged = async (id: string, statements: (id: string) => string[], message: RegExp) => {
+        const { log } = await store.create({ registry, sessionId: id });
+        await log.append([storeNote.input({ text: "a" }, 1), storeNote.input({ text: "b" }, 2), storeNote.input({ text: "c" }, 3)]);
+        await log.close();
+        for (const statement of statements(id)) await harness.sql!(store, statement);
+        await expect(store.read(id, registry)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(message) });
+        await expect(store.open(id, { registry })).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(message) });
+      };
+      await damaged("lost-row", (id) => [`DELETE FROM dsh_events WHERE session_id = '${id}' AND seq = 2`], /^session lost-row: its head says 3 events, but its rows hold 2$/);
+      await damaged("head-ahead", (id) => [`UPDATE dsh_sessions SET head = 5 WHERE id = '${id}'`], /its head says 5 events, but its rows hold 3/);
+      await damaged("head-behind", (id) => [`UPDATE dsh_sessions SET head = 1 WHERE id = '${id}'`], /its head says 1 events, but its rows hold 3/);
     });
 
     it("lets one writer append at a time: a second writer gets a typed error and writes nothing", async () => {

@@ -189,9 +189,14 @@ export class PostgresStore implements SessionStore {
     return rows[0];
   }
 
+  /** The session's events, checked against its head as read in the same statement (one snapshot, whatever a writer does meanwhile). */
   async #load(row: SessionRow, options: EventLogOptions): Promise<EventLog> {
-    const { rows } = await this.#pool.query<{ line: string }>("SELECT line FROM dsh_events WHERE session_id = $1 ORDER BY seq", [row.id]);
-    return loadSessionLines(infoOf(row), rows.map(({ line }) => line), options);
+    const { rows } = await this.#pool.query<{ head: number; line: string | null }>(
+      "SELECT s.head, e.line FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq",
+      [row.id],
+    );
+    if (rows[0] === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${row.id} in ${this.location}`);
+    return loadSessionLines(infoOf(row), rows.flatMap(({ line }) => (line === null ? [] : [line])), options, rows[0].head);
   }
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */

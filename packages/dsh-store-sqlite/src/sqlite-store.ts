@@ -94,17 +94,21 @@ export class SqliteStore implements SessionStore {
   }
 
   async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
-    const row = this.#db.transaction(() => {
+    // Head and rows are read in the transaction that takes the writer role, so they agree unless the database is damaged.
+    return this.#db.transaction(() => {
       const found = this.#existing(sessionId);
       this.#db.prepare("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = ?").run(sessionId);
-      return { ...found, writer_epoch: found.writer_epoch + 1 };
+      const row = { ...found, writer_epoch: found.writer_epoch + 1 };
+      return { info: infoOf(row), log: this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
     }).immediate();
-    return { info: infoOf(row), log: this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
   }
 
   async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
-    const row = this.#existing(sessionId);
-    return { info: infoOf(row), log: this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+    // One read transaction: a writer appending meanwhile cannot make the head and the rows disagree.
+    return this.#db.transaction(() => {
+      const row = this.#existing(sessionId);
+      return { info: infoOf(row), log: this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+    })();
   }
 
   async list(): Promise<SessionSummary[]> {
@@ -143,7 +147,7 @@ export class SqliteStore implements SessionStore {
 
   #load(row: SessionRow, options: EventLogOptions): EventLog {
     const lines = this.#db.prepare("SELECT line FROM dsh_events WHERE session_id = ? ORDER BY seq").pluck().iterate(row.id) as IterableIterator<string>;
-    return loadSessionLines(infoOf(row), lines, options);
+    return loadSessionLines(infoOf(row), lines, options, row.head);
   }
 
   #insert(sessionId: string, events: readonly LogEvent[]): void {
