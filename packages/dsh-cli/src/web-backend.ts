@@ -1,12 +1,14 @@
 import { readImage, type ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry } from "dsh-agent";
-import { LogError, type SessionStore } from "dsh-log";
+import { isDshError } from "dsh-base";
+import { LogError, type SessionStore, type SessionSummary } from "dsh-log";
 import { messageImages } from "dsh-llm";
 import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
 import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type SessionListItem, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
+import { brokenLineage } from "./lineage.js";
 import { sessionView } from "./web-view.js";
 
 /** The store's read of a session, with an unknown id as the web's 404. */
@@ -22,7 +24,7 @@ async function read(store: SessionStore, id: string) {
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
   const { info, log } = await store.open(id, { registry: createAgentRegistry() });
-  const values = { timeout: "120000", provider: input.provider, model: input.model, ...(objects === undefined ? {} : { objects }) };
+  const values = { timeout: "120000", model: input.model, ...(objects === undefined ? {} : { objects }) };
   await withContinuedAgent({ info, log, close: () => log.close() }, values, io, async (agent) => {
     const result = await agent.run(input.prompt, {
       onChunk: (chunk) => {
@@ -34,6 +36,16 @@ async function continueTurn(store: SessionStore, id: string, input: ContinueInpu
   });
 }
 
+/** A session's row in the list; one that cannot be read is listed with the reason, so one damaged log never hides the others. */
+async function listItem(store: SessionStore, summary: SessionSummary): Promise<SessionListItem> {
+  try {
+    return sessionListItem(summary, (await read(store, summary.sessionId)).log.slice());
+  } catch (error) {
+    if (!isDshError(error)) throw error;
+    return { ...sessionListItem(summary, []), problem: `cannot be read: ${error.code}: ${error.message}` };
+  }
+}
+
 /** The web app's backend over a session store: the list, session pages with images served by URL, and continued turns. */
 export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined): WebBackend {
   const attachments = attachmentStore(io.cwd, objects);
@@ -42,13 +54,16 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
   return {
     async listSessions() {
       const items = [];
-      for (const summary of await store.list()) {
+      const summaries = await store.list();
+      const broken = brokenLineage(summaries);
+      for (const summary of summaries) {
         let known = listed.get(summary.sessionId);
         if (known?.events !== summary.events) {
-          known = { events: summary.events, item: sessionListItem(summary, (await read(store, summary.sessionId)).log.slice()) };
+          known = { events: summary.events, item: await listItem(store, summary) };
           listed.set(summary.sessionId, known);
         }
-        items.push(known.item);
+        const lineage = broken.get(summary.sessionId);
+        items.push(lineage === undefined || known.item.parent === undefined ? known.item : { ...known.item, parent: { ...known.item.parent, broken: lineage } });
       }
       return items;
     },

@@ -114,9 +114,11 @@ describe("startWebServer", () => {
     const post = (body: string, headers: Record<string, string> = json) => call(`${server.url}api/sessions/s1/turns`, { method: "POST", body, headers });
     expect(await post('{"prompt":""}')).toMatchObject({ status: 400, body: '{"error":"prompt must be a non-empty string"}' });
     expect(await post('{"prompt":"  "}')).toMatchObject({ status: 400 });
-    expect(await post("null")).toMatchObject({ status: 400, body: '{"error":"prompt must be a non-empty string"}' });
+    expect(await post("null")).toMatchObject({ status: 400, body: '{"error":"the body must be a JSON object"}' });
+    expect(await post('["x"]')).toMatchObject({ status: 400, body: '{"error":"the body must be a JSON object"}' });
     expect(await post("{")).toMatchObject({ status: 400, body: '{"error":"the body is not JSON"}' });
-    expect(await post('{"prompt":"x","provider":""}')).toMatchObject({ status: 400, body: '{"error":"provider must be a non-empty string when given"}' });
+    // The page sends prompt and model only: a provider (which would spend another key) is refused.
+    expect(await post('{"prompt":"x","provider":"openai"}')).toMatchObject({ status: 400, body: '{"error":"unexpected field \\"provider\\": a turn takes prompt and model only"}' });
     expect(await post('{"prompt":"x","model":7}')).toMatchObject({ status: 400, body: '{"error":"model must be a non-empty string when given"}' });
     expect(await post(JSON.stringify({ prompt: "x".repeat((1 << 20) + 1) }))).toMatchObject({ status: 400, body: '{"error":"request body too large"}' });
     expect(await post('{"prompt":"x"}', { "content-type": "text/plain" })).toMatchObject({ status: 403, body: '{"error":"content-type must be application/json"}' });

@@ -6,10 +6,9 @@ import { WebError } from "./errors.js";
 import { renderPage } from "./page.js";
 import type { ContinueLine, SessionListItem, SessionView } from "./view-types.js";
 
-/** A continued turn as the browser asks for it: the prompt, and provider or model only when the user changed them. */
+/** A continued turn as the browser asks for it: the prompt, and the model only when the user changed it. */
 export interface ContinueInput {
   readonly prompt: string;
-  readonly provider?: string;
   readonly model?: string;
 }
 
@@ -57,12 +56,14 @@ function parseContinue(text: string): ContinueInput {
   } catch {
     throw new WebError("WEB_BAD_REQUEST", "the body is not JSON");
   }
-  const { prompt, provider, model } = (body ?? {}) as Record<string, unknown>;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new WebError("WEB_BAD_REQUEST", "the body must be a JSON object");
+  // Only what the page sends: a field it never sends (a provider, a key) is refused, not ignored.
+  const extra = Object.keys(body).find((key) => key !== "prompt" && key !== "model");
+  if (extra !== undefined) throw new WebError("WEB_BAD_REQUEST", `unexpected field ${JSON.stringify(extra)}: a turn takes prompt and model only`);
+  const { prompt, model } = body as Record<string, unknown>;
   if (typeof prompt !== "string" || prompt.trim() === "") throw new WebError("WEB_BAD_REQUEST", "prompt must be a non-empty string");
-  for (const [name, value] of [["provider", provider], ["model", model]] as const) {
-    if (value !== undefined && (typeof value !== "string" || value === "")) throw new WebError("WEB_BAD_REQUEST", `${name} must be a non-empty string when given`);
-  }
-  return { prompt, ...(typeof provider === "string" ? { provider } : {}), ...(typeof model === "string" ? { model } : {}) };
+  if (model !== undefined && (typeof model !== "string" || model === "")) throw new WebError("WEB_BAD_REQUEST", "model must be a non-empty string when given");
+  return { prompt, ...(typeof model === "string" ? { model } : {}) };
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array): void {

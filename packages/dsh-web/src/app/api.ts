@@ -11,7 +11,7 @@ export const listSessions = () => json<SessionListItem[]>("/api/sessions");
 export const loadSession = (id: string) => json<SessionView>(`/api/sessions/${encodeURIComponent(id)}`);
 
 /** Sends a new turn and calls `onLine` for each line of the streamed answer. */
-export async function continueSession(id: string, body: { prompt: string; provider?: string; model?: string }, onLine: (line: ContinueLine) => void): Promise<void> {
+export async function continueSession(id: string, body: { prompt: string; model?: string }, onLine: (line: ContinueLine) => void): Promise<void> {
   const response = await fetch(`/api/sessions/${encodeURIComponent(id)}/turns`, {
     method: "POST",
     headers: { "content-type": "application/json" },

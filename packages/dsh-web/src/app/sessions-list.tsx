@@ -35,11 +35,14 @@ export function SessionsList() {
                 <a href={`/sessions/${encodeURIComponent(session.id)}`}>{session.id}</a>
               </td>
               <td>{when(session.createdAt)}</td>
-              <td>{session.models.join(", ")}</td>
+              <td class={session.problem === undefined ? undefined : "error"}>{session.problem ?? session.models.join(", ")}</td>
               <td class="number">{session.turns}</td>
               <td class="number">{session.requests}</td>
               <td class="number">{percent(session.cacheReadShare)}</td>
-              <td>{session.parent === undefined ? "" : <a href={`/sessions/${encodeURIComponent(session.parent.id)}#seq=${session.parent.seedLength - 1}`}>{session.parent.id}</a>}</td>
+              <td>
+                {session.parent === undefined ? "" : <a href={`/sessions/${encodeURIComponent(session.parent.id)}#seq=${session.parent.seedLength - 1}`}>{session.parent.id}</a>}
+                {session.parent?.broken === undefined ? null : <span class="error"> (broken: {session.parent.broken})</span>}
+              </td>
             </tr>
           ))}
       </tbody>
