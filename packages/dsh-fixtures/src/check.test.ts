@@ -172,6 +172,6 @@ describe("a damaged fixture", () => {
     await rm(join(dir, "prompts/r1.txt"));
     await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: `${join(dir, "prompts/r1.txt")} is missing` });
     await mkdir(join(dir, "prompts/r1.txt"));
-    await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: `cannot read ${join(dir, "prompts/r1.txt")}: EISDIR` });
+    await expect(loadFixture(dir)).rejects.toMatchObject({ code: "FIXTURE_INVALID", message: `cannot read ${join(dir, "prompts/r1.txt")}: not a regular file` });
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join } from "node:path";
+import { ConfinedFileError, openConfined } from "dsh-base";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
 import { toolSchemaSchema } from "dsh-llm/schemas";
@@ -35,12 +36,50 @@ export interface Fixture {
 
 const toolsSidecarSchema = z.array(toolSchemaSchema);
 
+/** Reads a fixture file, proven to be a regular file inside the fixture (a symlink out of it is refused, never followed). */
 async function readText(dir: string, file: string): Promise<string> {
+  let handle;
   try {
-    return await readFile(join(dir, file), "utf8");
+    handle = await openConfined(dir, file);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new FixtureError("FIXTURE_INVALID", code === "ENOENT" ? `${join(dir, file)} is missing` : `cannot read ${join(dir, file)}: ${code ?? String(cause)}`, { cause });
+    const code = cause instanceof ConfinedFileError ? cause.code : (cause as NodeJS.ErrnoException).code;
+    if (code === "FILE_MISSING") throw new FixtureError("FIXTURE_INVALID", `${join(dir, file)} is missing`, { cause });
+    if (code === "FILE_OUTSIDE") throw new FixtureError("FIXTURE_INVALID", `${join(dir, file)} leads outside the fixture`, { cause });
+    if (code === "FILE_NOT_REGULAR") throw new FixtureError("FIXTURE_INVALID", `cannot read ${join(dir, file)}: not a regular file`, { cause });
+    throw new FixtureError("FIXTURE_INVALID", `cannot read ${join(dir, file)}: ${code ?? String(cause)}`, { cause });
+  }
+  try {
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The fixture's working directory, resolved: a relative path that stays inside the fixture and is a
+ * real directory there (a symlink to `/` or anywhere else is refused), so real tools replayed in it
+ * read nothing outside the fixture.
+ */
+async function confinedWorkdir(dir: string, workdir: string): Promise<string> {
+  const outside = () => new FixtureError("FIXTURE_INVALID", `the working directory ${workdir} of ${dir} leads outside the fixture`);
+  if (isAbsolute(workdir) || workdir.split(/[\\/]/).includes("..")) throw outside();
+  const path = join(dir, workdir);
+  const entry = await lstat(path).catch(() => undefined);
+  if (entry === undefined) throw new FixtureError("FIXTURE_INVALID", `the working directory ${path} is missing`);
+  if (entry.isSymbolicLink()) throw outside();
+  try {
+    await (await openConfined(dir, workdir, { directory: true })).close();
+  } catch (cause) {
+    throw cause instanceof ConfinedFileError && cause.code === "FILE_NOT_DIRECTORY" ? new FixtureError("FIXTURE_INVALID", `the working directory ${path} is not a directory`, { cause }) : outside();
+  }
+  return path;
+}
+
+/** Refuses to write into `folder` of the fixture when it is anything but a real directory inside it (a symlink would write and delete elsewhere). */
+async function assertOwnFolder(dir: string, folder: string): Promise<void> {
+  const entry = await lstat(join(dir, folder)).catch(() => undefined);
+  if (entry !== undefined && (entry.isSymbolicLink() || !entry.isDirectory())) {
+    throw new FixtureError("FIXTURE_INVALID", `${join(dir, folder)} is not a directory of the fixture (a symlink or a file): nothing is written through it`);
   }
 }
 
@@ -59,6 +98,9 @@ export async function loadFixture(dir: string): Promise<Fixture> {
   const manifest = parseManifest(await readText(dir, FIXTURE_FILES.manifest), join(dir, FIXTURE_FILES.manifest));
   let loaded;
   try {
+    if ((await lstat(join(dir, FIXTURE_FILES.log)).catch(() => undefined))?.isSymbolicLink() === true) {
+      throw new Error("it is a symlink, which a fixture never follows");
+    }
     loaded = await readJsonlLog(join(dir, FIXTURE_FILES.log), createAgentRegistry());
   } catch (cause) {
     throw new FixtureError("FIXTURE_INVALID", `${join(dir, FIXTURE_FILES.log)}: ${(cause as Error).message}`, { cause });
@@ -77,7 +119,7 @@ export async function loadFixture(dir: string): Promise<Fixture> {
     events: loaded.log.slice(),
     revisions,
     attachments: new FsAttachmentStore(join(dir, FIXTURE_FILES.objects)),
-    workdir: manifest.workdir === undefined ? undefined : join(dir, manifest.workdir),
+    workdir: manifest.workdir === undefined ? undefined : await confinedWorkdir(dir, manifest.workdir),
   };
 }
 
@@ -99,22 +141,25 @@ export function logText(header: JsonlHeader, events: readonly LogEvent[]): strin
 }
 
 /**
- * Writes a fixture's manifest, log and sidecars into `dir`, each file replaced whole, and removes
- * sidecars of revisions that no longer exist. Objects and the working directory are left as they are.
+ * Writes a fixture's manifest, log and sidecars into `dir`, each file replaced whole (through real
+ * directories of the fixture only), then removes sidecars of revisions that no longer exist. Objects
+ * and the working directory are left as they are.
  */
 export async function writeFixtureFiles(
   dir: string,
   content: { readonly manifest: FixtureManifest; readonly header: JsonlHeader; readonly events: readonly LogEvent[]; readonly revisions: readonly Revision[] },
 ): Promise<void> {
+  for (const folder of ["prompts", "tools"]) await assertOwnFolder(dir, folder);
   for (const revision of content.revisions) {
     await replaceFile(join(dir, FIXTURE_FILES.prompt(revision.id)), revision.prompt);
     await replaceFile(join(dir, FIXTURE_FILES.tools(revision.id)), serializeToolsSidecar(revision.tools));
   }
+  await replaceFile(join(dir, FIXTURE_FILES.log), logText(content.header, content.events));
+  await replaceFile(join(dir, FIXTURE_FILES.manifest), serializeManifest(content.manifest));
+  // Stale sidecars go last: a refresh cut short leaves extra files, never a manifest naming missing ones.
   const kept = new Set(content.revisions.flatMap((revision) => [FIXTURE_FILES.prompt(revision.id), FIXTURE_FILES.tools(revision.id)]));
   for (const folder of ["prompts", "tools"]) {
     const names = await readdir(join(dir, folder)).catch(() => [] as string[]);
     for (const name of names) if (!kept.has(`${folder}/${name}`) && /^r[0-9]+\.(txt|json)$/.test(name)) await rm(join(dir, folder, name));
   }
-  await replaceFile(join(dir, FIXTURE_FILES.log), logText(content.header, content.events));
-  await replaceFile(join(dir, FIXTURE_FILES.manifest), serializeManifest(content.manifest));
 }
