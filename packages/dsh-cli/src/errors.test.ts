@@ -126,6 +126,20 @@ describe("workspace tools", () => {
     expect(await text(listDir, { path: "a.txt" })).toContain("is not a directory");
   });
 
+  it("keep dsh's own session store out of the view: not listed, not readable, also through a symlink", async () => {
+    const root = join(dir, "with-store");
+    await mkdir(join(root, ".dsh", "sessions"), { recursive: true });
+    await writeFile(join(root, ".dsh", "sessions", "s.jsonl"), "a session log");
+    await writeFile(join(root, "a.txt"), "alpha");
+    await symlink(join(root, ".dsh", "sessions", "s.jsonl"), join(root, "alias.txt"));
+    const [listDir, readFileTool] = workspaceTools(root);
+    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
+    const text = async (tool: typeof listDir, args: object) => JSON.stringify((await tool!.invoke(JSON.stringify(args), context)).content);
+    expect(await text(listDir, { path: "." })).toBe(JSON.stringify([{ type: "text", text: "a.txt\nalias.txt" }]));
+    for (const path of [".dsh", ".dsh/sessions", "./.dsh/sessions/"]) expect(await text(listDir, { path })).toContain(`${path} does not exist`);
+    for (const path of [".dsh/sessions/s.jsonl", "alias.txt"]) expect(await text(readFileTool, { path })).toContain(`${path} does not exist`);
+  });
+
   it("never read outside while a path component is swapped between an inside directory and a symlink to an outside one", async () => {
     const root = join(dir, "race");
     await mkdir(join(root, "d"), { recursive: true });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestPostgres, type TestPostgres } from "dsh-store-conformance/postgres-server";
@@ -52,6 +52,11 @@ describe("sessions in SQLite and PostgreSQL from the command line", () => {
     expect((await cli("copy", `${postgres}#${id}`, "copies")).code).toBe(0);
     expect((await cli("requests", id, "--store", "copies", "--wire")).stdout).toBe(sent);
     expect((await cli("copy", id, postgres, "--store", sqlite)).stderr).toMatch(/already exists/);
+    // A target ending in .jsonl is a file, never a directory of that name.
+    expect((await cli("copy", id, "out.jsonl", "--store", sqlite)).code).toBe(0);
+    expect((await stat(join(cwd(), "out.jsonl"))).isFile()).toBe(true);
+    expect((await cli("requests", "out.jsonl", "--wire")).stdout).toBe(sent);
+    expect(await cli("copy", id, "out.jsonl", "--store", sqlite)).toMatchObject({ code: 3, stderr: expect.stringMatching(/out\.jsonl already exists/) });
   });
 
   it("resumes and forks a PostgreSQL session, the fork recorded with its parent", async () => {

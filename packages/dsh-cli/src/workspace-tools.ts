@@ -1,4 +1,5 @@
-import { readdir } from "node:fs/promises";
+import { readdir, readlink, realpath } from "node:fs/promises";
+import { normalize, relative, sep } from "node:path";
 import { ConfinedFileError, openConfined, readHead } from "dsh-base";
 import { ToolError, defineTool, type AgentTool } from "dsh-agent";
 import type { FileHandle } from "node:fs/promises";
@@ -6,20 +7,37 @@ import { z } from "zod";
 
 const MAX_READ_BYTES = 64 * 1024;
 
-/** Opens `path` confined to `root`; a refusal becomes a tool error the model reads. */
+/** The directory of the working directory where dsh keeps its own sessions: never shown to the model. */
+const STORE_DIR = ".dsh";
+
+/** Whether the file `handle` holds lies in the session store under `root` (where it really is, on Linux; else by its path). */
+async function inStore(root: string, handle: FileHandle, path: string): Promise<boolean> {
+  const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  const within = real === undefined ? normalize(path) : relative(await realpath(root), real);
+  return within.split(sep)[0] === STORE_DIR;
+}
+
+/** Opens `path` confined to `root`, and outside dsh's own store; a refusal becomes a tool error the model reads. */
 async function openForTool(root: string, path: string, directory: boolean): Promise<FileHandle> {
+  let handle: FileHandle;
   try {
-    return await openConfined(root, path, { directory });
+    handle = await openConfined(root, path, { directory });
   } catch (error) {
     if (!(error instanceof ConfinedFileError)) throw error;
     const why = { FILE_MISSING: "does not exist", FILE_OUTSIDE: "is outside the working directory", FILE_NOT_REGULAR: "is not a regular file", FILE_NOT_DIRECTORY: "is not a directory" }[error.code];
     throw new ToolError("TOOL_FAILED", `${path} ${why}`);
   }
+  if (await inStore(root, handle, path)) {
+    await handle.close();
+    throw new ToolError("TOOL_FAILED", `${path} does not exist`);
+  }
+  return handle;
 }
 
 /**
  * `read_file {path}` and `list_dir {path}`, confined to `root`: what is opened is proven to be inside
- * it (symlinks and swapped path components included), and only what is returned is read.
+ * it (symlinks and swapped path components included), and only what is returned is read. dsh's own
+ * session store (`.dsh`) is out of view: not listed, and not readable.
  */
 export function workspaceTools(root: string): AgentTool[] {
   return [
@@ -32,7 +50,10 @@ export function workspaceTools(root: string): AgentTool[] {
         try {
           // List the directory the handle holds (Linux names it in /proc), not whatever the path names now.
           const entries = await readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
-          const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
+          // dsh's own session store is not part of the view: the agent never reads its own logs.
+          const top = relative(await realpath(root), await readlink(`/proc/self/fd/${handle.fd}`)) === "";
+          const shown = top ? entries.filter((entry) => entry.name !== STORE_DIR) : entries;
+          const names = shown.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
           return names.length === 0 ? "(empty directory)" : names.join("\n");
         } finally {
           await handle.close();

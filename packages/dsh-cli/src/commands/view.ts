@@ -25,6 +25,6 @@ export async function viewCommand(argv: readonly string[], io: CliIo): Promise<n
   const path = resolve(io.cwd, values.output);
   const html = renderPage({ title: `dsh session ${session.info.sessionId}`, script: await appScript(), view });
   await writeFile(path, html, { mode: 0o644 });
-  io.stderr.write(`dsh: wrote ${path} (${html.length} bytes; opens offline)\n`);
+  io.stderr.write(`dsh: wrote ${path} (${Buffer.byteLength(html)} bytes; opens offline)\n`);
   return EXIT.ok;
 }
