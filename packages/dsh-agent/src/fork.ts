@@ -20,7 +20,9 @@ export function forkSeed(events: readonly LogEvent[], at: number): LogEvent[] {
   let state = loopAdmission.initial();
   for (const event of events.slice(0, at + 1)) state = loopAdmission.admit(state, event);
   if (state.openTurn !== undefined || state.compacting) {
-    const nearest = forkPoints(events).filter((seq) => seq <= at).at(-1);
+    // The nearest point: the last turn end before `at`, or (inside the first turn) the first one after it.
+    const points = forkPoints(events);
+    const nearest = points.filter((seq) => seq <= at).at(-1) ?? points.find((seq) => seq > at);
     throw new AgentError(
       "AGENT_INVALID_FORK",
       `seq ${at} is inside ${state.compacting ? "a compaction" : `turn ${state.openTurn}`}; fork at the end of a turn` +

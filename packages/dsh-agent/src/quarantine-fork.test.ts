@@ -9,7 +9,7 @@ import { makePng } from "dsh-testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "./agent.js";
-import { attachmentQuarantineEvent } from "./events.js";
+import { attachmentQuarantineEvent, turnStartEvent } from "./events.js";
 import { createAgentRegistry } from "./register.js";
 import { forkPoints, forkSeed } from "./fork.js";
 import { quarantineProposal } from "./maintenance.js";
@@ -131,7 +131,7 @@ describe("fork", () => {
     expect(() => forkSeed([], 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK", message: "seq 0 is not in the log (it has 0 events)" }));
   });
 
-  it("names the turn a refused seq is inside, and the nearest earlier fork point when there is one", async () => {
+  it("names the turn a refused seq is inside, and the nearest fork point: the earlier one, else the end of the first turn", async () => {
     const { agent, log } = harness(() => ({ text: "ok" }));
     await agent.run("one");
     await agent.run("two");
@@ -139,7 +139,10 @@ describe("fork", () => {
     const [first, second] = forkPoints(events);
     expect(forkPoints(events)).toEqual([first, second]);
     expect(events[first!]!.type).toBe("turn/end");
-    expect(() => forkSeed(events, 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK", message: "seq 0 is inside turn 0; fork at the end of a turn" }));
+    expect(() => forkSeed(events, 0)).toThrowError(expect.objectContaining({ code: "AGENT_INVALID_FORK", message: `seq 0 is inside turn 0; fork at the end of a turn, such as seq ${first}` }));
+    const open = harness(() => ({ text: "ok" }));
+    await open.log.append(turnStartEvent.input({ turn: 0 }));
+    expect(() => forkSeed(open.log.slice(), 0)).toThrowError("seq 0 is inside turn 0; fork at the end of a turn");
     expect(() => forkSeed(events, second! - 1)).toThrowError(`seq ${second! - 1} is inside turn 1; fork at the end of a turn, such as seq ${first}`);
     expect(forkSeed(events, first!)).toEqual(events.slice(0, first! + 1));
     expect(() => forkSeed(events, events.length)).toThrowError(`seq ${events.length} is not in the log (it has ${events.length} events)`);
