@@ -53,6 +53,23 @@ describe("Agent.run", () => {
     expect(types(log).filter((type) => type === "request/header")).toHaveLength(1);
   });
 
+  it("returns the turn's token totals, added up over its steps' reported usage", async () => {
+    const { agent, log } = harness((_request, index) => (index === 0 ? { toolCalls: [{ name: "echo", arguments: '{"text":"a"}' }] } : { text: "done" }));
+    const result = await agent.run("go");
+    const reported = log.slice().flatMap((event) => (event.type === "step/end" ? [(event.data as { usage: { inputTokens: number } }).usage] : []));
+    expect(reported).toHaveLength(2);
+    expect(result.usage).toEqual({
+      inputTokens: reported.reduce((sum, usage) => sum + usage.inputTokens, 0),
+      outputTokens: 2,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    expect(result.usage.inputTokens).toBeGreaterThan(reported[0]!.inputTokens);
+    const blocked = harness(() => ({ text: "x" }));
+    blocked.agent.on("agent/pre-step", () => ({ action: "reject" }));
+    expect((await blocked.agent.run("no")).usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
   it.each([
     ["an unknown tool", { name: "nope", arguments: "{}" }, /Error \[TOOL_UNKNOWN\]/],
     ["invalid JSON", { name: "echo", arguments: "{not json" }, /Error \[TOOL_INVALID_JSON\]/],

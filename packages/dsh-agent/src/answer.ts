@@ -1,4 +1,4 @@
-import type { GenerateResult, ToolCallBlock } from "dsh-llm";
+import type { GenerateResult, TokenUsage, ToolCallBlock } from "dsh-llm";
 import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
@@ -10,6 +10,8 @@ export interface StepOutcome {
   readonly reason: StepEndReason;
   readonly continueTurn: boolean;
   readonly text: string;
+  /** What the provider reported for the step's answer, if it did. */
+  readonly usage?: TokenUsage | undefined;
 }
 
 async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], context: ToolContext): Promise<ToolOutcome> {
@@ -46,5 +48,5 @@ export async function finishStep(
   const usage = result.usage === undefined ? {} : { usage: result.usage };
   await loop.log.append(stepEndEvent.input({ turn, step, reason, finishReason: result.finishReason, ...usage }));
   const text = result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
-  return { reason, continueTurn: calls.length > 0, text };
+  return { reason, continueTurn: calls.length > 0, text, usage: result.usage };
 }

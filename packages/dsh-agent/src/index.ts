@@ -1,6 +1,6 @@
 export { Agent, type AgentOptions, type RunOptions } from "./agent.js";
 export type { AssembleContext } from "./loop.js";
-export type { TurnResult } from "./turn.js";
+export type { TurnResult, TurnUsage } from "./turn.js";
 export type { CompactionOptions, CompactionResult, TrimOptions } from "./compaction.js";
 export { summaryRequest } from "./summary.js";
 export { forkPoints, forkSeed } from "./fork.js";

@@ -1,4 +1,4 @@
-import { LlmError, type StreamChunk } from "dsh-llm";
+import { LlmError, type StreamChunk, type TokenUsage } from "dsh-llm";
 import type { StepOutcome } from "./answer.js";
 import { StepFailure } from "./attempts.js";
 import { compactSurface } from "./compaction.js";
@@ -9,6 +9,15 @@ import { loopAdmission } from "./loop-rule.js";
 import { relievePressure } from "./pressure.js";
 import { runStep } from "./step.js";
 
+/** The tokens of a turn's requests, added up over the answers the provider reported usage for. */
+export interface TurnUsage {
+  /** Whole prompts, cached parts included. */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+}
+
 /** How a turn ended. */
 export interface TurnResult {
   readonly turn: number;
@@ -16,6 +25,20 @@ export interface TurnResult {
   readonly steps: number;
   /** The text of the last assistant message of the turn, if any. */
   readonly text: string;
+  /** The turn's token totals (the compaction summary's own call not included). */
+  readonly usage: TurnUsage;
+}
+
+const NO_USAGE: TurnUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+function addUsage(total: TurnUsage, usage: TokenUsage | undefined): TurnUsage {
+  if (usage === undefined) return total;
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + usage.cacheWriteTokens,
+  };
 }
 
 function isOverflow(error: unknown): boolean {
@@ -28,9 +51,9 @@ function turnEnd(loop: Loop, data: { turn: number; reason: TurnEndReason; error?
   return turnEndEvent.input(pending.length === 0 ? data : { ...data, pending: pending.map(({ content, source }) => ({ content, source })) });
 }
 
-async function endTurn(loop: Loop, turn: number, reason: TurnEndReason, steps: number, text: string): Promise<TurnResult> {
+async function endTurn(loop: Loop, turn: number, reason: TurnEndReason, steps: number, text: string, usage: TurnUsage): Promise<TurnResult> {
   await loop.log.append(turnEnd(loop, { turn, reason }));
-  return { turn, reason, steps, text };
+  return { turn, reason, steps, text, usage };
 }
 
 /**
@@ -46,6 +69,7 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const { maxSteps, compaction } = loop.settings;
   let text = "";
+  let usage = NO_USAGE;
   let compactedForOverflow = false;
   try {
     for (let step = 0; step < maxSteps; step++) {
@@ -60,12 +84,13 @@ export async function runTurn(
         if (compacted.outcome !== "completed") throw error;
         continue;
       }
-      if (outcome === "blocked") return await endTurn(loop, turn, "blocked", step, text);
+      if (outcome === "blocked") return await endTurn(loop, turn, "blocked", step, text, usage);
       text = outcome.text || text;
-      if (outcome.reason !== "completed") return await endTurn(loop, turn, outcome.reason, step + 1, text);
-      if (!outcome.continueTurn && loop.inbox.size === 0) return await endTurn(loop, turn, "completed", step + 1, text);
+      usage = addUsage(usage, outcome.usage);
+      if (outcome.reason !== "completed") return await endTurn(loop, turn, outcome.reason, step + 1, text, usage);
+      if (!outcome.continueTurn && loop.inbox.size === 0) return await endTurn(loop, turn, "completed", step + 1, text, usage);
     }
-    return await endTurn(loop, turn, "max-steps", maxSteps, text);
+    return await endTurn(loop, turn, "max-steps", maxSteps, text, usage);
   } catch (error) {
     const failure = error instanceof StepFailure ? error.failure : error;
     if (loop.log.ruleState(loopAdmission).openTurn === turn) {
