@@ -2,12 +2,16 @@
 // `pnpm mutate [package ...]`: Stryker over each core package's sources, killed by that package's own
 // tests, one package at a time; prints each package's mutation score and the total.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const CORE = ["dsh-llm", "dsh-log", "dsh-surface", "dsh-header", "dsh-agent"];
 const packages = process.argv.slice(2).length > 0 ? process.argv.slice(2) : CORE;
-// Fewer property-test cases per mutant: each mutant reruns every test that covers it.
-const env = { ...process.env, DSH_PROPERTY_RUNS: process.env.DSH_PROPERTY_RUNS ?? "15" };
+// Fewer property-test cases per mutant: each mutant reruns every test that covers it. Mutants leak
+// what the real code would release (a log's lock, keyed by the file's inode, in the temporary
+// directory), so the runs get a temporary directory of their own, apart from other work on the machine.
+const env = { ...process.env, DSH_PROPERTY_RUNS: process.env.DSH_PROPERTY_RUNS ?? "15", TMPDIR: mkdtempSync(join(tmpdir(), "dsh-mutate-")) };
 
 const rows = [];
 for (const name of packages) {
