@@ -2,6 +2,7 @@ import { imageAttachmentRefSchema } from "dsh-attachments";
 import { loneSurrogateIndex } from "dsh-base";
 import { z } from "zod";
 import type { DeepReadonly } from "./freeze.js";
+import { MAX_JSON_DEPTH, jsonTextDepth } from "./json.js";
 
 /**
  * Text a model sees: any string that is well-formed Unicode. Half of a character (a lone surrogate)
@@ -29,12 +30,23 @@ export const reasoningBlockSchema = z.strictObject({
 export const redactedReasoningBlockSchema = z.strictObject({ type: z.literal("redacted-reasoning"), data: z.string().min(1) });
 /** An image, by reference to an immutable content-addressed object; bytes never live in the log. */
 export const imageBlockSchema = z.strictObject({ type: z.literal("image"), image: imageAttachmentRefSchema });
+/**
+ * A tool call's raw argument text: model text that nests no deeper than {@link MAX_JSON_DEPTH}, the
+ * one depth rule for everything dsh logs and sends, whatever the dialect (an answer deeper than that
+ * is refused where it arrives, as malformed, and never logged).
+ */
+const argumentsSchema = modelTextSchema.check((context) => {
+  if (jsonTextDepth(context.value) > MAX_JSON_DEPTH) {
+    context.issues.push({ code: "custom", input: context.value, message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+  }
+});
+
 /** A tool call as the model produced it; `arguments` is the raw JSON text, never re-encoded. */
 export const toolCallBlockSchema = z.strictObject({
   type: z.literal("tool-call"),
   callId: z.string().min(1),
   name: z.string().min(1),
-  arguments: modelTextSchema,
+  arguments: argumentsSchema,
 });
 
 export type TextBlock = DeepReadonly<z.output<typeof textBlockSchema>>;

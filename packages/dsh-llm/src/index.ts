@@ -1,4 +1,4 @@
-export { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, type JsonObject, type JsonValue } from "./json.js";
+export { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, jsonTextDepth, type JsonObject, type JsonValue } from "./json.js";
 export type {
   AssistantContent,
   ContentBlock,

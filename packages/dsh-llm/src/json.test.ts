@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isDeepFrozen } from "./freeze.js";
-import { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, type JsonValue } from "./json.js";
+import { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, jsonTextDepth, type JsonValue } from "./json.js";
+import { StreamAssembler } from "./stream.js";
 
 describe("findNonJson", () => {
   it("accepts every value that round-trips through JSON", () => {
@@ -148,5 +149,27 @@ describe("canonicalJson", () => {
   it("keeps a key named __proto__ as a key", () => {
     const value = JSON.parse('{"__proto__":{"polluted":true},"a":1}') as JsonValue;
     expect(JSON.stringify(canonicalJson(value))).toBe('{"__proto__":{"polluted":true},"a":1}');
+  });
+});
+
+describe("jsonTextDepth and the depth of tool-call arguments", () => {
+  it("measures nesting without parsing, brackets in strings left out", () => {
+    expect(jsonTextDepth("1")).toBe(0);
+    expect(jsonTextDepth('{"a":[1,{"b":"[[[{"}]}')).toBe(3);
+    expect(jsonTextDepth('"\\\\"')).toBe(0);
+    expect(jsonTextDepth('["\\"]"]')).toBe(1);
+    expect(jsonTextDepth("[[[")).toBe(3);
+  });
+
+  it("refuses an answer whose tool-call arguments nest deeper than the one depth rule, as malformed, with one line", () => {
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
+    const answer = (text: string) => {
+      const assembler = new StreamAssembler();
+      assembler.push({ type: "tool-call-delta", index: 0, callId: "c", name: "t", argumentsDelta: text });
+      assembler.push({ type: "finish", reason: "tool-calls" });
+      return () => assembler.result();
+    };
+    expect(answer(deep(MAX_JSON_DEPTH))()).toMatchObject({ content: [{ arguments: deep(MAX_JSON_DEPTH) }] });
+    expect(answer(deep(5000))).toThrow(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: `the provider's answer is malformed: content[0].arguments: nested deeper than ${MAX_JSON_DEPTH} levels` }));
   });
 });

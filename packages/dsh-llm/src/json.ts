@@ -145,3 +145,23 @@ export function canonicalJson(value: JsonValue): JsonValue {
   }
   return out;
 }
+
+/**
+ * How deeply the JSON text `text` nests arrays and objects (0 for a scalar), read without parsing it:
+ * brackets inside strings do not count. Any text is measured, valid JSON or not.
+ */
+export function jsonTextDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
