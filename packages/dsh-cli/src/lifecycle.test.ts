@@ -108,6 +108,7 @@ describe("resume, compact and fork from the command line", () => {
     await cli("run", "--log", log, "hi");
     const result = await cli("fork", log, "--at", "3", "--log", join(dir, "bad.jsonl"));
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dsh: seq 3 is inside turn 0; fork at the end of a turn\n$/);
+    // Inside the first turn, the nearest point is that turn's end.
+    expect(result.stderr).toMatch(/^dsh: seq 3 is inside turn 0; fork at the end of a turn, such as seq \d+\n$/);
   });
 });

@@ -33,7 +33,8 @@ export function showProgress(io: CliIo) {
     },
     event(event: LogEvent) {
       if (stepStartEvent.is(event)) {
-        note(`step ${event.data.step + 1}`);
+        // Numbered as the log numbers them, from 0, like every other command and the web app.
+        note(`turn ${event.data.turn} step ${event.data.step}`);
       } else if (assistantMessageEvent.is(event)) {
         if (!live) write(event.data.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(""));
         pending = "";

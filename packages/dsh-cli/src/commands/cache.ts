@@ -22,14 +22,14 @@ export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<
 }
 
 function formatReport(rows: readonly CacheRow[]): string {
-  const lines = ["step    prompt  stable  cache-read  cache-write  note"];
+  const lines = ["turn.step  prompt  stable  cache-read  cache-write  note"];
   for (const row of rows) {
     const broke = row.isBreak ? [row.explanations.length > 0 ? `break: ${row.explanations.join("; ")}` : "break: UNEXPLAINED"] : [];
     const missed = row.misses.length > 0 ? [`miss: ${row.misses.join("; ")}`] : [];
     const note = printable([...broke, ...missed].join(" | "));
     lines.push(
       [
-        `${row.turn}.${row.step}`.padEnd(6),
+        `${row.turn}.${row.step}`.padEnd(9),
         String(row.promptTokens).padStart(8),
         (row === rows[0] ? "-" : String(row.stableTokens)).padStart(7),
         (row.cacheReadTokens === undefined ? "-" : String(row.cacheReadTokens)).padStart(11),
