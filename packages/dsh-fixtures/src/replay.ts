@@ -77,15 +77,16 @@ type ToolResultData = Extract<SurfaceEvent, { type: "tool/result" }>["data"];
 function recordedResults(events: readonly LogEvent[], fromSeq: number): Map<string, ToolResultData> {
   const results = new Map<string, ToolResultData>();
   let at: { turn: number; step: number } | undefined;
-  let calls: string[] = [];
+  let calls = new Map<string, number>();
   for (const event of events.slice(fromSeq)) {
     if (stepStartEvent.is(event)) at = event.data;
     else if (assistantMessageEvent.is(event) && event.data.replaces === undefined) {
-      calls = event.data.content.flatMap((block) => (block.type === "tool-call" ? [block.callId] : []));
+      // Each call's position in its answer (ids are unique within one answer).
+      calls = new Map(event.data.content.flatMap((block) => (block.type === "tool-call" ? [block.callId] : [])).map((id, index) => [id, index]));
     } else if (toolResultEvent.is(event) && event.data.replaces === undefined && at !== undefined) {
-      const index = calls.indexOf(event.data.callId);
-      const key = callKey(at.turn, at.step, index);
-      if (index >= 0 && !results.has(key)) results.set(key, event.data);
+      const index = calls.get(event.data.callId);
+      const key = index === undefined ? undefined : callKey(at.turn, at.step, index);
+      if (key !== undefined && !results.has(key)) results.set(key, event.data);
     }
   }
   return results;
