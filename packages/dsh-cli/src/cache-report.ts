@@ -16,6 +16,8 @@ export interface CacheRow {
   readonly cacheReadTokens: number | undefined;
   /** Cache-write tokens the provider reported for this step, if it reported usage. */
   readonly cacheWriteTokens: number | undefined;
+  /** The prompt tokens the provider counted for this step, if it reported usage (its tokenizer, not ours). */
+  readonly reportedPromptTokens: number | undefined;
   /** Whether this request failed to extend the previous one. */
   readonly isBreak: boolean;
   /** For a break: the logged events that explain it (empty means unexplained). */
@@ -25,11 +27,12 @@ export interface CacheRow {
 }
 
 /** Per-step cache usage reported in `step/end`, keyed by `turn.step`. */
-function reportedUsage(events: readonly LogEvent[]): Map<string, { read: number; write: number }> {
-  const usage = new Map<string, { read: number; write: number }>();
+function reportedUsage(events: readonly LogEvent[]): Map<string, { read: number; write: number; prompt: number }> {
+  const usage = new Map<string, { read: number; write: number; prompt: number }>();
   for (const event of events) {
     if (!stepEndEvent.is(event) || event.data.usage === undefined) continue;
-    usage.set(`${event.data.turn}.${event.data.step}`, { read: event.data.usage.cacheReadTokens, write: event.data.usage.cacheWriteTokens });
+    const { cacheReadTokens, cacheWriteTokens, inputTokens } = event.data.usage;
+    usage.set(`${event.data.turn}.${event.data.step}`, { read: cacheReadTokens, write: cacheWriteTokens, prompt: inputTokens });
   }
   return usage;
 }
@@ -86,9 +89,10 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
     const reported = usage.get(`${turn}.${step}`);
     const cacheReadTokens = reported?.read;
     const cacheWriteTokens = reported?.write;
+    const reportedPromptTokens = reported?.prompt;
     const missed = (stable: number) => (current.messages === undefined ? [] : misses.next(current.messages, stable));
     if (previous === undefined) {
-      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, isBreak: false, explanations: [], misses: missed(0) };
+      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak: false, explanations: [], misses: missed(0) };
     } else {
       const before = previous.request;
       // A provider's prefix cache is per model: another model shares no prefix at all.
@@ -96,7 +100,7 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
       const stableTokens = sameModel ? commonPrefix(previous.tokens, current.tokens) : 0;
       const isBreak = stableTokens < previous.tokens.length;
       const explanations = isBreak ? explainBetween(events, before.dispatchSeq, dispatchSeq, before.snapshot.header) : [];
-      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, cacheWriteTokens, isBreak, explanations, misses: missed(stableTokens) };
+      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak, explanations, misses: missed(stableTokens) };
     }
     previous = current;
   }

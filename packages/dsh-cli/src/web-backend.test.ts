@@ -40,6 +40,10 @@ describe("the web backend's session list", () => {
     expect(reads.slice(2)).toEqual([first]);
     expect(after.find((item) => item.id === first)?.turns).toBe(2);
     expect(after.find((item) => item.id === second)).toEqual(before.find((item) => item.id === second));
+    // One definition of the share: dsh cache prints the web list's figure, its denominator named.
+    const share = after.find((item) => item.id === first)!.cacheReadShare!;
+    const report = (await runCli(["cache", first, "--store", dir], { cwd: project })).stdout;
+    expect(report).toContain(`cache-read share: ${(100 * share).toFixed(1)}% of the prompt tokens the provider reported, over all ${after.find((item) => item.id === first)!.requests} request(s) that reported usage`);
   });
 });
 

@@ -44,11 +44,18 @@ function formatReport(rows: readonly CacheRow[]): string {
   const read = later.reduce((sum, row) => sum + (row.cacheReadTokens ?? 0), 0);
   const breaks = rows.filter((row) => row.isBreak);
   const percent = (part: number) => (prompt === 0 ? "n/a" : `${((100 * part) / prompt).toFixed(1)}%`);
+  // The web app's share: cache reads over the prompt tokens the provider reported, every request that reported usage included.
+  const reported = rows.filter((row) => row.reportedPromptTokens !== undefined);
+  const reportedPrompt = reported.reduce((sum, row) => sum + row.reportedPromptTokens!, 0);
+  const reportedRead = reported.reduce((sum, row) => sum + (row.cacheReadTokens ?? 0), 0);
   lines.push(
     "",
     `${rows.length} request(s); after the first, ${percent(stable)} of prompt tokens repeat the previous request ` +
       `and ${percent(read)} were read from the provider's cache; ${breaks.length} break(s), ` +
-      `${breaks.filter((row) => row.explanations.length === 0).length} unexplained; ${rows.filter((row) => row.misses.length > 0).length} cache miss(es).`,
+      `${breaks.filter((row) => row.explanations.length === 0).length} unexplained; ${rows.filter((row) => row.misses.length > 0).length} cache miss(es) ` +
+      "(requests whose repeated prefix the provider's rules would not read).",
+    `cache-read share: ${reportedPrompt === 0 ? "n/a" : `${((100 * reportedRead) / reportedPrompt).toFixed(1)}%`} of the prompt tokens the provider reported, ` +
+      `over all ${reported.length} request(s) that reported usage (the web app's figure).`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -22,7 +22,7 @@ export function SessionsList() {
           <th>models</th>
           <th>turns</th>
           <th>requests</th>
-          <th>cache-read share</th>
+          <th title="cache-read tokens over the prompt tokens the provider reported, every request that reported usage included">cache-read share</th>
           <th>forked from</th>
         </tr>
       </thead>
