@@ -23,6 +23,7 @@ export { BatchingSink } from "./batching-sink.js";
 export { CommitQueue, staleBatchError, type PendingBatch } from "./commit-queue.js";
 export {
   checkSessionId,
+  copySession,
   sessionInfo,
   type CreateSessionOptions,
   type FollowOptions,

@@ -71,3 +71,13 @@ export function checkSessionId(sessionId: string): string {
   }
   return sessionId;
 }
+
+/**
+ * Copies a session into `target`, byte for byte: the same id, creation time, lineage and events,
+ * admitted on the way in with the source log's registry (`LOG_EXISTS` if the target holds the id).
+ * The copy rebuilds the same requests; close its log when done.
+ */
+export function copySession(source: Pick<StoredSession, "info" | "log">, target: SessionStore): Promise<StoredSession> {
+  const { info, log } = source;
+  return target.create({ registry: log.registry, sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent } });
+}

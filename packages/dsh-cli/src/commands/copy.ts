@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createAgentRegistry } from "dsh-agent";
-import { createJsonlLog } from "dsh-log";
+import { copySession, createJsonlLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { openStore, readSessionRef, sessionRef } from "../store.js";
@@ -25,7 +25,7 @@ export async function copyCommand(argv: readonly string[], io: CliIo): Promise<n
   const store = await openStore(target, io.cwd);
   try {
     const { info, log } = source;
-    const copy = await store.create({ registry: createAgentRegistry(), sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent } });
+    const copy = await copySession(source, store);
     await copy.log.close();
     io.stderr.write(`dsh: copied session ${info.sessionId} (${log.length} events) to ${store.location}\n`);
     return EXIT.ok;
