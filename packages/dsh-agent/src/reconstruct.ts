@@ -71,11 +71,11 @@ export async function* reconstructRequestStream(
     fold = foldRequestEvent(fold, event);
     const dispatch = fold.dispatch;
     if (dispatch === undefined) continue;
-    // A dispatch whose step never ended (a crash) may have been sent.
-    if (waiting !== undefined) yield await finish(true);
+    // Admission opens no step before the last one ended, so no request is still waiting here.
     const { turn, step, dispatchSeq, snapshot, messages } = dispatch;
     waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header) };
   }
+  // A step the log never ended (it stops inside it: a crash) may have sent its request.
   if (waiting !== undefined) yield await finish(true);
 }
 
