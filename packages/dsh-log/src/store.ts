@@ -77,7 +77,7 @@ export function checkSessionId(sessionId: string): string {
  * admitted on the way in with the source log's registry (`LOG_EXISTS` if the target holds the id).
  * The copy rebuilds the same requests; close its log when done.
  */
-export function copySession(source: Pick<StoredSession, "info" | "log">, target: SessionStore): Promise<StoredSession> {
+export function copySession(source: Pick<StoredSession, "info" | "log">, target: Pick<SessionStore, "create">): Promise<StoredSession> {
   const { info, log } = source;
   return target.create({ registry: log.registry, sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent } });
 }

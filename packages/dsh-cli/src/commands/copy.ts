@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createAgentRegistry } from "dsh-agent";
-import { copySession, createJsonlLog } from "dsh-log";
+import { copySession, createJsonlLog, type CreateSessionOptions, type StoredSession } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { openStore, readSessionRef, sessionRef } from "../store.js";
@@ -18,30 +17,32 @@ export async function copyCommand(argv: readonly string[], io: CliIo): Promise<n
   const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { store: { type: "string" } } });
   const [reference, target] = positionals;
   if (reference === undefined || target === undefined || positionals.length > 2) throw new CliError(`usage: ${COPY_USAGE}`, EXIT.usage);
-  // A target ending in .jsonl is a file (a store is a directory, sqlite:PATH or a postgres:// URL).
-  if (target.endsWith(".jsonl")) return copyToFile(reference, target, values.store, io);
   const source = await readSessionRef(sessionRef(reference, values.store, io), io);
   await source.close();
+  const where = await copyTo(source, target, io);
+  io.stderr.write(`dsh: copied session ${source.info.sessionId} (${source.log.length} events) to ${where}\n`);
+  return EXIT.ok;
+}
+
+/** Copies `source` to `target` and returns where the copy is: a new JSONL file for a name ending in `.jsonl`, else the store at that URL. */
+async function copyTo(source: Pick<StoredSession, "info" | "log">, target: string, io: CliIo): Promise<string> {
+  if (target.endsWith(".jsonl")) {
+    // A file, never a directory of that name (a store is a directory, sqlite:PATH or a postgres:// URL).
+    const path = resolve(io.cwd, target);
+    const file = {
+      create: async (options: CreateSessionOptions) => {
+        const { header, log } = await createJsonlLog(path, options);
+        return { info: header, log, location: path };
+      },
+    };
+    await (await copySession(source, file)).log.close();
+    return path;
+  }
   const store = await openStore(target, io.cwd);
   try {
-    const { info, log } = source;
-    const copy = await copySession(source, store);
-    await copy.log.close();
-    io.stderr.write(`dsh: copied session ${info.sessionId} (${log.length} events) to ${store.location}\n`);
-    return EXIT.ok;
+    await (await copySession(source, store)).log.close();
+    return store.location;
   } finally {
     await store.close();
   }
-}
-
-/** Copies a session into a new JSONL file at `path` (never over an existing one), byte for byte. */
-async function copyToFile(reference: string, path: string, storeOption: string | undefined, io: CliIo): Promise<number> {
-  const source = await readSessionRef(sessionRef(reference, storeOption, io), io);
-  await source.close();
-  const { info, log } = source;
-  const target = resolve(io.cwd, path);
-  const copy = await createJsonlLog(target, { registry: createAgentRegistry(), sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent } });
-  await copy.log.close();
-  io.stderr.write(`dsh: copied session ${info.sessionId} (${log.length} events) to ${target}\n`);
-  return EXIT.ok;
 }
