@@ -10,15 +10,17 @@ const MAX_READ_BYTES = 64 * 1024;
 /** The directory of the working directory where dsh keeps its own sessions: never shown to the model. */
 const STORE_DIR = ".dsh";
 
-/** Whether the file `handle` holds lies in the session store under `root` (where it really is, on Linux; else by its path). */
-async function inStore(root: string, handle: FileHandle, path: string): Promise<boolean> {
+/** Where the file `handle` holds is, relative to `root` (where it really is, on Linux; else by its path). */
+async function placeIn(root: string, handle: FileHandle, path: string): Promise<string> {
   const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
-  const within = real === undefined ? normalize(path) : relative(await realpath(root), real);
-  return within.split(sep)[0] === STORE_DIR;
+  return real === undefined ? normalize(path) : relative(await realpath(root), real);
 }
 
-/** Opens `path` confined to `root`, and outside dsh's own store; a refusal becomes a tool error the model reads. */
-async function openForTool(root: string, path: string, directory: boolean): Promise<FileHandle> {
+/**
+ * Opens `path` confined to `root`, and outside dsh's own store, with where it is relative to `root`
+ * (`""` for `root` itself); a refusal becomes a tool error the model reads.
+ */
+async function openForTool(root: string, path: string, directory: boolean): Promise<{ readonly handle: FileHandle; readonly place: string }> {
   let handle: FileHandle;
   try {
     handle = await openConfined(root, path, { directory });
@@ -27,11 +29,12 @@ async function openForTool(root: string, path: string, directory: boolean): Prom
     const why = { FILE_MISSING: "does not exist", FILE_OUTSIDE: "is outside the working directory", FILE_NOT_REGULAR: "is not a regular file", FILE_NOT_DIRECTORY: "is not a directory" }[error.code];
     throw new ToolError("TOOL_FAILED", `${path} ${why}`);
   }
-  if (await inStore(root, handle, path)) {
+  const place = await placeIn(root, handle, path);
+  if (place.split(sep)[0] === STORE_DIR) {
     await handle.close();
     throw new ToolError("TOOL_FAILED", `${path} does not exist`);
   }
-  return handle;
+  return { handle, place };
 }
 
 /**
@@ -46,13 +49,12 @@ export function workspaceTools(root: string): AgentTool[] {
       description: "List the entries of a directory inside the working directory. Directories end with '/'.",
       parameters: z.object({ path: z.string().describe("A path relative to the working directory") }),
       async execute({ path }) {
-        const handle = await openForTool(root, path, true);
+        const { handle, place } = await openForTool(root, path, true);
         try {
           // List the directory the handle holds (Linux names it in /proc), not whatever the path names now.
           const entries = await readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
           // dsh's own session store is not part of the view: the agent never reads its own logs.
-          const top = relative(await realpath(root), await readlink(`/proc/self/fd/${handle.fd}`)) === "";
-          const shown = top ? entries.filter((entry) => entry.name !== STORE_DIR) : entries;
+          const shown = place === "" || place === "." ? entries.filter((entry) => entry.name !== STORE_DIR) : entries;
           const names = shown.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
           return names.length === 0 ? "(empty directory)" : names.join("\n");
         } finally {
@@ -65,7 +67,7 @@ export function workspaceTools(root: string): AgentTool[] {
       description: `Read a text file inside the working directory (at most ${MAX_READ_BYTES} bytes are returned).`,
       parameters: z.object({ path: z.string().describe("A path relative to the working directory") }),
       async execute({ path }) {
-        const handle = await openForTool(root, path, false);
+        const { handle } = await openForTool(root, path, false);
         try {
           const { size } = await handle.stat();
           const text = (await readHead(handle, MAX_READ_BYTES)).toString("utf8");
