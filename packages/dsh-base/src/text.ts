@@ -23,5 +23,5 @@ export function clipText(text: string, maxLength: number): string {
 
 /** The UTF-16 index of the first lone surrogate in `text` (half of a character, which no provider accepts), or -1. */
 export function loneSurrogateIndex(text: string): number {
-  return LONE_SURROGATE.test(text) ? text.search(LONE_SURROGATE) : -1;
+  return text.search(LONE_SURROGATE);
 }
