@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfinedFileError, openConfined } from "dsh-base";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
@@ -56,13 +56,12 @@ async function readText(dir: string, file: string): Promise<string> {
 }
 
 /**
- * The fixture's working directory, resolved: a relative path that stays inside the fixture and is a
- * real directory there (a symlink to `/` or anywhere else is refused), so real tools replayed in it
- * read nothing outside the fixture.
+ * The fixture's working directory, resolved: the manifest's relative path (its schema refuses `..`),
+ * proven to be a real directory inside the fixture (a symlink to `/` or anywhere else is refused), so
+ * real tools replayed in it read nothing outside the fixture.
  */
 async function confinedWorkdir(dir: string, workdir: string): Promise<string> {
   const outside = () => new FixtureError("FIXTURE_INVALID", `the working directory ${workdir} of ${dir} leads outside the fixture`);
-  if (isAbsolute(workdir) || workdir.split(/[\\/]/).includes("..")) throw outside();
   const path = join(dir, workdir);
   const entry = await lstat(path).catch(() => undefined);
   if (entry === undefined) throw new FixtureError("FIXTURE_INVALID", `the working directory ${path} is missing`);
