@@ -1,5 +1,6 @@
 import { isAgentLoopRequest, LlmError, type FrozenGenerateOptions } from "dsh-llm";
-import { EventLog, parseJsonl, serializeEventLine, serializeHeaderLine, type EventInput, type LogEvent } from "dsh-log";
+import { EventLog, type EventInput, type LogEvent } from "dsh-log";
+import { parseJsonl, serializeEventLine, serializeHeaderLine } from "dsh-log/store";
 import { userMessageEvent } from "dsh-surface";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-import type { JsonlHeader, LogEvent } from "dsh-log";
+import type { LogEvent } from "dsh-log";
+import type { JsonlHeader } from "dsh-log/store";
 
 /** The `createdAt` of every fixture log, and the time of its event 0; event `seq` is one second later per seq. */
 export const CANONICAL_EPOCH = Date.UTC(2026, 0, 1);

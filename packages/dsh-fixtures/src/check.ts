@@ -1,6 +1,7 @@
 import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent } from "dsh-header";
-import { serializeEventLine, type LogEvent } from "dsh-log";
+import { type LogEvent } from "dsh-log";
+import { serializeEventLine } from "dsh-log/store";
 import { canonicalSession } from "./canonical.js";
 import { cacheBreaks, compareRequests } from "./diff.js";
 import { FixtureError } from "./errors.js";

@@ -13,3 +13,8 @@ it("runs the README example, which is examples/quickstart.ts verbatim", async ()
 it("documents in its README API table exactly what src/index.ts exports", async () => {
   expect(await apiMismatch(new URL("../", import.meta.url))).toEqual({ undocumented: [], notExported: [] });
 });
+
+it("documents in its README's store-builder table exactly what dsh-log/store exports", async () => {
+  const mismatch = await apiMismatch(new URL("../", import.meta.url), "for-stores", "For store builders: `dsh-log/store`");
+  expect(mismatch).toEqual({ undocumented: [], notExported: [] });
+});

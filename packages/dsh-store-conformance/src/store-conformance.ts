@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { EventLog, eventLine, type LogEvent, type SessionStore } from "dsh-log";
+import { EventLog, type LogEvent, type SessionStore } from "dsh-log";
+import { eventLine } from "dsh-log/store";
 import { runUntilKilled } from "dsh-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { storeNote, storeRegistry } from "./store-registry.js";

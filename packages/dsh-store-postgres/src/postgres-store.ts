@@ -1,29 +1,7 @@
 import pg from "pg";
 import { maskUrlPassword } from "dsh-base";
-import {
-  BatchingSink,
-  CommitQueue,
-  EventLog,
-  LogError,
-  checkSessionId,
-  initialContent,
-  eventLine,
-  loadSessionLines,
-  parseSessionLines,
-  sessionInfo,
-  staleBatchError,
-  type CreateSessionOptions,
-  type EventLogOptions,
-  type EventRegistry,
-  type FollowOptions,
-  type JsonlLogOptions,
-  type LogEvent,
-  type PendingBatch,
-  type SessionInfo,
-  type SessionStore,
-  type SessionSummary,
-  type StoredSession,
-} from "dsh-log";
+import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
+import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
 import { migrate } from "./schema.js";
 
 /** The channel appends notify followers on; the payload is the session id. */

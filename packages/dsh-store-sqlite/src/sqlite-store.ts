@@ -1,30 +1,8 @@
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import DatabaseConstructor, { type Database } from "better-sqlite3";
-import {
-  BatchingSink,
-  CommitQueue,
-  EventLog,
-  LogError,
-  checkSessionId,
-  initialContent,
-  eventLine,
-  loadSessionLines,
-  parseSessionLines,
-  sessionInfo,
-  staleBatchError,
-  type CreateSessionOptions,
-  type EventLogOptions,
-  type EventRegistry,
-  type FollowOptions,
-  type JsonlLogOptions,
-  type LogEvent,
-  type PendingBatch,
-  type SessionInfo,
-  type SessionStore,
-  type SessionSummary,
-  type StoredSession,
-} from "dsh-log";
+import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
+import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
 import { prepareDatabase } from "./schema.js";
 
 /** Options of {@link SqliteStore}. */

@@ -2,10 +2,10 @@ import { readFile } from "node:fs/promises";
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** The names a README's `## API` table lists in its first column (backticked, calls and generics stripped). */
-export async function readmeApiNames(packageRoot: URL): Promise<string[]> {
+/** The names a README's `## <heading>` table lists in its first column (backticked, calls and generics stripped). */
+export async function readmeApiNames(packageRoot: URL, heading = "API"): Promise<string[]> {
   const readme = await readFile(new URL("README.md", packageRoot), "utf8");
-  const section = readme.split(/^## API\s*$/m)[1]?.split(/^## /m)[0] ?? "";
+  const section = readme.split(`\n## ${heading}\n`)[1]?.split(/^## /m)[0] ?? "";
   const names = new Set<string>();
   for (const line of section.split("\n")) {
     if (!line.startsWith("|") || line.startsWith("| ---")) continue;
@@ -31,10 +31,14 @@ export async function indexExportNames(packageRoot: URL, entry = "index"): Promi
   return [...names].sort();
 }
 
-/** What a package's README API table and its `src/index.ts` disagree on: names only one of them has. */
-export async function apiMismatch(packageRoot: URL): Promise<{ readonly undocumented: string[]; readonly notExported: string[] }> {
-  const documented = await readmeApiNames(packageRoot);
-  const exported = await indexExportNames(packageRoot);
+/** What a README table (`## API` by default) and its entry (`src/index.ts` by default) disagree on: names only one of them has. */
+export async function apiMismatch(
+  packageRoot: URL,
+  entry = "index",
+  heading = "API",
+): Promise<{ readonly undocumented: string[]; readonly notExported: string[] }> {
+  const documented = await readmeApiNames(packageRoot, heading);
+  const exported = await indexExportNames(packageRoot, entry);
   return {
     undocumented: exported.filter((name) => !documented.includes(name)),
     notExported: documented.filter((name) => !exported.includes(name)),

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, createAgentRegistry, defineTool, type AgentOptions, type AgentTool } from "dsh-agent";
 import { LlmRuntime, isAgentLoopRequest, type FrozenGenerateOptions, type LlmAdapter, type StreamChunk } from "dsh-llm";
-import { EventLog, type JsonlHeader, type LogEvent } from "dsh-log";
+import { EventLog, type LogEvent } from "dsh-log";
+import { type JsonlHeader } from "dsh-log/store";
 import { z } from "zod";
 
 /** A deterministic model: it echoes the user's words through the `echo` tool once, then answers; summaries are fixed text. */
