@@ -4,7 +4,7 @@
 // package under plain Node, under vitest and from an esbuild bundle, type-check and run each README
 // example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24).
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installedVersion, nodeBinary, pnpm, root, run } from "./toolchain.mjs";
@@ -80,6 +80,25 @@ async function startPostgres() {
 const postgres = await startPostgres();
 process.on("exit", () => postgres.stop());
 mkdirSync(join(project, "examples"));
+// The quick start's "In your own code" program, as a reader copies it, with the simulator standing in for DeepSeek.
+const quickStart = readFileSync(join(root, "docs", "quick-start.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
+if (!quickStart.includes('"https://api.deepseek.com"')) throw new Error("the quick start's program no longer names DeepSeek's URL, which this test replaces");
+const simulated = quickStart.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)");
+writeFileSync(join(project, "doc-quick-start.ts"), simulated);
+writeFileSync(join(project, "doc-quick-start-again.ts"), simulated);
+writeFileSync(
+  join(project, "doc-quick-start-sim.ts"),
+  `import { startSimulator } from "dsh-simulator";
+const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "clock", arguments: { zone: "Asia/Tokyo" } }] }, { text: "It is noon in Tokyo." }, { text: "Still noon." }] } });
+process.env.SIM_URL = sim.url;
+try {
+  await import("./doc-quick-start.ts");
+  await import("./doc-quick-start-again.ts");
+} finally {
+  await sim.close();
+}
+`,
+);
 for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
 writeFileSync(
   join(project, "checks", "consumer.test.ts"),
@@ -98,7 +117,7 @@ it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.s
 );
 writeFileSync(
   join(project, "tsconfig.json"),
-  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples"] }, null, 2),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts"] }, null, 2),
 );
 const local = (name) => join(project, "node_modules", ".bin", name);
 
@@ -123,6 +142,11 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
     run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, quiet: true, env });
   }
   const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
+  rmSync(join(project, "session.jsonl"), { force: true });
+  const quick = run(node, ["--import", "tsx", "doc-quick-start-sim.ts"], { cwd: project, quiet: true }).stdout;
+  if (!quick.includes("It is noon in Tokyo.") || !quick.includes("Still noon.")) throw new Error(`the quick start's program printed ${quick}`);
+  const cache = run(node, [cli, "cache", "session.jsonl"], { cwd: project, quiet: true }).stdout;
+  if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
   run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
   // The installed CLI on every store: a JSONL directory, a SQLite file (native: the installing Node

@@ -1,25 +1,11 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, createAgentRegistry, defineTool, reconstructRequests } from "dsh-agent";
-import { LlmRuntime, type LlmAdapter } from "dsh-llm";
-import { createJsonlLog, readJsonlLog } from "dsh-log";
+import { compareRequests, defineTool, openAgent } from "dsh-agent";
+import type { FrozenGenerateOptions } from "dsh-llm";
+import { ChatCompletionsAdapter, DEEPSEEK_MODELS } from "dsh-openai-compatible";
+import { startSimulator } from "dsh-simulator";
 import { z } from "zod";
-
-// A stand-in provider: asks for the clock tool once, then answers. Real adapters live in their own packages.
-const adapter: LlmAdapter = {
-  provider: "demo",
-  async *stream(request) {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      yield { type: "text-delta", text: `The tool said: ${JSON.stringify(last.content)}` };
-      yield { type: "finish", reason: "stop" };
-    } else {
-      yield { type: "tool-call-delta", index: 0, callId: "call-1", name: "clock", argumentsDelta: '{"zone":"UTC"}' };
-      yield { type: "finish", reason: "tool-calls" };
-    }
-  },
-};
 
 const clock = defineTool({
   name: "clock",
@@ -29,24 +15,34 @@ const clock = defineTool({
 });
 
 export async function main(): Promise<boolean> {
-  const path = join(await mkdtemp(join(tmpdir(), "dsh-quickstart-")), "session.jsonl");
-  const { log } = await createJsonlLog(path, { registry: createAgentRegistry() });
-  const sent: unknown[] = [];
-  const runtime = new LlmRuntime({ adapters: [adapter] });
-  runtime.on("llm/stream", ({ request }) => sent.push(request));
+  // A loopback stand-in for DeepSeek; for the real API use baseUrl "https://api.deepseek.com" and your key.
+  const sim = await startSimulator({
+    scenario: { responses: [{ toolCalls: [{ name: "clock", arguments: { zone: "UTC" } }] }, { text: "It is noon in UTC." }, { text: "You asked for the time." }] },
+  });
+  const deepseek = new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: sim.url, apiKey: process.env.DEEPSEEK_API_KEY, catalog: DEEPSEEK_MODELS });
+  const path = join(await mkdtemp(join(tmpdir(), "dsh-agent-")), "session.jsonl");
+  const sent: FrozenGenerateOptions[] = [];
+  try {
+    // A new session: the file is created, the model and prompt are logged with the first request.
+    const first = await openAgent({ session: path, adapters: [deepseek], config: { provider: "deepseek", model: "deepseek-v4-flash" }, systemPrompt: "Be brief.", tools: [clock] });
+    first.runtime.on("llm/stream", ({ request }) => sent.push(request));
+    console.log((await first.agent.run("What time is it?")).text); // It is noon in UTC.
+    await first.close();
 
-  const agent = new Agent({ log, runtime, config: { provider: "demo", model: "demo-1" }, systemPrompt: "Be brief.", tools: [clock] });
-  const result = await agent.run("What time is it?");
-  console.log(result.reason, "-", result.text);
-  await log.close();
+    // Later, maybe in another process: the same call continues the session with its model and prompt.
+    const later = await openAgent({ session: path, adapters: [deepseek], tools: [clock] });
+    later.runtime.on("llm/stream", ({ request }) => sent.push(request));
+    const { text, usage } = await later.agent.run("What did I ask?");
+    console.log(later.resumed, text, usage.cacheReadTokens > 0); // true You asked for the time. true
 
-  // Rebuild every request from the file alone and compare with what was sent.
-  const { log: reloaded } = await readJsonlLog(path, createAgentRegistry());
-  const rebuilt = await reconstructRequests(reloaded);
-  const strip = ({ signal: _signal, ...rest }: { signal?: unknown }) => JSON.stringify(rest);
-  const same = rebuilt.length === sent.length && rebuilt.every((r, i) => strip(r.request) === strip(sent[i] as object));
-  console.log(`${rebuilt.length} requests rebuilt from ${path}; identical to what was sent: ${same}`);
-  return same;
+    // Every request, rebuilt from the log alone, is the one that was sent.
+    const comparison = await compareRequests(later.log, sent);
+    console.log(comparison); // { same: true, compared: 3 }
+    await later.close();
+    return comparison.same;
+  } finally {
+    await sim.close();
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -6,7 +6,7 @@ it("runs the README example, which is examples/quickstart.ts verbatim", async ()
   expect(await readmeShowsExample(new URL("../", import.meta.url))).toBe(true);
   const { result, lines } = await captureLog(main);
   expect(result).toBe(true);
-  expect(lines[0]).toBe('completed - The tool said: [{"type":"text","text":"12:00 in UTC"}]');
+  expect(lines).toEqual(["It is noon in UTC.", "true You asked for the time. true", '{"same":true,"compared":3}']);
 });
 
 it("documents in its README API table exactly what src/index.ts exports", async () => {

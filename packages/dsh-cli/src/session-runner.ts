@@ -1,8 +1,8 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Agent, type CompactionOptions, type ContentInput } from "dsh-agent";
+import { Agent, continuedSelection, type CompactionOptions, type ContentInput } from "dsh-agent";
 import { putImage } from "dsh-attachments";
-import { foldRequestHeader, selectionFromHeader } from "dsh-header";
+import { foldRequestHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import { loadScenario, startSimulator, type Simulator } from "dsh-simulator";
@@ -166,25 +166,16 @@ export async function runTurn(agent: Agent, logPath: string, input: ContentInput
   }
 }
 
-/** Explicit choices that only the provider they were made for understands: a switch of provider leaves them behind. */
-const PROVIDER_SPECIFIC = ["cachePolicy", "cacheTtl", "extensions"] as const;
-
 /**
  * The call config a resumed (or forked) session continues with: the selection restored from the
- * log's latest header (every explicit choice kept, adapter-held defaults left to the adapter), with
- * `--provider` or `--model` overriding the model (which the first `resume` snapshot then records as
- * drift). A switch of provider also leaves the provider-specific choices (cache policy and TTL,
- * extensions) behind.
+ * log's latest header (`continuedSelection`), with `--provider` or `--model` overriding the model
+ * (which the first `resume` snapshot then records as drift); a new provider starts on its default model.
  */
 export function continuedConfig(log: EventLog, overrides: { provider?: string | undefined; model?: string | undefined }): LlmCallConfig {
-  const latest = foldRequestHeader(log)?.header;
-  const restored = latest === undefined ? undefined : selectionFromHeader(latest);
-  const provider = overrides.provider ?? restored?.provider ?? "sim";
-  if (restored === undefined) return { provider, model: overrides.model ?? providerProfile(provider).defaultModel };
-  const { provider: _provider, model: _model, ...explicit } = restored;
-  if (provider !== restored.provider) for (const key of PROVIDER_SPECIFIC) delete explicit[key];
-  const model = overrides.model ?? (provider === restored.provider ? restored.model : providerProfile(provider).defaultModel);
-  return { provider, model, ...explicit };
+  const logged = foldRequestHeader(log)?.header.config.provider;
+  const provider = overrides.provider ?? logged ?? "sim";
+  const model = overrides.model ?? (provider === logged ? undefined : providerProfile(provider).defaultModel);
+  return continuedSelection(log, { provider, ...(model === undefined ? {} : { model }) });
 }
 
 /** The system prompt a continued session runs with: `--system` when given, else the session's own (surface node 0). */
