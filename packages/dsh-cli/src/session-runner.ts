@@ -92,6 +92,8 @@ export async function startProvider(providerName: string, values: ProviderValues
     simulator = await startSimulator({
       scenario: values.scenario === undefined ? { policy: "explore" } : await loadScenario(resolve(io.cwd, values.scenario)),
       ...(recordTo === undefined ? {} : { recordTo }),
+      // A provider's cache outlives the client: the embedded simulator's lives in the working directory.
+      cacheFile: resolve(io.cwd, SIMULATOR_CACHE_FILE),
     });
   }
   const simulatorUrl = simulator === undefined ? undefined : profile.wire.api === "messages" ? simulator.origin : simulator.url;
@@ -147,6 +149,9 @@ export async function turnInput(prompt: string, values: TurnValues, io: CliIo): 
   }
   return content;
 }
+
+/** Where the embedded simulator keeps its prompt caches between runs, relative to the working directory. */
+export const SIMULATOR_CACHE_FILE = ".dsh/simulator-cache.json";
 
 /** Runs one turn with progress on the terminal; closes the log; returns the exit code. */
 export async function runTurn(agent: Agent, logPath: string, input: ContentInput, io: CliIo): Promise<number> {

@@ -52,6 +52,16 @@ export class ExplicitCache {
     return { read, written5m: written["5m"], written1h: written["1h"], uncached: total - covered };
   }
 
+  /** Every entry and the clock time it expires at, to save and {@link restore} elsewhere. */
+  entries(): [string, number][] {
+    return [...this.#expiry];
+  }
+
+  /** Adds saved entries, each with the clock time it expires at. */
+  restore(entries: Iterable<readonly [string, number]>): void {
+    for (const [key, expiry] of entries) this.#expiry.set(key, Math.max(this.#expiry.get(key) ?? 0, expiry));
+  }
+
   #refresh(block: RenderedBlock, now: number, ttl: "5m" | "1h"): void {
     this.#expiry.set(block.prefixKey, Math.max(this.#expiry.get(block.prefixKey) ?? 0, now + CACHE_TTL_MS[ttl]));
   }

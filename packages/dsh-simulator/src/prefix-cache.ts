@@ -35,6 +35,16 @@ export class PrefixCache {
     }
     return hit;
   }
+
+  /** Every stored key, least recently used first, to save and {@link restore} elsewhere. */
+  keys(): string[] {
+    return [...this.#entries];
+  }
+
+  /** Adds saved keys (least recently used first) as if their prompts had been served. */
+  restore(keys: Iterable<string>): void {
+    for (const key of keys) this.#entries.add(key);
+  }
 }
 
 function* chain(model: string, tokens: readonly number[]): Generator<[number, string]> {

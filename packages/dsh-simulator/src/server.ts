@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { chatFrames } from "./chat-stream.js";
 import { DEFAULT_REASONING, deepseekVerdict } from "./deepseek.js";
+import { readCacheFile, writeCacheFile } from "./cache-file.js";
 import { ExplicitCache } from "./explicit-cache.js";
 import { exploreResponse } from "./explore.js";
 import { messagesExploreView } from "./messages-explore.js";
@@ -27,6 +28,12 @@ export interface SimulatorOptions {
   readonly stallMs?: number;
   /** Appends every received body, as a JSON string per line, to this file. */
   readonly recordTo?: string;
+  /**
+   * Keeps both prompt caches in this file across simulators (processes), as a provider's outlive a
+   * client: read at start, merged into on close. Explicit-cache entries age in wall-clock time
+   * while no simulator runs.
+   */
+  readonly cacheFile?: string;
 }
 
 /** What the simulator did for one request. */
@@ -65,6 +72,13 @@ const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const prefixCache = new PrefixCache();
   const explicitCache = new ExplicitCache();
+  const startedAt = Date.now();
+  if (options.cacheFile !== undefined) {
+    const saved = await readCacheFile(options.cacheFile);
+    prefixCache.restore(saved.prefixes);
+    // The virtual clock starts at 0 now: a wall-clock expiry is that far ahead of it.
+    explicitCache.restore(saved.explicit.map(([key, expiry]) => [key, expiry - startedAt] as const));
+  }
   const exchanges: SimulatedExchange[] = [];
   const sockets = new Set<import("node:net").Socket>();
   let next = 0;
@@ -187,6 +201,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (options.cacheFile === undefined) return;
+      // Virtual time runs from the start, plus whatever advanceClock added: saved as wall-clock expiries.
+      const explicit = explicitCache.entries().map(([key, expiry]) => [key, startedAt + expiry] as const);
+      await writeCacheFile(options.cacheFile, { prefixes: prefixCache.keys(), explicit }, startedAt + clock);
     },
   };
 }
