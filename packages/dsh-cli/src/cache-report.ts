@@ -2,6 +2,7 @@ import { stepEndEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent } from "dsh-surface";
+import { chatMisses } from "./chat-misses.js";
 import { MessagesMissExplainer, type MessagesPrompt } from "./messages-misses.js";
 
 /** The cache picture of one dispatched request. */
@@ -22,7 +23,7 @@ export interface CacheRow {
   readonly isBreak: boolean;
   /** For a break: the logged events that explain it (empty means unexplained). */
   readonly explanations: readonly string[];
-  /** Messages API only: why repeated prefix would not be read (under the minimum, a TTL gap, the 20-block lookback). */
+  /** Why repeated prefix was not read: by the Messages API's rules (under the minimum, a TTL gap, the 20-block lookback), or a Chat Completions provider's cold or best-effort cache. */
   readonly misses: readonly string[];
 }
 
@@ -37,26 +38,38 @@ function reportedUsage(events: readonly LogEvent[]): Map<string, { read: number;
   return usage;
 }
 
-/** The logged events between two dispatches that can break a prefix, described for a person. */
+/** What a replace of earlier messages did, in a reader's words. */
+function replaceKind(type: string): string {
+  if (type === "system/message") return "the system prompt changed";
+  if (type === "tool/result") return "old tool results were shortened";
+  return "older messages were replaced by a summary";
+}
+
+/**
+ * The logged events between two dispatches that break a prefix, described for a person: settings
+ * that changed (on a resume or mid-session) and messages replaced (a new system prompt, shortened
+ * tool results, a compaction). A resume that changed nothing is no cause; a new request series is
+ * named only when nothing else explains the break.
+ */
 export function explainBetween(events: readonly LogEvent[], fromSeq: number, toSeq: number, previous: EpochHeader | undefined): string[] {
   const out: string[] = [];
+  const series: string[] = [];
   let header = previous;
   for (const event of events.slice(fromSeq + 1, toSeq)) {
     if (requestHeaderEvent.is(event)) {
       const { reason, startsSeries } = event.data;
       const changes = header === undefined ? [] : describeHeaderChanges(header, event.data.header);
-      const what = reason === "resume" ? "resume (new loop instance)" : reason === "series" ? "series start" : reason;
-      out.push(`header ${what}${startsSeries === true ? " + series start" : ""}${changes.length > 0 ? `: ${changes.join("; ")}` : ""} (seq ${event.seq})`);
       header = event.data.header;
+      if (changes.length > 0) out.push(`${reason === "resume" ? "resumed with other settings" : "settings changed"}: ${changes.join("; ")} (seq ${event.seq})`);
+      if (reason === "series" || startsSeries === true) series.push(`a new request series was started (seq ${event.seq})`);
     } else if (isSurfaceEvent(event)) {
       const replace = event.data.replaces;
       if (replace === undefined) continue;
-      const kind =
-        event.type === "system/message" ? "system prompt change" : event.type === "tool/result" ? "tool-result trim" : "compaction";
-      out.push(`${kind}: replaced the surface nodes at seqs ${replace.start}..${replace.end} (seq ${event.seq}, generation ${replace.generation})`);
+      const what = replace.start === replace.end ? `the message logged at seq ${replace.start}` : `the messages logged at seqs ${replace.start}..${replace.end}`;
+      out.push(`${replaceKind(event.type)}: ${what} (seq ${event.seq})`);
     }
   }
-  return out;
+  return out.length > 0 ? out : series;
 }
 
 function commonPrefix(a: readonly number[], b: readonly number[]): number {
@@ -90,7 +103,12 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
     const cacheReadTokens = reported?.read;
     const cacheWriteTokens = reported?.write;
     const reportedPromptTokens = reported?.prompt;
-    const missed = (stable: number) => (current.messages === undefined ? [] : misses.next(current.messages, stable));
+    const missed = (stable: number) => {
+      if (current.messages !== undefined) return misses.next(current.messages, stable);
+      if (previous === undefined || stable === 0) return [];
+      const prompt = (at: TokenizedRequest) => ({ header: at.request.snapshot.header, time: events[at.request.dispatchSeq]?.time ?? 0 });
+      return chatMisses(prompt(previous), prompt(current), stable, cacheReadTokens);
+    };
     if (previous === undefined) {
       yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak: false, explanations: [], misses: missed(0) };
     } else {

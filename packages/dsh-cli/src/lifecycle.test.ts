@@ -37,15 +37,16 @@ describe("resume, compact and fork from the command line", () => {
     expect((await cli("resume", log, "--record-wire", wire, "Anything else?")).code).toBe(0);
     expect((await cli("resume", log, "--model", "sim-2", "--record-wire", wire, "Look again.")).code).toBe(0);
     const compacted = await cli("compact", log, "--keep", "2");
-    expect(compacted).toMatchObject({ code: 0, stdout: expect.stringMatching(/^compacted surface nodes at seqs \d+\.\.\d+ into one summary \(generation 1\)\n$/) });
+    expect(compacted).toMatchObject({ code: 0, stdout: expect.stringMatching(/^compacted the messages logged at seqs \d+\.\.\d+ into one summary\n$/) });
     expect((await cli("resume", log, "--record-wire", wire, "Once more, briefly.")).code).toBe(0);
 
     const rows = await cacheRows(log);
     const breaks = rows.filter((row) => row.isBreak);
     expect(breaks.every((row) => row.explanations.length > 0)).toBe(true);
     expect(breaks.map((row) => row.explanations.join(" | "))).toEqual([
-      expect.stringMatching(/^header resume \(new loop instance\): model "sim-1" → "sim-2"/),
-      expect.stringMatching(/^compaction: replaced the surface nodes at seqs .*\| header resume \(new loop instance\)/),
+      expect.stringMatching(/^resumed with other settings: model "sim-1" → "sim-2"/),
+      // The resume after the compaction changed no setting: the compaction is the one cause.
+      expect.stringMatching(/^older messages were replaced by a summary: the messages logged at seqs \d+\.\.\d+ \(seq \d+\)$/),
     ]);
     const { log: events } = await readJsonlLog(log, createAgentRegistry());
     const reasons = events.slice().filter((event) => event.type === "request/header").map((event) => (event.data as { reason: string }).reason);
@@ -65,7 +66,7 @@ describe("resume, compact and fork from the command line", () => {
     const parentRead = await readJsonlLog(log, createAgentRegistry());
     expect(forkRead.header.parent).toEqual({ sessionId: parentRead.header.sessionId, seedLength: turnEnds[0]! + 1 });
     const forkRows = await cacheRows(forkLog);
-    expect(forkRows.find((row) => row.turn === 1 && row.step === 0)).toMatchObject({ isBreak: true, explanations: [expect.stringMatching(/^header resume \(new loop instance\): model "sim-1" → "sim-3"/)] });
+    expect(forkRows.find((row) => row.turn === 1 && row.step === 0)).toMatchObject({ isBreak: true, explanations: [expect.stringMatching(/^resumed with other settings: model "sim-1" → "sim-3"/)] });
   }, 30_000);
 
   it("keeps the session's own prompt and every explicit choice on resume, also when the model changes", async () => {

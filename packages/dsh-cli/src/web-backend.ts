@@ -39,7 +39,8 @@ async function continueTurn(store: SessionStore, id: string, input: ContinueInpu
 /** A session's row in the list; one that cannot be read is listed with the reason, so one damaged log never hides the others. */
 async function listItem(store: SessionStore, summary: SessionSummary): Promise<SessionListItem> {
   try {
-    return sessionListItem(summary, (await read(store, summary.sessionId)).log.slice());
+    const session = await read(store, summary.sessionId);
+    return sessionListItem(summary, session.log.slice(), session.location);
   } catch (error) {
     if (!isDshError(error)) throw error;
     return { ...sessionListItem(summary, []), problem: `cannot be read: ${error.code}: ${error.message}` };

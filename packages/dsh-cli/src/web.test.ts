@@ -50,16 +50,26 @@ describe("dsh web in Chromium", () => {
     expect(await server?.stop()).toBe(0);
   });
 
-  it("lists the store's sessions with models, turns, requests, cache-read share and fork parents", async () => {
+  it("lists the store's sessions with their first prompt, models, turns, requests, cache-read share and fork parents, filtered by text", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
     await page.goto(server.at(""));
     const row = page.locator(`tr[data-session="${main}"]`);
-    await expect(row.locator("td").nth(2).textContent()).resolves.toBe("sim/sim-1, sim/sim-2");
-    await expect(row.locator("td").nth(3).textContent()).resolves.toBe("2");
-    expect(Number(await row.locator("td").nth(4).textContent())).toBeGreaterThan(2);
-    await expect(row.locator("td").nth(5).textContent()).resolves.toMatch(/^\d+\.\d %$/);
-    await expect(page.locator(`tr[data-session="${fork}"] td`).nth(6).textContent()).resolves.toBe(main);
+    await expect(row.locator("td.prompt").textContent()).resolves.toBe("look at the project");
+    await expect(row.locator("td").nth(3).textContent()).resolves.toBe("sim/sim-1, sim/sim-2");
+    await expect(row.locator("td").nth(4).textContent()).resolves.toBe("2");
+    expect(Number(await row.locator("td").nth(5).textContent())).toBeGreaterThan(2);
+    await expect(row.locator("td").nth(6).textContent()).resolves.toMatch(/^\d+\.\d %$/);
+    await expect(page.locator(`tr[data-session="${fork}"] td`).nth(7).textContent()).resolves.toBe(main);
     await shot(page, "sessions");
+    const all = await page.locator("tbody tr").count();
+    expect(all).toBeGreaterThanOrEqual(2);
+    // Only the main session ran on sim-2; the words of a query may come in any order and case.
+    await page.fill("input.filter", "SIM-2 project");
+    await expect(page.locator("tbody tr").count()).resolves.toBe(1);
+    await expect(page.locator(`tr[data-session="${main}"]`).count()).resolves.toBe(1);
+    await expect(page.locator("p.count").textContent()).resolves.toBe(`1 of ${all} session(s)`);
+    await page.fill("input.filter", "no session says this");
+    await expect(page.locator("tbody tr").count()).resolves.toBe(0);
     await page.close();
   });
 
@@ -72,7 +82,7 @@ describe("dsh web in Chromium", () => {
     const cards = page.locator(".request-card");
     expect(await cards.count()).toBeGreaterThan(2);
     // Request 2 extends request 1: the model's answer and the tool result are appended, nothing replaced.
-    await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/\d+ node\(s\) kept, 2 appended, 0 replaced/);
+    await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/\d+ message\(s\) kept, 2 appended, 0 replaced/);
     await expect(page.locator('[data-request="2"] .token-legend').textContent()).resolves.toMatch(/\d+ cached/);
     await expect(page.locator('[data-request="2"] .bar-cached').count()).resolves.toBe(1);
     await shot(page, "session");
@@ -82,7 +92,7 @@ describe("dsh web in Chromium", () => {
     const breakCard = page.locator(".break-card");
     await expect(breakCard.count()).resolves.toBe(1);
     const cause = breakCard.locator("a.seq-link").first();
-    await expect(breakCard.textContent()).resolves.toMatch(/header resume \(new loop instance\): model "sim-1" → "sim-2" \(seq \d+\)/);
+    await expect(breakCard.textContent()).resolves.toMatch(/resumed with other settings: model "sim-1" → "sim-2" \(seq \d+\)/);
     await shot(page, "break");
     const seq = (await cause.textContent())!.replace("seq ", "");
     await cause.click();
@@ -93,6 +103,19 @@ describe("dsh web in Chromium", () => {
     const deep = await browser.newPage();
     await deep.goto(`${server.at(`sessions/${main}`)}#seq=${seq}`);
     await deep.waitForSelector(`#seq-${seq}.selected`);
+    // A link to a break opens its card in full, clear of the composer at the bottom of the window.
+    const breakHref = (await page.locator(".breaks-summary a.break-link").getAttribute("href"))!;
+    await deep.setViewportSize({ width: 1000, height: 500 });
+    await deep.goto(`${server.at(`sessions/${main}`)}${breakHref}`);
+    await deep.waitForSelector(`#seq-${breakHref.slice("#seq=".length)}.selected .break-card`);
+    await deep.waitForFunction(() => {
+      const view = globalThis as unknown as { document: { querySelector(selector: string): { getBoundingClientRect(): { top: number; bottom: number } } } };
+      const composer = view.document.querySelector(".composer").getBoundingClientRect();
+      const card = view.document.querySelector(".selected .break-card").getBoundingClientRect();
+      const entry = view.document.querySelector(".selected").getBoundingClientRect();
+      // The card is in full view; the request it belongs to starts at the top of the window, or fits above the composer.
+      return card.top >= 0 && card.bottom <= composer.top && entry.top >= 0 && (entry.top <= 40 || entry.bottom <= composer.top);
+    }, undefined, { timeout: 5_000 });
     await deep.close();
     await page.close();
   });

@@ -53,7 +53,18 @@ describe("buildSessionView", () => {
     expect(view.timeline.filter((entry) => entry.kind === "trim")).toHaveLength(1);
     expect(view.forkPoints).toHaveLength(3);
     expect(view.composer).toEqual({ provider: "scripted", model: "b", explicit: {} });
-    expect(sessionListItem(info, events)).toEqual({ id: "s1", createdAt: 5, models: ["scripted/a", "scripted/b"], turns: 3, requests: 6, cacheReadShare: 1500 / 4200 });
-    expect(sessionListItem(info, [])).toMatchObject({ models: [], cacheReadShare: null });
+    expect(sessionListItem(info, events)).toEqual({ id: "s1", createdAt: 5, models: ["scripted/a", "scripted/b"], turns: 3, requests: 6, cacheReadShare: 1500 / 4200, prompt: "one" });
+    expect(sessionListItem(info, [])).toEqual({ id: "s1", createdAt: 5, models: [], turns: 0, requests: 0, cacheReadShare: null });
+    // A session in a file is named by its file; one behind a URL (a database) is not.
+    expect(sessionListItem(info, [], "/home/me/.dsh/sessions/s1.jsonl")).toMatchObject({ file: "s1.jsonl" });
+    expect(sessionListItem(info, [], "postgres://db.example/dsh#s1")).not.toHaveProperty("file");
+  });
+
+  it("shows the start of the first prompt, clipped, and no prompt when it is empty", () => {
+    const user = (seq: number, text: string) => ({ seq, type: "user/message", time: 0, data: { content: [{ type: "text", text }], source: "user" } });
+    const long = `  ${"word ".repeat(60)}`;
+    const item = sessionListItem(info, [user(0, long), user(1, "later")]);
+    expect(item.prompt).toBe(`${"word ".repeat(60).trim().slice(0, 159)}…`);
+    expect(sessionListItem(info, [user(0, "  ")])).not.toHaveProperty("prompt");
   });
 });

@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { clipText } from "dsh-base";
 import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
@@ -76,23 +77,31 @@ export function usageFacts(events: readonly LogEvent[], requests: readonly Recon
   });
 }
 
-/** A session as the list shows it, from its events alone (no request is rebuilt). */
-export function sessionListItem(info: SessionIdentity, events: readonly LogEvent[]): SessionListItem {
+/** How much of the first prompt the list shows. */
+const PROMPT_PREVIEW = 160;
+
+/**
+ * A session as the list shows it, from its events alone (no request is rebuilt); `location` (a file
+ * path or a URL) gives the file name of a session that lives in a file.
+ */
+export function sessionListItem(info: SessionIdentity, events: readonly LogEvent[], location?: string): SessionListItem {
   const models: string[] = [];
+  let prompt: string | undefined;
   let turns = 0;
   let requests = 0;
-  let prompt = 0;
+  let promptTokens = 0;
   let read = 0;
   let reported = false;
   for (const event of events) {
     if (turnStartEvent.is(event)) turns++;
     else if (requestDispatchEvent.is(event)) requests++;
+    else if (prompt === undefined && event.type === "user/message") prompt = clipText(contentText((event.data as { content?: unknown }).content).trim(), PROMPT_PREVIEW);
     else if (requestHeaderEvent.is(event)) {
       const model = `${event.data.header.config.provider}/${event.data.header.config.model}`;
       if (!models.includes(model)) models.push(model);
     } else if (stepEndEvent.is(event) && event.data.usage !== undefined) {
       reported = true;
-      prompt += event.data.usage.inputTokens;
+      promptTokens += event.data.usage.inputTokens;
       read += event.data.usage.cacheReadTokens;
     }
   }
@@ -102,7 +111,9 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
     models,
     turns,
     requests,
-    cacheReadShare: reported && prompt > 0 ? read / prompt : null,
+    cacheReadShare: reported && promptTokens > 0 ? read / promptTokens : null,
+    ...(prompt === undefined || prompt === "" ? {} : { prompt }),
+    ...(location === undefined || location.includes("://") ? {} : { file: basename(location) }),
     ...(info.parent === undefined ? {} : { parent: { id: info.parent.sessionId, seedLength: info.parent.seedLength } }),
   };
 }

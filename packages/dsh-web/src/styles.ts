@@ -1,11 +1,15 @@
 /** The app's stylesheet, inlined into every page. */
 export const APP_STYLES = `
-:root { font: 14px/1.45 system-ui, sans-serif; color: #1d232a; background: #fafbfc; }
+:root { font: 14px/1.45 system-ui, sans-serif; color: #1d232a; background: #fafbfc; scroll-padding-top: 12px; }
 body { margin: 0 auto; max-width: 1100px; padding: 16px 24px 80px; }
 a { color: #0b5cad; }
 h1 { font-size: 22px; margin: 8px 0; word-break: break-all; }
 h2 { font-size: 16px; margin: 18px 0 6px; border-bottom: 1px solid #d8dde3; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f1f3f5; padding: 6px 8px; margin: 4px 0; max-height: 320px; overflow: auto; font-size: 12px; }
+input.filter { width: 100%; max-width: 480px; box-sizing: border-box; padding: 6px 8px; font: inherit; }
+p.count { color: #4a5560; font-size: 12px; margin: 6px 0; }
+table.sessions .file { color: #4a5560; font-size: 12px; }
+table.sessions td.prompt { max-width: 360px; overflow-wrap: anywhere; }
 table.sessions { border-collapse: collapse; width: 100%; }
 table.sessions th, table.sessions td { text-align: left; padding: 6px 8px; border-bottom: 1px solid #e3e7eb; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }

@@ -10,6 +10,10 @@ export interface SessionListItem {
   readonly requests: number;
   /** Cache-read tokens over prompt tokens of the requests that reported usage; `null` without usage. */
   readonly cacheReadShare: number | null;
+  /** The start of the session's first user message. */
+  readonly prompt?: string;
+  /** The name of the file the session lives in (JSONL stores). */
+  readonly file?: string;
   /** The session it was forked from; `broken` says why that lineage points nowhere (the parent is gone, or shorter than the seed). */
   readonly parent?: { readonly id: string; readonly seedLength: number; readonly broken?: string };
   /** Why the session could not be read (a damaged log): it is listed, not opened. */

@@ -26,7 +26,7 @@ export async function compactCommand(argv: readonly string[], io: CliIo): Promis
     const agent = cliAgent(opened.log, provider, config, {}, io);
     const result = await agent.compact({ keepRecent, summaryModel: config });
     if (result.outcome === "completed") {
-      io.stdout.write(`compacted surface nodes at seqs ${result.range.start}..${result.range.end} into one summary (generation ${result.generation})\n`);
+      io.stdout.write(`compacted the messages logged at seqs ${result.range.start}..${result.range.end} into one summary\n`);
       return EXIT.ok;
     }
     if (result.outcome === "skipped") {

@@ -1,6 +1,26 @@
-import { useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ComposerView } from "../view-types.js";
 import { continueSession } from "./api.js";
+
+/**
+ * Keeps scrolling (links to an event, `scrollIntoView`) from placing anything under the composer,
+ * which stays at the bottom of the window: the page's scroll padding follows its height.
+ */
+function keepClearOf(element: HTMLElement | null): (() => void) | undefined {
+  if (element === null) return undefined;
+  const root = document.documentElement;
+  const clear = () => {
+    root.style.scrollPaddingBottom = `${element.offsetHeight + 16}px`;
+  };
+  // Before the page scrolls to a linked event (its effect runs after this one), then on every resize.
+  clear();
+  const observer = new ResizeObserver(clear);
+  observer.observe(element);
+  return () => {
+    observer.disconnect();
+    root.style.scrollPaddingBottom = "";
+  };
+}
 
 /**
  * Sends a new turn. The model picker starts from the selection restored from the log, which leaves
@@ -13,6 +33,8 @@ export function Composer({ sessionId, composer, onDone }: { sessionId: string; c
   const [answer, setAnswer] = useState("");
   const [status, setStatus] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  useLayoutEffect(() => keepClearOf(form.current), []);
   const send = async (event: Event) => {
     event.preventDefault();
     if (prompt.trim() === "" || busy) return;
@@ -39,7 +61,7 @@ export function Composer({ sessionId, composer, onDone }: { sessionId: string; c
   };
   const explicit = Object.entries(composer.explicit);
   return (
-    <form class="composer" onSubmit={send}>
+    <form class="composer" ref={form} onSubmit={send}>
       <div class="picker">
         <label>
           provider <input name="provider" value={composer.provider} readOnly />

@@ -54,7 +54,7 @@ export function RequestCard({ request }: { request: RequestView }) {
       {request.misses.length === 0 ? null : <div class="misses">cache miss: {request.misses.join("; ")}</div>}
       <div class="node-diff">
         <div class="node-summary">
-          vs the previous request: {kept} node(s) kept, {request.nodes.filter((node) => node.status === "appended").length} appended, {request.nodes.filter((node) => node.status === "replaced").length} replaced
+          vs the previous request: {kept} message(s) kept, {request.nodes.filter((node) => node.status === "appended").length} appended, {request.nodes.filter((node) => node.status === "replaced").length} replaced
           {request.removed > 0 ? `, ${request.removed} removed` : ""}
         </div>
         {changed.map((node) => (

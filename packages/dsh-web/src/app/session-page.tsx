@@ -40,7 +40,7 @@ export function SessionPage({ load, live }: { load: () => Promise<SessionView>; 
     return () => removeEventListener("hashchange", onHash);
   }, []);
   useEffect(() => {
-    if (selected !== undefined) document.getElementById(`seq-${selected}`)?.scrollIntoView({ block: "center" });
+    if (selected !== undefined) document.getElementById(`seq-${selected}`)?.scrollIntoView({ block: "start" });
   }, [selected, view]);
   if (error !== undefined) return <p class="error">{error}</p>;
   if (view === undefined) return <p>Loading…</p>;
