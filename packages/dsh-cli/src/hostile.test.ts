@@ -111,7 +111,7 @@ describe("the command line", () => {
     const run = await runCli(["run", "--scenario", await scenario([{ text: "ok" }]), "--log", "q.jsonl", "hi"], { cwd: dir });
     expect(run.code).toBe(0);
     const none = await runCli(["quarantine", "accept", "q.jsonl", `sha256:${"a".repeat(64)}`], { cwd: dir });
-    expect(none).toMatchObject({ code: 1, stderr: `dsh: no current surface node references sha256:${"a".repeat(64)}\n` });
+    expect(none).toMatchObject({ code: 1, stderr: `dsh: no message in the session references sha256:${"a".repeat(64)} now\n` });
     expect(await runCli(["quarantine", "reject", "q.jsonl", "x"], { cwd: dir })).toMatchObject({ code: 2 });
   });
 

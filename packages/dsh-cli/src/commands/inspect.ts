@@ -45,7 +45,7 @@ function describeAssistantBlock(block: AssistantContent): string {
 
 function describeSurface(event: SurfaceEvent): string {
   const replace = event.data.replaces;
-  const replaced = replace === undefined ? "" : ` (replaces ${replace.start}..${replace.end}, generation ${replace.generation})`;
+  const replaced = replace === undefined ? "" : ` (replaces the messages logged at seqs ${replace.start}..${replace.end})`;
   switch (event.type) {
     case "system/message":
       return `system prompt${replaced}: ${JSON.stringify(clip(event.data.content, 60))}`;

@@ -23,8 +23,8 @@ export async function quarantineCommand(argv: readonly string[], io: CliIo): Pro
     // No model is called: the runtime stays empty, and the selection only satisfies the constructor.
     const agent = new Agent({ log, runtime: new LlmRuntime(), config: continuedConfig(log, {}) });
     const replaced = await agent.acceptQuarantine(digest);
-    if (replaced === 0) throw new CliError(`no current surface node references ${digest}`, EXIT.failure);
-    io.stdout.write(`quarantined ${digest}: replaced ${replaced} surface node(s) with a placeholder\n`);
+    if (replaced === 0) throw new CliError(`no message in the session references ${digest} now`, EXIT.failure);
+    io.stdout.write(`quarantined ${digest}: replaced the image with a placeholder in ${replaced} message(s)\n`);
     return EXIT.ok;
   } finally {
     await opened.close();
