@@ -1,6 +1,6 @@
 import { LlmError, freezeRequest, markAgentLoopRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
 import { describe, expect, it } from "vitest";
-import { compareRequests } from "./compare.js";
+import { compareRequests, firstDifference } from "./compare.js";
 import { harness } from "./test-support/harness.js";
 
 /** An agent whose runtime's listener collects what was sent, as a user's would. */
@@ -76,5 +76,43 @@ describe("compareRequests", () => {
     await agent.run("three");
     expect(sent).toHaveLength(2);
     expect(await compareRequests(log, sent)).toEqual({ same: true, compared: 2 });
+  });
+});
+
+describe("firstDifference", () => {
+  it("names the first differing path through objects and arrays, key order included", () => {
+    expect(firstDifference({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }, "")).toBeUndefined();
+    expect(firstDifference({ a: [1, { b: 2 }] }, { a: [1, { b: 3 }] }, "")).toBe("a[1].b");
+    expect(firstDifference({ a: [1] }, { a: [1, 2] }, "")).toBe("a[1]");
+    expect(firstDifference({ a: [1, 2] }, { a: [1] }, "")).toBe("a[1]");
+    expect(firstDifference({ a: 1 }, { a: 1, b: 2 }, "")).toBe("b (keys differ in name or order)");
+    expect(firstDifference({ a: 1, b: 2 }, { a: 1 }, "")).toBe("b (keys differ in name or order)");
+    expect(firstDifference({ a: 1, b: 2 }, { b: 2, a: 1 }, "")).toBe("a (keys differ in name or order)");
+    expect(firstDifference({ a: [] }, { a: {} }, "")).toBe("a");
+    expect(firstDifference({ a: {} }, { a: [] }, "")).toBe("a");
+    expect(firstDifference({ a: null }, { a: {} }, "")).toBe("a");
+    expect(firstDifference({ a: {} }, { a: null }, "")).toBe("a");
+    expect(firstDifference({ a: "1" }, { a: 1 }, "")).toBe("a");
+    expect(firstDifference([{ x: 1 }], [{ x: 1 }], "m")).toBeUndefined();
+  });
+});
+
+describe("compareRequests with a seq to start from and requests never sent", () => {
+  it("includes the request dispatched exactly at fromSeq", async () => {
+    const { agent, log, sent } = watched(() => ({ text: "done" }));
+    await agent.run("one");
+    await agent.run("two");
+    const second = log.slice().filter((event) => event.type === "request/dispatch")[1]!.seq;
+    expect(await compareRequests(log, sent.slice(1), { fromSeq: second })).toEqual({ same: true, compared: 1 });
+    expect(await compareRequests(log, sent.slice(1), { fromSeq: second + 1 })).toMatchObject({ same: false, difference: { detail: "a request was sent that the log does not have" } });
+  });
+
+  it("accepts a last request that never left the process, and skips an unsent one that differs from the next sent", async () => {
+    const { agent, log, sent } = watched(() => ({ text: "done" }));
+    await agent.run("one");
+    agent.reconfigure({ provider: "nobody", model: "m" });
+    await expect(agent.run("two")).rejects.toMatchObject({ code: "LLM_NO_ADAPTER" });
+    expect(await compareRequests(log, sent)).toEqual({ same: true, compared: 1 });
+    expect(await compareRequests(log, [])).toMatchObject({ same: false, compared: 0, difference: { index: 0, detail: "the log has a request that was not sent" } });
   });
 });

@@ -53,7 +53,7 @@ export async function compareRequests(
     const path = firstDifference(withoutSignal(rebuilt.request), withoutSignal(candidate), "");
     if (path !== undefined) {
       if (!rebuilt.sent) continue;
-      return { same: false, compared, difference: { ...where, detail: path === "" ? "the request" : path } };
+      return { same: false, compared, difference: { ...where, detail: path } };
     }
     next += 1;
     compared += 1;
@@ -73,7 +73,7 @@ function withoutSignal({ signal: _signal, ...rest }: FrozenGenerateOptions): unk
 }
 
 /** The path of the first place where `a` and `b` differ as JSON (key order included), or `undefined`. */
-function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
+export function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
   if (a === b) return undefined;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return path;
   if (Array.isArray(a) && Array.isArray(b)) {

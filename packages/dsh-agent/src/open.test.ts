@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { foldRequestHeader } from "dsh-header";
 import { LlmRuntime, type FrozenGenerateOptions, type LlmAdapter } from "dsh-llm";
-import { JsonlStore, readJsonlLog } from "dsh-log";
+import type { AttachmentStore } from "dsh-attachments";
+import { JsonlStore, createJsonlLog, readJsonlLog } from "dsh-log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { continuedSelection } from "./continue.js";
 import { AgentError } from "./errors.js";
 import { openAgent } from "./open.js";
 import { createAgentRegistry } from "./register.js";
@@ -113,5 +115,60 @@ describe("openAgent", () => {
     const store = new JsonlStore(dir);
     await expect(openAgent({ session: { store, id: "../escape" }, adapters: [answering()], config: { provider: "scripted", model: "m" } })).rejects.toMatchObject({ code: "LOG_BAD_SESSION_ID" });
     await expect(openAgent({ session: dir, adapters: [answering()], config: { provider: "scripted", model: "m" } })).rejects.toMatchObject({ code: expect.stringMatching(/^LOG_/) });
+  });
+});
+
+describe("openAgent's edges", () => {
+  it("starts a new session with an empty prompt unless one is given", async () => {
+    const adapter = answering();
+    const session = await openAgent({ session: join(dir, "s.jsonl"), adapters: [adapter], config: { provider: "scripted", model: "model-a" } });
+    await session.agent.run("hi");
+    await session.close();
+    expect(adapter.received[0]?.messages[0]).toMatchObject({ role: "system", content: "" });
+  });
+
+  it("hands its attachments store to the adapters, and refuses a runtime with attachments", async () => {
+    const attachments = { root: dir } as unknown as AttachmentStore;
+    const seen: unknown[] = [];
+    const inner = answering();
+    const adapter: LlmAdapter = { provider: "scripted", stream: (request, context) => (seen.push(context.attachments), inner.stream(request)) };
+    const session = await openAgent({ session: join(dir, "s.jsonl"), adapters: [adapter], attachments, config: { provider: "scripted", model: "model-a" } });
+    await session.agent.run("hi");
+    await session.close();
+    expect(seen).toEqual([attachments]);
+    await expect(openAgent({ session: join(dir, "t.jsonl"), runtime: new LlmRuntime(), attachments, config: { provider: "scripted", model: "m" } })).rejects.toThrow("pass either runtime or adapters");
+  });
+
+  it("reports why a session cannot be opened: a missing directory, a session another writer holds", async () => {
+    const config = { provider: "scripted", model: "model-a" };
+    await expect(openAgent({ session: join(dir, "missing", "s.jsonl"), adapters: [answering()], config })).rejects.toMatchObject({ code: "ENOENT" });
+    const path = join(dir, "held.jsonl");
+    const holder = await openAgent({ session: path, adapters: [answering()], config });
+    await expect(openAgent({ session: path, adapters: [answering()], config })).rejects.toMatchObject({ code: "LOG_LOCKED" });
+    const store = new JsonlStore(join(dir, "store"));
+    const held = await openAgent({ session: { store, id: "held" }, adapters: [answering()], config });
+    await expect(openAgent({ session: { store, id: "held" }, adapters: [answering()], config })).rejects.toMatchObject({ code: "LOG_LOCKED" });
+    await holder.close();
+    await held.close();
+  });
+});
+
+describe("continuedSelection", () => {
+  it("needs both a provider and a model for a log without requests", async () => {
+    const { log } = await createJsonlLog(join(dir, "empty.jsonl"), { registry: createAgentRegistry() });
+    for (const partial of [{ provider: "scripted" }, { model: "model-a" }, {}]) {
+      expect(() => continuedSelection(log, partial)).toThrow("the session has no request to continue from: give config with a provider and a model");
+    }
+    expect(continuedSelection(log, { provider: "scripted", model: "model-a", temperature: 1 })).toEqual({ provider: "scripted", model: "model-a", temperature: 1 });
+    await log.close();
+  });
+
+  it("keeps provider-specific choices when only the model changes", async () => {
+    const path = join(dir, "s.jsonl");
+    const first = await openAgent({ session: path, adapters: [answering()], config: { provider: "scripted", model: "model-a", cacheTtl: "1h", cachePolicy: "rolling-v1" } });
+    await first.agent.run("hello");
+    expect(continuedSelection(first.log, { model: "model-b" })).toEqual({ provider: "scripted", model: "model-b", cacheTtl: "1h", cachePolicy: "rolling-v1" });
+    expect(() => continuedSelection(first.log, { provider: "other" })).toThrow("switching the session from provider scripted to other needs a model");
+    await first.close();
   });
 });

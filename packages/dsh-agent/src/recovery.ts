@@ -11,7 +11,7 @@ const CLOSED_BY_INTERRUPTION = "not run: the session was interrupted before this
 
 /** Error results for the tool calls still awaiting results, so the surface stays sendable. */
 export function closeOpenCalls(surface: SurfaceManager, why: string): EventInput[] {
-  return surface.state.openCalls.map((call) => {
+  return surface.state.openCalls.toArray().map((call) => {
     const outcome = toolErrorOutcome(new ToolError("TOOL_NOT_RUN", why));
     return toolResultEvent.input({ callId: call.callId, toolName: call.name, content: outcome.content, isError: true, source: "recovery" });
   });

@@ -21,7 +21,8 @@ async function drive(choices: readonly number[]) {
     const nodes = state.nodes.toArray();
     let input: EventInput | undefined;
     if (state.openCalls.length > 0) {
-      const call = state.openCalls[choice % state.openCalls.length]!;
+      const open = state.openCalls.toArray();
+      const call = open[choice % open.length]!;
       input = toolResult(call.callId, call.name, `output ${counter++} `.repeat(1 + (choice % 4)));
     } else {
       switch (choice % 6) {

@@ -1,5 +1,6 @@
 import { LogError, type AdmissionRule, type LogEvent } from "dsh-log";
 import { AppendList } from "./append-list.js";
+import { OpenCalls } from "./open-calls.js";
 import { isSurfaceEvent, surfaceEventTypes, type SurfaceEvent, type SurfaceReplace } from "./events.js";
 
 /** What admission remembers of one current surface node. */
@@ -16,7 +17,7 @@ export interface SurfaceNode {
 export interface SurfaceState {
   readonly nodes: AppendList<SurfaceNode>;
   readonly generation: number;
-  readonly openCalls: readonly { readonly callId: string; readonly name: string }[];
+  readonly openCalls: OpenCalls;
 }
 
 function refuse(event: LogEvent, message: string): never {
@@ -49,36 +50,37 @@ function appendNode(state: SurfaceState, event: SurfaceEvent, node: SurfaceNode)
   let openCalls = state.openCalls;
   if (node.result !== undefined) {
     const { callId, toolName } = node.result;
-    const call = openCalls.find((open) => open.callId === callId);
+    const call = openCalls.find(callId);
     if (call === undefined) refuse(event, `no tool call ${callId} is awaiting a result`);
     if (call.name !== toolName) refuse(event, `call ${callId} was made to ${call.name}, not ${toolName}`);
-    openCalls = openCalls.filter((open) => open !== call);
+    openCalls = openCalls.answer(callId);
   } else if (openCalls.length > 0) {
-    refuse(event, `tool calls ${openCalls.map((open) => open.callId).join(", ")} still await results`);
+    refuse(event, `tool calls ${openCalls.toArray().map((open) => open.callId).join(", ")} still await results`);
   }
   if (node.calls.length > 0) {
     const ids = node.calls.map((call) => call.callId);
     if (new Set(ids).size !== ids.length) refuse(event, "an assistant message repeats a tool call id");
-    openCalls = node.calls;
+    openCalls = OpenCalls.of(node.calls);
   }
   return { nodes: state.nodes.append(node), generation: state.generation, openCalls };
 }
 
 /** Checks that every tool call in `nodes` is followed directly by its results, and nothing else in between. */
 function checkPairing(event: SurfaceEvent, nodes: readonly SurfaceNode[]): void {
-  let open: string[] = [];
+  let open = OpenCalls.none;
+  const split = () => refuse(event, `the replace would split tool calls ${open.toArray().map((call) => call.callId).join(", ")} from their results`);
   for (const node of nodes) {
     if (node.result !== undefined) {
-      if (!open.includes(node.result.callId)) {
+      if (open.find(node.result.callId) === undefined) {
         refuse(event, `the replace would leave the result of ${node.result.callId} without its call`);
       }
-      open = open.filter((id) => id !== node.result?.callId);
+      open = open.answer(node.result.callId);
       continue;
     }
-    if (open.length > 0) refuse(event, `the replace would split tool calls ${open.join(", ")} from their results`);
-    open = node.calls.map((call) => call.callId);
+    if (open.length > 0) split();
+    open = OpenCalls.of(node.calls);
   }
-  if (open.length > 0) refuse(event, `the replace would split tool calls ${open.join(", ")} from their results`);
+  if (open.length > 0) split();
 }
 
 function replaceNodes(state: SurfaceState, event: SurfaceEvent, node: SurfaceNode, replace: SurfaceReplace): SurfaceState {
@@ -112,7 +114,7 @@ function replaceNodes(state: SurfaceState, event: SurfaceEvent, node: SurfaceNod
   }
   const next = [...nodes.slice(0, startIndex), node, ...nodes.slice(endIndex + 1)];
   checkPairing(event, next);
-  return { nodes: AppendList.of(next), generation: replace.generation, openCalls: [] };
+  return { nodes: AppendList.of(next), generation: replace.generation, openCalls: OpenCalls.none };
 }
 
 /**
@@ -123,7 +125,7 @@ function replaceNodes(state: SurfaceState, event: SurfaceEvent, node: SurfaceNod
 export const surfaceAdmission: AdmissionRule<SurfaceState> = {
   name: "dsh-surface/surface",
   types: surfaceEventTypes,
-  initial: () => ({ nodes: AppendList.of(), generation: 0, openCalls: [] }),
+  initial: () => ({ nodes: AppendList.of(), generation: 0, openCalls: OpenCalls.none }),
   admit(state, event) {
     if (!isSurfaceEvent(event)) return state;
     const node = nodeOf(event);
