@@ -1,6 +1,7 @@
-import { LlmError, freezeRequest, markAgentLoopRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
+import { LlmError, freezeRequest, markAgentLoopRequest, markUnsent, type FrozenGenerateOptions, type Message } from "dsh-llm";
 import { describe, expect, it } from "vitest";
 import { compareRequests, firstDifference } from "./compare.js";
+import { reconstructRequests } from "./reconstruct.js";
 import { harness } from "./test-support/harness.js";
 
 /** An agent whose runtime's listener collects what was sent, as a user's would. */
@@ -67,7 +68,7 @@ describe("compareRequests", () => {
     expect((await compareRequests(log, sent.slice(before))).same).toBe(false);
   });
 
-  it("accepts a rebuilt request the log says never left the process, whether or not a listener saw it", async () => {
+  it("is not thrown off by a turn that failed before its request was dispatched", async () => {
     const { agent, log, sent } = watched(() => ({ text: "done" }));
     await agent.run("one");
     agent.reconfigure({ provider: "nobody", model: "m" });
@@ -107,12 +108,17 @@ describe("compareRequests with a seq to start from and requests never sent", () 
     expect(await compareRequests(log, sent.slice(1), { fromSeq: second + 1 })).toMatchObject({ same: false, difference: { detail: "a request was sent that the log does not have" } });
   });
 
-  it("accepts a last request that never left the process, and skips an unsent one that differs from the next sent", async () => {
-    const { agent, log, sent } = watched(() => ({ text: "done" }));
+  it("accepts a rebuilt request that never left the process whether or not the sent list has it", async () => {
+    const { agent, log, sent } = watched((_request, index) => (index === 1 ? { error: markUnsent(new LlmError("LLM_INVALID_REQUEST", "refused before sending")) } : { text: "done" }));
     await agent.run("one");
-    agent.reconfigure({ provider: "nobody", model: "m" });
-    await expect(agent.run("two")).rejects.toMatchObject({ code: "LLM_NO_ADAPTER" });
-    expect(await compareRequests(log, sent)).toEqual({ same: true, compared: 1 });
+    await expect(agent.run("two")).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    const [first, unsent] = sent;
+    expect((await reconstructRequests(log)).map((request) => request.sent)).toEqual([true, false]);
+    // At the end of the log, and before a request that was sent.
+    expect(await compareRequests(log, [first!])).toEqual({ same: true, compared: 1 });
+    expect(await compareRequests(log, [first!, unsent!])).toEqual({ same: true, compared: 2 });
+    await agent.run("three");
+    expect(await compareRequests(log, [first!, sent[2]!])).toEqual({ same: true, compared: 2 });
     expect(await compareRequests(log, [])).toMatchObject({ same: false, compared: 0, difference: { index: 0, detail: "the log has a request that was not sent" } });
   });
 });

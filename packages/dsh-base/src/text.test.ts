@@ -28,6 +28,26 @@ describe("truncateText", () => {
       }),
     );
   });
+
+  it("cuts where segmenting the whole text would: the window it reads past the cut is enough", () => {
+    const whole = (text: string, max: number) => {
+      let end = 0;
+      for (const { index, segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)) {
+        if (index + segment.length > max) break;
+        end = index + segment.length;
+      }
+      return text.slice(0, end);
+    };
+    // Emoji with skin tones and joiners, flags (pairs of regional indicators), accents, Hangul jamo, CR LF.
+    const pieces = ["a", "é", "e\u0301", "👍🏽", "👩‍👩‍👧", "🇯🇵", "🇫", "\u1100\u1161\u11A8", "\r\n", "क्‍ष", "\u0301"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), fc.nat({ max: 60 }), (parts, max) => {
+        const text = parts.join("");
+        expect(truncateText(text, max)).toBe(whole(text, max));
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 500) },
+    );
+  });
 });
 
 describe("clipText", () => {

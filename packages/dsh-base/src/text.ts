@@ -1,5 +1,7 @@
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 const LONE_SURROGATE = /\p{Cs}/u;
+/** How far past a cut the segmenter reads, in UTF-16 units: one character after the cut, a surrogate pair at most. */
+const BOUNDARY_LOOKAHEAD = 2;
 
 /**
  * The longest start of `text` that is at most `maxLength` UTF-16 units long and ends between two
@@ -9,7 +11,9 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export function truncateText(text: string, maxLength: number): string {
   if (text.length <= maxLength) return text;
   let end = 0;
-  for (const { index, segment } of graphemes.segment(text)) {
+  // A boundary depends on the characters before it and the one after: segmenting a window just past
+  // the cut finds the same boundaries up to it, without handing the whole text to the segmenter.
+  for (const { index, segment } of graphemes.segment(text.slice(0, maxLength + BOUNDARY_LOOKAHEAD))) {
     if (index + segment.length > maxLength) break;
     end = index + segment.length;
   }
