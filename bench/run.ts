@@ -11,6 +11,7 @@ import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
 import { loadBench } from "./load.js";
 import { storesBench } from "./stores.js";
+import { wideAnswerBench } from "./wide-answer.js";
 import type { ReconstructResult } from "./reconstruct.js";
 import { fmt, table } from "./util.js";
 
@@ -136,7 +137,11 @@ try {
     ]),
   );
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores };
+  const wide = await wideAnswerBench(dir, quick ? 2000 : 25_000);
+  console.log(`\n8. Commands on one answer with ${wide.calls} and ${4 * wide.calls} tool calls (a ${fmt(wide.logBytes / 1e6)} MB log): time per call, larger over smaller (1.0 is linear)`);
+  console.log(table([["command", `${wide.calls} calls ms`, `${4 * wide.calls} calls ms`, "per-call ratio"], ...wide.rows.map((row) => [`dsh ${row.command}`, fmt(row.smallMs), fmt(row.largeMs), fmt(row.perCallRatio)])]));
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
