@@ -8,12 +8,15 @@ import { printable } from "./printable.js";
 /**
  * Progress while a run streams: the answer's text on stdout, steps, tool calls, retries and
  * compactions on stderr, all made printable. On a terminal the text streams as it arrives (a retried
- * attempt's partial text is marked as discarded); otherwise each answer's text is written once it is
- * logged, so stdout holds exactly the answers.
+ * attempt's partial text is marked as discarded); otherwise each answer's text is written once
+ * `durable` says it is logged, so stdout holds exactly the answers the log holds (a writer that lost
+ * its session to another shows nothing it could not log).
  */
-export function showProgress(io: CliIo) {
+export function showProgress(io: CliIo, durable: () => Promise<void>) {
   const live = io.stdout.isTTY === true;
   let pending = "";
+  /** Answers wait here for their durability, in order. */
+  let printing = Promise.resolve();
   let midLine = false;
   const write = (text: string) => {
     if (text === "") return;
@@ -36,7 +39,12 @@ export function showProgress(io: CliIo) {
         // Numbered as the log numbers them, from 0, like every other command and the web app.
         note(`turn ${event.data.turn} step ${event.data.step}`);
       } else if (assistantMessageEvent.is(event)) {
-        if (!live) write(event.data.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(""));
+        if (!live) {
+          const text = event.data.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+          printing = printing.then(durable).then(() => write(text));
+          // A failure to log is reported by the turn that fails with it; the answer is just not shown.
+          printing = printing.catch(() => undefined);
+        }
         pending = "";
         for (const block of event.data.content) if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
       } else if (toolResultEvent.is(event) && event.data.replaces === undefined) {
@@ -52,7 +60,9 @@ export function showProgress(io: CliIo) {
         note(`  compaction ${event.data.outcome}`);
       }
     },
-    finish() {
+    /** Waits for the answers still waiting to be shown, then ends the last line. */
+    async finish() {
+      await printing;
       if (midLine) io.stdout.write("\n");
       midLine = false;
     },

@@ -155,16 +155,16 @@ export const SIMULATOR_CACHE_FILE = ".dsh/simulator-cache.json";
 
 /** Runs one turn with progress on the terminal; closes the log; returns the exit code. */
 export async function runTurn(agent: Agent, logPath: string, input: ContentInput, io: CliIo): Promise<number> {
-  const progress = showProgress(io);
+  const progress = showProgress(io, () => agent.log.whenDurable());
   const unsubscribe = agent.log.subscribe((events) => events.forEach(progress.event));
   try {
     const result = await agent.run(input, { onChunk: progress.chunk, ...(io.signal === undefined ? {} : { signal: io.signal }) });
-    progress.finish();
+    await progress.finish();
     io.stderr.write(`dsh: turn ${result.turn} ${result.reason} after ${result.steps} step(s)\n`);
     if (result.reason === "aborted") return EXIT.interrupted;
     return result.reason === "completed" ? EXIT.ok : EXIT.failure;
   } finally {
-    progress.finish();
+    await progress.finish();
     unsubscribe();
     await agent.log.close();
     io.stderr.write(`dsh: log: ${logPath}\n`);

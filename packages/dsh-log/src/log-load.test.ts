@@ -63,7 +63,42 @@ describe("a failing sink", () => {
     const failure = await log.append(noteAdded.input({ text: "a" })).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: "LOG_SINK_FAILED", message: "the log could not be made durable; it is now read-only", cause });
     await expect(log.append(noteAdded.input({ text: "b" }))).rejects.toBe(failure);
+    await expect(log.whenDurable()).rejects.toBe(failure);
     expect(writes).toBe(1);
+  });
+
+  it("says LOG_CONFLICT, not a durability failure, when another writer took the session over", async () => {
+    const cause = new LogError("LOG_CONFLICT", "session s-1 was opened by another writer; this one may no longer append");
+    const sink: LogSink = { write: () => Promise.reject(cause), close: () => Promise.resolve() };
+    const log = new EventLog({ registry: testRegistry(), sink });
+    const failure = await log.append(noteAdded.input({ text: "a" })).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 was opened by another writer; this one may no longer append; this log is now read-only", cause });
+    await expect(log.append(noteAdded.input({ text: "b" }))).rejects.toBe(failure);
+  });
+});
+
+describe("whenDurable", () => {
+  it("resolves once every batch appended so far is durable, and rejects with the failure of the latest", async () => {
+    const pending: (() => void)[] = [];
+    const failures: ((error: Error) => void)[] = [];
+    const sink: LogSink = {
+      write: () => new Promise<void>((resolve, reject) => (pending.push(resolve), failures.push(reject))),
+      close: () => Promise.resolve(),
+    };
+    const log = new EventLog({ registry: testRegistry(), sink });
+    await log.whenDurable(); // nothing appended yet
+    const appended = log.append(noteAdded.input({ text: "a" }));
+    let durable = false;
+    const waiting = log.whenDurable().then(() => (durable = true));
+    await Promise.resolve();
+    expect(durable).toBe(false);
+    pending[0]!();
+    await waiting;
+    await appended;
+    void log.append(noteAdded.input({ text: "b" })).catch(() => undefined);
+    const refused = log.whenDurable().catch((error: unknown) => error);
+    failures[1]!(new Error("disk gone"));
+    expect(await refused).toMatchObject({ code: "LOG_SINK_FAILED", cause: new Error("disk gone") });
   });
 });
 

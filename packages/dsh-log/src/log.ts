@@ -46,6 +46,8 @@ export class EventLog {
   #delivering = false;
   #ruleStates: unknown[];
   #failure: LogError | undefined;
+  /** The sink write of the latest batch: sinks commit in order, so it settles after every earlier one. */
+  #durable: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(options: EventLogOptions) {
@@ -156,14 +158,37 @@ export class EventLog {
     for (const event of events) this.#events.push(event);
     // Hand the batch to the sink before listeners run, so a listener that appends cannot reorder the file.
     const durable = this.#sink === undefined ? Promise.resolve() : this.#sink.write(events);
+    this.#durable = durable;
     this.#deliver(events);
     return durable.then(
       () => events,
       (cause: unknown) => {
-        this.#failure ??= new LogError("LOG_SINK_FAILED", "the log could not be made durable; it is now read-only", {
-          cause,
-        });
-        throw this.#failure;
+        throw this.#failed(cause);
+      },
+    );
+  }
+
+  /**
+   * The failure that turns the log read-only: another writer took the session over (`LOG_CONFLICT`,
+   * said as such), or the sink could not make a batch durable (`LOG_SINK_FAILED`, with its cause).
+   */
+  #failed(cause: unknown): LogError {
+    this.#failure ??=
+      cause instanceof LogError && cause.code === "LOG_CONFLICT"
+        ? new LogError("LOG_CONFLICT", `${cause.message}; this log is now read-only`, { cause })
+        : new LogError("LOG_SINK_FAILED", "the log could not be made durable; it is now read-only", { cause });
+    return this.#failure;
+  }
+
+  /**
+   * Resolves once every event appended so far is durable, or rejects with the failure that stopped
+   * it: what a listener awaits before it shows an event as logged.
+   */
+  whenDurable(): Promise<void> {
+    return this.#durable.then(
+      () => undefined,
+      (cause: unknown) => {
+        throw this.#failed(cause);
       },
     );
   }
