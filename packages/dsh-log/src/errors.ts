@@ -16,6 +16,7 @@ export type LogErrorCode =
   | "LOG_CLOSED"
   | "LOG_LOAD_REFUSED"
   | "LOG_CONFLICT"
+  | "LOG_STORE_UNAVAILABLE"
   | "LOG_BAD_SESSION_ID";
 
 /** A log operation failed; `code` says why and `line` (1-based, header = 1) locates a persisted problem. */

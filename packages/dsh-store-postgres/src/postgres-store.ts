@@ -1,16 +1,17 @@
 import pg from "pg";
 import { maskUrlPassword } from "dsh-base";
 import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
-import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
-import { migrate } from "./schema.js";
+import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
+import { NOTIFY_CHANNEL, migrate } from "./schema.js";
+import { followSession } from "./follow.js";
 
-/** The channel appends notify followers on; the payload is the session id. */
-export const NOTIFY_CHANNEL = "dsh_events";
 
 /** Options of {@link PostgresStore.connect}. */
 export interface PostgresStoreOptions {
   /** Most connections the pool opens (default 10); a follower uses one more of its own. */
   readonly maxConnections?: number;
+  /** How long a follower whose connection the server ended tries to open it again, in ms (default 30,000). */
+  readonly followReconnectMs?: number;
 }
 
 interface SessionRow {
@@ -50,9 +51,11 @@ export class PostgresStore implements SessionStore {
   readonly #url: string;
   readonly #pool: pg.Pool;
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
+  readonly #reconnectMs: number;
 
-  private constructor(url: string, pool: pg.Pool) {
+  private constructor(url: string, pool: pg.Pool, reconnectMs: number) {
     this.#url = url;
+    this.#reconnectMs = reconnectMs;
     this.location = maskUrlPassword(url);
     this.#pool = pool;
   }
@@ -72,7 +75,7 @@ export class PostgresStore implements SessionStore {
       await pool.end();
       throw error;
     }
-    return new PostgresStore(url, pool);
+    return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000);
   }
 
   async create(options: CreateSessionOptions): Promise<StoredSession> {
@@ -88,7 +91,7 @@ export class PostgresStore implements SessionStore {
     };
     // The seed is admitted once, by the log that will write to it, before anything is stored.
     const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
-    const client = await this.#pool.connect();
+    const client = await this.#checkout();
     try {
       await inTransaction(client, async () => {
         const inserted = await client.query(
@@ -121,44 +124,35 @@ export class PostgresStore implements SessionStore {
     return rows.map((row) => ({ ...infoOf(row), events: row.head }));
   }
 
+  /**
+   * Follows a session: LISTEN for its notifications and catch up by seq on each. A connection the
+   * server ends (a restart) is opened again and the follower catches up; one that cannot be opened
+   * again within `followReconnectMs` ends the follow with `LOG_STORE_UNAVAILABLE`, saying why.
+   */
   async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
     const info = infoOf(await this.#existing(sessionId));
-    const listener = new pg.Client({ connectionString: this.#url });
-    listener.on("error", () => undefined);
-    await listener.connect();
-    let wake: (() => void) | undefined;
-    let pending = true;
-    const signal = () => {
-      pending = true;
-      wake?.();
-    };
-    listener.on("notification", (message) => {
-      if (message.payload === sessionId) signal();
-    });
-    options.signal.addEventListener("abort", signal, { once: true });
-    try {
-      await listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
-      let next = options.fromSeq;
-      while (!options.signal.aborted) {
-        if (!pending) await new Promise<void>((resolve) => (wake = resolve));
-        pending = false;
-        if (options.signal.aborted) break;
-        // Catch up by seq: a notification says "something new", the query says what.
-        const { rows } = await this.#pool.query<{ line: string }>("SELECT line FROM dsh_events WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, next]);
-        if (rows.length > 0) {
-          const events = parseSessionLines(info, rows.map((row) => row.line));
-          next = events.at(-1)!.seq + 1;
-          yield events;
-        }
-      }
-    } finally {
-      options.signal.removeEventListener("abort", signal);
-      await listener.end().catch(() => undefined);
-    }
+    yield* followSession({ url: this.#url, location: this.location, pool: this.#pool, reconnectMs: this.#reconnectMs }, info, options);
   }
 
   async close(): Promise<void> {
     await this.#pool.end();
+  }
+
+  /**
+   * A pooled connection for a transaction. Should the server end it between two statements (a
+   * restart), the next statement fails and the pool drops it; the event it also emits must not
+   * crash the process, as an unheard `error` event would.
+   */
+  async #checkout(): Promise<pg.PoolClient> {
+    const client = await this.#pool.connect();
+    const ignore = () => undefined;
+    client.on("error", ignore);
+    const release = client.release.bind(client);
+    client.release = (error?: Error | boolean) => {
+      client.off("error", ignore);
+      release(error);
+    };
+    return client;
   }
 
   async #existing(sessionId: string): Promise<SessionRow> {
@@ -189,7 +183,7 @@ export class PostgresStore implements SessionStore {
    * get `LOG_CONFLICT` and leave nothing behind.
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
-    const client = await this.#pool.connect();
+    const client = await this.#checkout();
     try {
       return await inTransaction(client, async () => {
         const ids = [...new Set(batches.map((batch) => batch.sessionId))].sort();

@@ -45,3 +45,6 @@ export async function migrate(client: PoolClient): Promise<void> {
     throw error;
   }
 }
+
+/** The channel appends notify followers on; the payload is the session id. */
+export const NOTIFY_CHANNEL = "dsh_events";
