@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { lstat, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { ConfinedFileError, openConfined } from "dsh-base";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
@@ -11,6 +10,7 @@ import { z } from "zod";
 import { FixtureError, parseFixtureJson } from "./errors.js";
 import { parseManifest, serializeManifest, type FixtureManifest } from "./manifest.js";
 import type { Revision } from "./revisions.js";
+import { settleStagedWrite, stagedWrite } from "./staged-write.js";
 
 /** The files of a fixture directory, relative to it. */
 export const FIXTURE_FILES = {
@@ -95,6 +95,9 @@ export function serializeToolsSidecar(tools: Revision["tools"]): string {
 
 /** Reads a fixture directory: manifest, canonical log (admitted as on load), sidecars. */
 export async function loadFixture(dir: string): Promise<Fixture> {
+  // A refresh a killed process left behind is finished (it had committed) or dropped (it had not).
+  for (const folder of ["prompts", "tools"]) await assertOwnFolder(dir, folder);
+  await settleStagedWrite(dir, () => removeStaleSidecars(dir));
   const manifest = parseManifest(await readText(dir, FIXTURE_FILES.manifest), join(dir, FIXTURE_FILES.manifest));
   let loaded;
   try {
@@ -123,41 +126,36 @@ export async function loadFixture(dir: string): Promise<Fixture> {
   };
 }
 
-/** Replaces `path` with `data` all at once (a temporary file renamed over it), creating its directory. */
-async function replaceFile(path: string, data: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    await writeFile(temp, data, { mode: 0o644 });
-    await rename(temp, path);
-  } finally {
-    await rm(temp, { force: true });
-  }
-}
-
 /** The canonical log's bytes: the header line, then one line per event. */
 export function logText(header: JsonlHeader, events: readonly LogEvent[]): string {
   return serializeHeaderLine(header) + events.map(serializeEventLine).join("");
 }
 
 /**
- * Writes a fixture's manifest, log and sidecars into `dir`, each file replaced whole (through real
- * directories of the fixture only), then removes sidecars of revisions that no longer exist. Objects
- * and the working directory are left as they are.
+ * Writes a fixture's manifest, log and sidecars into `dir` as one change (through real directories
+ * of the fixture only): a process killed meanwhile leaves the fixture as it was, or the next load
+ * completes the change. Sidecars of revisions that no longer exist are removed. Objects and the
+ * working directory are left as they are.
  */
 export async function writeFixtureFiles(
   dir: string,
   content: { readonly manifest: FixtureManifest; readonly header: JsonlHeader; readonly events: readonly LogEvent[]; readonly revisions: readonly Revision[] },
 ): Promise<void> {
   for (const folder of ["prompts", "tools"]) await assertOwnFolder(dir, folder);
+  const files = new Map<string, string>();
   for (const revision of content.revisions) {
-    await replaceFile(join(dir, FIXTURE_FILES.prompt(revision.id)), revision.prompt);
-    await replaceFile(join(dir, FIXTURE_FILES.tools(revision.id)), serializeToolsSidecar(revision.tools));
+    files.set(FIXTURE_FILES.prompt(revision.id), revision.prompt);
+    files.set(FIXTURE_FILES.tools(revision.id), serializeToolsSidecar(revision.tools));
   }
-  await replaceFile(join(dir, FIXTURE_FILES.log), logText(content.header, content.events));
-  await replaceFile(join(dir, FIXTURE_FILES.manifest), serializeManifest(content.manifest));
-  // Stale sidecars go last: a refresh cut short leaves extra files, never a manifest naming missing ones.
-  const kept = new Set(content.revisions.flatMap((revision) => [FIXTURE_FILES.prompt(revision.id), FIXTURE_FILES.tools(revision.id)]));
+  files.set(FIXTURE_FILES.log, logText(content.header, content.events));
+  files.set(FIXTURE_FILES.manifest, serializeManifest(content.manifest));
+  await stagedWrite(dir, files, () => removeStaleSidecars(dir));
+}
+
+/** Removes the sidecars of revisions the manifest in `dir` does not name. */
+async function removeStaleSidecars(dir: string): Promise<void> {
+  const manifest = parseManifest(await readText(dir, FIXTURE_FILES.manifest), join(dir, FIXTURE_FILES.manifest));
+  const kept = new Set(manifest.revisions.flatMap(({ id }) => [FIXTURE_FILES.prompt(id), FIXTURE_FILES.tools(id)]));
   for (const folder of ["prompts", "tools"]) {
     const names = await readdir(join(dir, folder)).catch(() => [] as string[]);
     for (const name of names) if (!kept.has(`${folder}/${name}`) && /^r[0-9]+\.(txt|json)$/.test(name)) await rm(join(dir, folder, name));
