@@ -23,7 +23,7 @@ export interface CacheRatioResult {
   readonly shortfalls: number;
 }
 
-function commonPrefix(a: readonly number[], b: readonly number[]): number {
+function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;

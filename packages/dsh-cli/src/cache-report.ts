@@ -72,7 +72,7 @@ export function explainBetween(events: readonly LogEvent[], fromSeq: number, toS
   return out.length > 0 ? out : series;
 }
 
-function commonPrefix(a: readonly number[], b: readonly number[]): number {
+function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const limit = Math.min(a.length, b.length);
   let i = 0;
   while (i < limit && a[i] === b[i]) i++;
@@ -82,7 +82,7 @@ function commonPrefix(a: readonly number[], b: readonly number[]): number {
 /** A rebuilt request and its prompt tokens (and, for the Messages API, its blocks). */
 export interface TokenizedRequest {
   readonly request: ReconstructedRequest;
-  readonly tokens: readonly number[];
+  readonly tokens: ArrayLike<number>;
   readonly messages?: MessagesPrompt | undefined;
 }
 

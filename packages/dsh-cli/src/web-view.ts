@@ -1,3 +1,4 @@
+import { truncateText } from "dsh-base";
 import { AttachmentError, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
 import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
@@ -42,6 +43,9 @@ export function composerOf(log: EventLog): ComposerView | undefined {
   return { provider, model, explicit };
 }
 
+/** How much of a wire body the page shows, in UTF-16 units. */
+const WIRE_PREVIEW = 64 * 1024;
+
 /**
  * The session page of a session: every request rebuilt, tokenized and serialized as `dsh cache` and
  * `dsh requests --wire` do, its images verified, laid out by `buildSessionView`. When an image object
@@ -56,11 +60,12 @@ export async function sessionView(
   const { info, log } = session;
   const events = log.slice();
   let requests: ReconstructedRequest[] = [];
-  const wires: string[] = [];
+  const wires: { readonly wire: string; readonly wireBytes: number }[] = [];
   async function* captured() {
     for await (const tokenized of tokenizedRequests(log, attachments)) {
       requests.push(tokenized.request);
-      wires.push(tokenized.wire);
+      // The page shows the start of a long body; holding every body whole would grow with the square of a long session.
+      wires.push({ wire: truncateText(tokenized.wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(tokenized.wire) });
       yield tokenized;
     }
   }
@@ -68,7 +73,7 @@ export async function sessionView(
   try {
     const rows: CacheRow[] = [];
     for await (const row of cacheRows(events, captured())) rows.push(row);
-    facts = rows.map((row, index) => ({ ...row, wire: wires[index]! }));
+    facts = rows.map((row, index) => ({ ...row, ...wires[index]! }));
   } catch (error) {
     if (!(error instanceof AttachmentError)) throw error;
     requests = await reconstructRequests(log);

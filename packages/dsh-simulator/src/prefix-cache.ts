@@ -20,7 +20,7 @@ export class PrefixCache {
    * Serves one prompt: returns how many of its leading tokens were cached (a multiple of
    * {@link CACHE_UNIT}), then stores every whole-unit prefix of it. The oldest entries go first when full.
    */
-  serve(model: string, tokens: readonly number[]): number {
+  serve(model: string, tokens: ArrayLike<number> & { slice(start: number, end: number): ArrayLike<number> }): number {
     let hit = 0;
     let missed = false;
     for (const [length, key] of chain(model, tokens)) {
@@ -47,7 +47,7 @@ export class PrefixCache {
   }
 }
 
-function* chain(model: string, tokens: readonly number[]): Generator<[number, string]> {
+function* chain(model: string, tokens: ArrayLike<number> & { slice(start: number, end: number): ArrayLike<number> }): Generator<[number, string]> {
   let previous = createHash("sha256").update(model).digest("hex");
   for (let end = CACHE_UNIT; end <= tokens.length; end += CACHE_UNIT) {
     previous = createHash("sha256")

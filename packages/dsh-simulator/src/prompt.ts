@@ -42,7 +42,7 @@ export function renderPrompt(body: { tools?: unknown; messages?: unknown }): str
 /** Text is tokenized in windows of this many UTF-16 units, which bounds the BPE's cost per window. */
 const WINDOW = 256;
 /** Segments already tokenized; consecutive requests repeat all but their newest messages. */
-const memo = new Map<string, readonly number[]>();
+const memo = new Map<string, Uint32Array>();
 const MEMO_ENTRIES = 8192;
 
 /**
@@ -62,11 +62,11 @@ export function tokenize(text: string): number[] {
   return tokens;
 }
 
-function segmentTokens(segment: string): readonly number[] {
+function segmentTokens(segment: string): Uint32Array {
   let tokens = memo.get(segment);
   if (tokens === undefined) {
     if (memo.size >= MEMO_ENTRIES) memo.clear();
-    tokens = tokenize(segment);
+    tokens = Uint32Array.from(tokenize(segment));
     memo.set(segment, tokens);
   }
   return tokens;
@@ -77,8 +77,13 @@ function segmentTokens(segment: string): readonly number[] {
  * role markers are atomic special tokens in real chat templates: appending a message never changes
  * the tokens of the messages before it, and a segment seen before is not tokenized again.
  */
-export function promptTokens(body: { tools?: unknown; messages?: unknown }): number[] {
-  const tokens: number[] = [];
-  for (const segment of renderPrompt(body)) for (const token of segmentTokens(segment)) tokens.push(token);
+export function promptTokens(body: { tools?: unknown; messages?: unknown }): Uint32Array {
+  const segments = renderPrompt(body).map(segmentTokens);
+  const tokens = new Uint32Array(segments.reduce((sum, segment) => sum + segment.length, 0));
+  let at = 0;
+  for (const segment of segments) {
+    tokens.set(segment, at);
+    at += segment.length;
+  }
   return tokens;
 }

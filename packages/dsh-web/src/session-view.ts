@@ -27,7 +27,9 @@ export interface RequestFacts {
   /** For a break, the logged events that explain it (each naming `seq N`). */
   readonly explanations: readonly string[];
   readonly misses: readonly string[];
+  /** The start of the exact wire body (see `RequestView.wire`) and its whole size in bytes. */
   readonly wire?: string;
+  readonly wireBytes?: number;
   readonly images?: readonly ImageView[];
 }
 
@@ -178,6 +180,7 @@ export function buildSessionView(input: SessionViewInput): SessionView {
       ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
       misses: fact.misses,
       ...(fact.wire === undefined ? {} : { wire: fact.wire }),
+      ...(fact.wireBytes === undefined ? {} : { wireBytes: fact.wireBytes }),
       images: fact.images ?? [],
     };
     previousSeqs = seqs;

@@ -80,6 +80,7 @@ export function timelineEntry(event: LogEvent, request: number | undefined, fork
     label,
     ...(typeof turn === "number" ? { turn } : {}),
     ...(request === undefined ? {} : { request }),
-    detail: clipText(JSON.stringify(event.data, null, 2), DETAIL_LIMIT),
+    // Long strings are clipped before the whole is built: a 50 MB answer never becomes a 50 MB detail.
+    detail: clipText(JSON.stringify(event.data, (_key, value: unknown) => (typeof value === "string" && value.length > DETAIL_LIMIT ? clipText(value, DETAIL_LIMIT) : value), 2), DETAIL_LIMIT),
   };
 }

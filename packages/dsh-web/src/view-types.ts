@@ -77,8 +77,10 @@ export interface RequestView {
   readonly break?: { readonly explanations: readonly string[] };
   /** Why repeated prefix was not read (Messages API). */
   readonly misses: readonly string[];
-  /** The exact wire body, when the provider's serializer is known. */
+  /** The exact wire body when the provider's serializer is known: all of it, or its start when it is longer than the page shows. */
   readonly wire?: string;
+  /** The whole wire body's size in bytes. */
+  readonly wireBytes?: number;
   readonly images: readonly ImageView[];
 }
 

@@ -25,10 +25,15 @@ import { openStore, readSessionRef, sessionRef, type SessionRef } from "../store
 
 export const INSPECT_USAGE = "dsh inspect LOG [--follow] [--store URL]";
 
-const clip = (text: string, length = 80) => {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return clipText(flat, length);
-};
+/** How much of a text a one-line preview looks at: a long text is not flattened whole to show 80 characters of it. */
+const PREVIEW_WINDOW = 4096;
+
+/** `text` on one line (whitespace runs as one space), clipped to `length` with an ellipsis. */
+export function clip(text: string, length = 80): string {
+  const head = text.length > PREVIEW_WINDOW ? text.slice(0, PREVIEW_WINDOW) : text;
+  const flat = head.replace(/\s+/g, " ").trim();
+  return head.length === text.length || flat.length >= length ? clipText(flat, length) : `${flat}…`;
+}
 
 function describeAssistantBlock(block: AssistantContent): string {
   switch (block.type) {

@@ -81,7 +81,10 @@ export function RequestCard({ request }: { request: RequestView }) {
       )}
       {request.wire === undefined ? null : (
         <details class="wire">
-          <summary>wire body ({new TextEncoder().encode(request.wire).length} bytes)</summary>
+          <summary>wire body ({request.wireBytes ?? new TextEncoder().encode(request.wire).length} bytes)</summary>
+          {request.wireBytes !== undefined && request.wireBytes > new TextEncoder().encode(request.wire).length ? (
+            <p class="note">The first {request.wire.length} characters; <code>dsh requests --wire</code> prints the whole body.</p>
+          ) : null}
           <pre>{request.wire}</pre>
         </details>
       )}
