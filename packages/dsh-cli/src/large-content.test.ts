@@ -9,6 +9,9 @@ import { buildEpochHeader, requestHeaderEvent } from "dsh-header";
 import { createJsonlLog } from "dsh-log";
 import { assistantMessageEvent, systemMessageEvent, toolResultEvent, userMessageEvent } from "dsh-surface";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyFile, mkdir } from "node:fs/promises";
+import { startDshWeb } from "./test-support/web-server.js";
+import { runCli } from "./test-support/run-cli.js";
 
 /** Each of the prompt, the tool result and the answer, in bytes. */
 const SIZE = 8_000_000;
@@ -81,5 +84,36 @@ describe("a prompt, a tool result and an answer of 8 MB each", () => {
     const result = await dsh(join(dir, "prompt.txt"), "run", "--log", "typed.jsonl", "-");
     expect(result, result.errors).toMatchObject({ code: 0 });
     expect(result.growth / SIZE).toBeLessThan(BOUND * 3);
+  }, 120_000);
+});
+
+describe("the web server with a large session in its store", () => {
+  it("answers for a small session while it builds the large one's page", async () => {
+    const store = join(dir, "store");
+    await mkdir(store);
+    await copyFile(join(dir, "large.jsonl"), join(store, "large.jsonl"));
+    const small = await runCli(["run", "--store", store, "Hello?"], { cwd: dir });
+    expect(small.code, small.stderr).toBe(0);
+    const smallId = /dsh: log: .*\/([^/]+)\.jsonl\n/.exec(small.stderr)![1]!;
+    const largeId = (await runCli(["sessions", "--store", store, "--json"], { cwd: dir })).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { sessionId: string })
+      .find((session) => session.sessionId !== smallId)!.sessionId;
+    const web = await startDshWeb(dir, ["--store", store]);
+    try {
+      const finished: string[] = [];
+      const get = (id: string) => fetch(`${web.url}api/sessions/${id}`, { headers: web.auth }).then(async (response) => {
+        expect(response.status).toBe(200);
+        await response.text();
+        finished.push(id === smallId ? "small" : "large");
+      });
+      const large = get(largeId);
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([get(smallId), large]);
+      expect(finished).toEqual(["small", "large"]);
+    } finally {
+      await web.stop();
+    }
   }, 120_000);
 });
