@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/bin.ts"],
+  // The page builder runs in child processes of `dsh web`, from its own file beside the others.
+  entry: ["src/index.ts", "src/bin.ts", "src/page-builder.ts"],
   format: ["esm"],
   dts: { entry: "src/index.ts" },
   clean: true,

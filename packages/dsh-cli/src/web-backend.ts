@@ -1,25 +1,15 @@
-import { readImage, type ImageAttachmentRef } from "dsh-attachments";
+import { readImage } from "dsh-attachments";
 import { createAgentRegistry } from "dsh-agent";
-import { isDshError } from "dsh-base";
-import { LogError, type SessionStore, type SessionSummary } from "dsh-log";
+import type { SessionStore, SessionSummary } from "dsh-log";
 import { messageImages } from "dsh-llm";
 import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
-import { WebError, sessionListItem, type ContinueInput, type ContinueLine, type SessionListItem, type WebBackend } from "dsh-web";
+import { WebError, type ContinueInput, type ContinueLine, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
+import type { PagePool } from "./page-pool.js";
 import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
 import { brokenLineage } from "./lineage.js";
-import { sessionView } from "./web-view.js";
-
-/** The store's read of a session, with an unknown id as the web's 404. */
-async function read(store: SessionStore, id: string) {
-  try {
-    return await store.read(id, createAgentRegistry());
-  } catch (error) {
-    if (error instanceof LogError && error.code === "LOG_NOT_FOUND") throw new WebError("WEB_NOT_FOUND", `no session ${id} in this store`);
-    throw error;
-  }
-}
+import { listItem, readForWeb, sessionPage } from "./web-pages.js";
 
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
@@ -36,20 +26,11 @@ async function continueTurn(store: SessionStore, id: string, input: ContinueInpu
   });
 }
 
-/** A session's row in the list; one that cannot be read is listed with the reason, so one damaged log never hides the others. */
-async function listItem(store: SessionStore, summary: SessionSummary): Promise<SessionListItem> {
-  try {
-    const session = await read(store, summary.sessionId);
-    return sessionListItem(summary, session.log.slice(), session.location);
-  } catch (error) {
-    if (!isDshError(error)) throw error;
-    return { ...sessionListItem(summary, []), problem: `cannot be read: ${error.code}: ${error.message}` };
-  }
-}
-
 /** The web app's backend over a session store: the list, session pages with images served by URL, and continued turns. */
-export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined): WebBackend {
+export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined, pages?: PagePool): WebBackend {
   const attachments = attachmentStore(io.cwd, objects);
+  // Pages and list rows are built by the pool's processes when there is one, so a large session never holds this one.
+  const buildItem = (summary: SessionSummary) => (pages === undefined ? listItem(store, summary) : pages.run<SessionListItem>({ kind: "list-item", summary }));
   // A log only grows: an item built from as many events as the store now counts is still current.
   const listed = new Map<string, { readonly events: number; readonly item: SessionListItem }>();
   return {
@@ -60,7 +41,7 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
       for (const summary of summaries) {
         let known = listed.get(summary.sessionId);
         if (known?.events !== summary.events) {
-          known = { events: summary.events, item: await listItem(store, summary) };
+          known = { events: summary.events, item: await buildItem(summary) };
           listed.set(summary.sessionId, known);
         }
         const lineage = broken.get(summary.sessionId);
@@ -69,12 +50,10 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
       return items;
     },
     async loadSession(id) {
-      const session = await read(store, id);
-      const images = (ref: ImageAttachmentRef) => `/api/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(ref.digest)}`;
-      return sessionView(session, attachments, { images, composer: true });
+      return pages === undefined ? sessionPage(store, id, io.cwd, objects) : pages.run<SessionView>({ kind: "session", sessionId: id });
     },
     async image(id, digest) {
-      const { log } = await read(store, id);
+      const { log } = await readForWeb(store, id);
       const ref = messageImages(log.slice().filter(isSurfaceEvent).map(deriveEventMessage)).find((image) => image.digest === digest);
       if (ref !== undefined) return { bytes: await readImage(attachments, ref), mediaType: ref.mediaType };
       throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);

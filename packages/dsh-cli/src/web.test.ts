@@ -125,6 +125,11 @@ describe("dsh web in Chromium", () => {
     await page.goto(server.at(`sessions/${fork}`));
     const image = page.locator(".request-card figure img").first();
     await image.waitFor();
+    // Loaded: its bytes came from the server once their digest matched.
+    await image.evaluate((element) => {
+      const img = element as unknown as ImageLike & { decode(): Promise<void> };
+      return img.complete ? undefined : img.decode();
+    });
     expect(await image.evaluate((element) => [(element as unknown as ImageLike).complete, (element as unknown as ImageLike).naturalWidth, (element as unknown as ImageLike).naturalHeight])).toEqual([true, 4, 3]);
     await expect(page.locator("figcaption").first().textContent()).resolves.toMatch(/^verified sha256:/);
     await expect(page.locator(".facts a").textContent()).resolves.toBe(main);

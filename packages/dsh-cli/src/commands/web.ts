@@ -3,6 +3,7 @@ import { startWebServer } from "dsh-web";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { displayUrl, openStore, storeUrl } from "../store.js";
+import { PagePool } from "../page-pool.js";
 import { storeBackend } from "../web-backend.js";
 
 export const WEB_USAGE = "dsh web [--store URL] [--port N] [--objects DIR]";
@@ -18,8 +19,9 @@ export async function webCommand(argv: readonly string[], io: CliIo): Promise<nu
   if (positionals.length > 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`usage: ${WEB_USAGE}`, EXIT.usage);
   const url = storeUrl(values.store, io);
   const store = await openStore(url, io.cwd);
+  const pages = new PagePool({ url, cwd: io.cwd, objects: values.objects });
   try {
-    const server = await startWebServer(storeBackend(store, io, values.objects), { port });
+    const server = await startWebServer(storeBackend(store, io, values.objects, pages), { port });
     // The link carries this launch's secret, which every request needs: only whoever sees this output can use the server.
     io.stdout.write(`dsh web: ${server.openUrl} (sessions of ${displayUrl(url)}; Ctrl-C stops it)\n`);
     await new Promise<void>((resolve) => {
@@ -30,6 +32,7 @@ export async function webCommand(argv: readonly string[], io: CliIo): Promise<nu
     await server.close();
     return EXIT.ok;
   } finally {
+    await pages.close();
     await store.close();
   }
 }
