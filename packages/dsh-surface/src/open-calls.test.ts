@@ -19,6 +19,7 @@ describe("OpenCalls", () => {
           expect(open.length).toBe(model.length);
           expect(open.toArray()).toEqual(model);
           expect(open.find(id)).toBeUndefined();
+          for (const call of calls(n)) expect(open.find(call.callId)).toEqual(model.find((open) => open.callId === call.callId));
         }
         for (const [value, ids] of history) expect(value.toArray().map((call) => call.callId)).toEqual(ids);
       }),

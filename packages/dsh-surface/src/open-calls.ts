@@ -45,7 +45,7 @@ export class OpenCalls {
 
   /** These open calls without `callId`, which must be one of them ({@link find}). */
   answer(callId: string): OpenCalls {
-    if (this.#calls[this.#next]?.callId !== callId) return new OpenCalls(this.#calls, this.#next, [...this.#ahead, callId]);
+    if (this.#calls[this.#next]!.callId !== callId) return new OpenCalls(this.#calls, this.#next, [...this.#ahead, callId]);
     let next = this.#next + 1;
     let ahead = this.#ahead;
     while (next < this.#calls.length && ahead.includes(this.#calls[next]!.callId)) {
