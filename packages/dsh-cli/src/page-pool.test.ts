@@ -49,3 +49,26 @@ describe("PagePool", () => {
     }
   }, 60_000);
 });
+
+describe("a page builder that dies", () => {
+  it("is replaced: the next page is built by a new child", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 1);
+    try {
+      await pool.run({ kind: "session", sessionId: id });
+      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.includes("page-builder"))
+        .map((line) => Number(line.trim().split(/\s+/)[0]));
+      expect(children).toHaveLength(1);
+      process.kill(children[0]!, "SIGKILL");
+      while (execFileSync("ps", ["-o", "pid=", "--ppid", String(process.pid)], { encoding: "utf8" }).includes(String(children[0]))) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await pool.run<SessionView>({ kind: "session", sessionId: id })).session.id).toBe(id);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});

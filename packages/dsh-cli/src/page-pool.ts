@@ -93,6 +93,10 @@ export class PagePool {
   /** A child not busy with a job, started if there are fewer than `size`, else the first to become free. */
   async #free(): Promise<Builder> {
     for (;;) {
+      // A child that died while idle is replaced, never handed a job it cannot answer.
+      for (const dead of this.#builders.filter(({ child }) => child.exitCode !== null || child.signalCode !== null)) {
+        this.#builders.splice(this.#builders.indexOf(dead), 1);
+      }
       const idle = this.#builders.find((builder) => !builder.busy);
       if (idle !== undefined) {
         idle.busy = true;
