@@ -75,6 +75,14 @@ describe("a failing sink", () => {
     expect(failure).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 was opened by another writer; this one may no longer append; this log is now read-only", cause });
     await expect(log.append(noteAdded.input({ text: "b" }))).rejects.toBe(failure);
   });
+
+  it("calls any other failure of the sink a durability failure, a log error of another kind or an error merely coded like a conflict", async () => {
+    for (const cause of [new LogError("LOG_CORRUPT", "a row is damaged"), Object.assign(new Error("not ours"), { code: "LOG_CONFLICT" })]) {
+      const sink: LogSink = { write: () => Promise.reject(cause), close: () => Promise.resolve() };
+      const log = new EventLog({ registry: testRegistry(), sink });
+      await expect(log.append(noteAdded.input({ text: "a" }))).rejects.toMatchObject({ code: "LOG_SINK_FAILED", cause });
+    }
+  });
 });
 
 describe("whenDurable", () => {
