@@ -1,5 +1,5 @@
 export { Agent, type AgentOptions, type RunOptions } from "./agent.js";
-export { openAgent, type AgentSession, type OpenAgentOptions, type StoredSessionRef } from "./open.js";
+export { openAgent, readSession, type AgentSession, type OpenAgentOptions, type StoredSessionRef } from "./open.js";
 export { continuedSelection } from "./continue.js";
 export { compareRequests, type CompareOptions, type RequestComparison, type RequestDifference } from "./compare.js";
 export type { AssembleContext } from "./loop.js";

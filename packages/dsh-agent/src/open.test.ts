@@ -8,7 +8,8 @@ import { JsonlStore, createJsonlLog, readJsonlLog } from "dsh-log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { continuedSelection } from "./continue.js";
 import { AgentError } from "./errors.js";
-import { openAgent } from "./open.js";
+import { openAgent, readSession } from "./open.js";
+import { reconstructRequests } from "./reconstruct.js";
 import { createAgentRegistry } from "./register.js";
 import { echoTool } from "./test-support/harness.js";
 import { ScriptedAdapter } from "./test-support/scripted-adapter.js";
@@ -170,5 +171,26 @@ describe("continuedSelection", () => {
     expect(continuedSelection(first.log, { model: "model-b" })).toEqual({ provider: "scripted", model: "model-b", cacheTtl: "1h", cachePolicy: "rolling-v1" });
     expect(() => continuedSelection(first.log, { provider: "other" })).toThrow("switching the session from provider scripted to other needs a model");
     await first.close();
+  });
+});
+
+describe("readSession", () => {
+  it("reads a JSONL file or a store session with the agent's registry, while a writer holds it", async () => {
+    const path = join(dir, "s.jsonl");
+    const running = await openAgent({ session: path, adapters: [answering()], config: { provider: "scripted", model: "model-a" } });
+    await running.agent.run("hello");
+    const read = await readSession(path);
+    expect(read.sessionId).toBe(running.sessionId);
+    expect(read.log.slice()).toEqual(running.log.slice());
+    await running.close();
+
+    const store = new JsonlStore(join(dir, "store"));
+    const stored = await openAgent({ session: { store, id: "kept" }, adapters: [answering()], config: { provider: "scripted", model: "model-a" } });
+    await stored.agent.run("hi");
+    await stored.close();
+    const fromStore = await readSession({ store, id: "kept" });
+    expect(fromStore.sessionId).toBe("kept");
+    expect((await reconstructRequests(fromStore.log)).length).toBe(1);
+    await expect(readSession({ store, id: "missing" })).rejects.toMatchObject({ code: "LOG_NOT_FOUND" });
   });
 });

@@ -1,6 +1,6 @@
 import type { AttachmentStore } from "dsh-attachments";
 import { LlmRuntime, type LlmAdapter, type LlmCallConfig } from "dsh-llm";
-import { LogError, createJsonlLog, openJsonlLog, type EventLog, type SessionStore } from "dsh-log";
+import { LogError, createJsonlLog, openJsonlLog, readJsonlLog, type EventLog, type SessionStore } from "dsh-log";
 import { SurfaceManager } from "dsh-surface";
 import { Agent, type AgentOptions } from "./agent.js";
 import { continuedSelection } from "./continue.js";
@@ -92,4 +92,17 @@ async function openLog(session: string | StoredSessionRef): Promise<{ log: Event
           throw error;
         });
   return { log: opened.log, sessionId: opened.info.sessionId };
+}
+
+/**
+ * Reads a session without writing to it (another process may be running it), with the agent's
+ * event registry: a JSONL file, or a session in a store by id. A read holds no lock: there is nothing to close.
+ */
+export async function readSession(session: string | Required<StoredSessionRef>): Promise<{ readonly log: EventLog; readonly sessionId: string }> {
+  if (typeof session === "string") {
+    const { header, log } = await readJsonlLog(session, createAgentRegistry());
+    return { log, sessionId: header.sessionId };
+  }
+  const { info, log } = await session.store.read(session.id, createAgentRegistry());
+  return { log, sessionId: info.sessionId };
 }
