@@ -112,6 +112,8 @@ describe("JsonlStore.follow", () => {
     await appendFile(location, bytes.subarray(lastStart));
     expect(texts(await batches.next())).toEqual(["a", "b", "c"]);
     stop.abort();
+    // The follower ends and closes its file (left suspended, its handle would be closed by the garbage collector).
+    expect(await batches.next()).toEqual({ done: true, value: undefined });
   });
 
   it("finds a session by the id in its header under another file name, and says which one is missing", async () => {
