@@ -5,7 +5,6 @@ import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, l
 import { NOTIFY_CHANNEL, migrate } from "./schema.js";
 import { followSession } from "./follow.js";
 
-
 /** Options of {@link PostgresStore.connect}. */
 export interface PostgresStoreOptions {
   /** Most connections the pool opens (default 10); a follower uses one more of its own. */
@@ -91,19 +90,14 @@ export class PostgresStore implements SessionStore {
     };
     // The seed is admitted once, by the log that will write to it, before anything is stored.
     const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
-    const client = await this.#checkout();
-    try {
-      await inTransaction(client, async () => {
-        const inserted = await client.query(
-          "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
-          [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
-        );
-        if (inserted.rowCount === 0) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
-        await insertEvents(client, sessionId, log.slice());
-      });
-    } finally {
-      client.release();
-    }
+    await this.#transaction(async (client) => {
+      const inserted = await client.query(
+        "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+        [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
+      );
+      if (inserted.rowCount === 0) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
+      await insertEvents(client, sessionId, log.slice());
+    });
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
@@ -139,20 +133,20 @@ export class PostgresStore implements SessionStore {
   }
 
   /**
-   * A pooled connection for a transaction. Should the server end it between two statements (a
-   * restart), the next statement fails and the pool drops it; the event it also emits must not
-   * crash the process, as an unheard `error` event would.
+   * Runs `work` in one transaction on a pooled connection. Should the server end the connection
+   * between two statements (a restart), the next statement fails and the pool drops it; the `error`
+   * event the client also emits is heard here, as an unheard one would crash the process.
    */
-  async #checkout(): Promise<pg.PoolClient> {
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     const ignore = () => undefined;
     client.on("error", ignore);
-    const release = client.release.bind(client);
-    client.release = (error?: Error | boolean) => {
+    try {
+      return await inTransaction(client, () => work(client));
+    } finally {
       client.off("error", ignore);
-      release(error);
-    };
-    return client;
+      client.release();
+    }
   }
 
   async #existing(sessionId: string): Promise<SessionRow> {
@@ -183,36 +177,31 @@ export class PostgresStore implements SessionStore {
    * get `LOG_CONFLICT` and leave nothing behind.
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
-    const client = await this.#checkout();
-    try {
-      return await inTransaction(client, async () => {
-        const ids = [...new Set(batches.map((batch) => batch.sessionId))].sort();
-        const { rows } = await client.query<SessionRow>("SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE", [ids]);
-        const current = new Map(rows.map((row) => [row.id, row]));
-        const outcomes: (Error | undefined)[] = [];
-        const accepted: PendingBatch[] = [];
-        for (const batch of batches) {
-          const row = current.get(batch.sessionId)!;
-          const stale = staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
-          outcomes.push(stale);
-          if (stale === undefined) accepted.push(batch);
-        }
-        if (accepted.length > 0) {
-          const events = accepted.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
-          await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])", [
-            events.map(([id]) => id),
-            events.map(([, event]) => event.seq),
-            events.map(([, event]) => eventLine(event)),
-          ]);
-          const heads = accepted.map((batch) => [batch.sessionId, batch.events.at(-1)!.seq + 1] as const);
-          await client.query("UPDATE dsh_sessions AS s SET head = v.head FROM unnest($1::text[], $2::integer[]) AS v (id, head) WHERE s.id = v.id", [heads.map(([id]) => id), heads.map(([, head]) => head)]);
-          await client.query("SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id", [NOTIFY_CHANNEL, heads.map(([id]) => id)]);
-        }
-        return outcomes;
-      });
-    } finally {
-      client.release();
-    }
+    return this.#transaction(async (client) => {
+      const ids = [...new Set(batches.map((batch) => batch.sessionId))].sort();
+      const { rows } = await client.query<SessionRow>("SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE", [ids]);
+      const current = new Map(rows.map((row) => [row.id, row]));
+      const outcomes: (Error | undefined)[] = [];
+      const accepted: PendingBatch[] = [];
+      for (const batch of batches) {
+        const row = current.get(batch.sessionId)!;
+        const stale = staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
+        outcomes.push(stale);
+        if (stale === undefined) accepted.push(batch);
+      }
+      if (accepted.length > 0) {
+        const events = accepted.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
+        await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])", [
+          events.map(([id]) => id),
+          events.map(([, event]) => event.seq),
+          events.map(([, event]) => eventLine(event)),
+        ]);
+        const heads = accepted.map((batch) => [batch.sessionId, batch.events.at(-1)!.seq + 1] as const);
+        await client.query("UPDATE dsh_sessions AS s SET head = v.head FROM unnest($1::text[], $2::integer[]) AS v (id, head) WHERE s.id = v.id", [heads.map(([id]) => id), heads.map(([, head]) => head)]);
+        await client.query("SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id", [NOTIFY_CHANNEL, heads.map(([id]) => id)]);
+      }
+      return outcomes;
+    });
   }
 }
 
