@@ -3,12 +3,13 @@ import type { SessionSummary } from "dsh-log";
 import { WebError } from "dsh-web";
 
 /** A page to build: a session's page, or its row in the list. */
-export type PageJob = { readonly id: number; readonly kind: "session"; readonly sessionId: string } | { readonly id: number; readonly kind: "list-item"; readonly summary: SessionSummary };
+export type PageRequest = { readonly kind: "session"; readonly sessionId: string } | { readonly kind: "list-item"; readonly summary: SessionSummary };
+
+/** A page request as sent to a child, numbered so its reply can be matched. */
+export type PageJob = PageRequest & { readonly id: number };
 
 /** A child's answer to a job (`id` -1: it is ready). */
 export type PageReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly code: string | undefined; readonly message: string };
-
-type JobInput = PageJob extends infer J ? (J extends PageJob ? Omit<J, "id"> : never) : never;
 
 /** The environment variable that hands a page builder its store. */
 export const PAGE_BUILDER_ENV = "DSH_PAGE_BUILDER";
@@ -46,7 +47,7 @@ export class PagePool {
   }
 
   /** Runs `job` in a free child; a failure comes back as the `WebError` it was, or as an error with the child's message. */
-  async run<T>(job: JobInput): Promise<T> {
+  async run<T>(job: PageRequest): Promise<T> {
     const builder = await this.#free();
     const id = this.#next++;
     try {
@@ -68,11 +69,11 @@ export class PagePool {
         };
         builder.child.on("message", onMessage);
         builder.child.once("exit", onExit);
-        builder.child.send({ ...job, id } as PageJob);
+        builder.child.send({ ...job, id } satisfies PageJob);
       });
     } finally {
+      // A child that died during the job is replaced when the next job looks for a free one.
       builder.busy = false;
-      if (builder.child.exitCode !== null || builder.child.signalCode !== null) this.#builders.splice(this.#builders.indexOf(builder), 1);
       this.#waiting.shift()?.();
     }
   }
