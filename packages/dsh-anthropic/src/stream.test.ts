@@ -1,18 +1,12 @@
 import { StreamAssembler, type StreamChunk } from "dsh-llm";
+import { streamOfReads } from "dsh-testkit";
 import { describe, expect, it } from "vitest";
 import { mapAnthropicUsage, parseMessagesStream } from "./stream.js";
 
 function body(events: object[], cut = false): ReadableStream<Uint8Array> {
   const text = events.map((event) => `event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`).join("");
-  const bytes = new TextEncoder().encode(cut ? text.slice(0, text.length - 7) : text);
-  return new ReadableStream({
-    start(controller) {
-      // Two reads, split mid-event, as a network delivers them.
-      controller.enqueue(bytes.subarray(0, 50));
-      controller.enqueue(bytes.subarray(50));
-      controller.close();
-    },
-  });
+  // Two reads, split mid-event, as a network delivers them.
+  return streamOfReads(new TextEncoder().encode(cut ? text.slice(0, text.length - 7) : text), 50);
 }
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<StreamChunk[]> {
@@ -149,14 +143,7 @@ describe("parseMessagesStream, event by event", () => {
   it("decodes a character split between two reads", async () => {
     const text = `event: message_start\ndata: ${JSON.stringify({ type: "message_start" })}\n\nevent: x\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "é😀" } })}\n\ndata: {"type":"message_stop"}\n\n`;
     const bytes = new TextEncoder().encode(text);
-    const cut = bytes.indexOf(0xc3) + 1;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(bytes.subarray(0, cut));
-        controller.enqueue(bytes.subarray(cut));
-        controller.close();
-      },
-    });
+    const stream = streamOfReads(bytes, bytes.indexOf(0xc3) + 1);
     expect((await collect(stream))[0]).toEqual({ type: "text-delta", text: "é😀", block: 0 });
   });
 
@@ -176,12 +163,7 @@ describe("parseMessagesStream, event by event", () => {
     });
     await expect(collect(body([start, { type: "error" }]))).rejects.toMatchObject({ code: "LLM_BAD_REQUEST", message: "the provider reported an error mid-stream: error: unknown" });
     await expect(collect(body([start], true))).rejects.toMatchObject({ message: "the stream ended before message_stop" });
-    const garbled = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode("data: {not json\n\n"));
-        controller.close();
-      },
-    });
+    const garbled = streamOfReads(new TextEncoder().encode("data: {not json\n\n"));
     await expect(collect(garbled)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "unreadable stream event: {not json" });
   });
 });

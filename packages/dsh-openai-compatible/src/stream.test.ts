@@ -1,3 +1,4 @@
+import { streamOfReads } from "dsh-testkit";
 import { describe, expect, it } from "vitest";
 import type { StreamChunk } from "dsh-llm";
 import { parseChatCompletionStream } from "./stream.js";
@@ -5,14 +6,7 @@ import { parseChatCompletionStream } from "./stream.js";
 /** An SSE body of `events` (JSON values, or raw data text), delivered in two reads split mid-event. */
 function body(events: readonly (object | string)[]): ReadableStream<Uint8Array> {
   const text = events.map((event) => `data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`).join("");
-  const bytes = new TextEncoder().encode(text);
-  return new ReadableStream({
-    start(controller) {
-      controller.enqueue(bytes.subarray(0, 30));
-      controller.enqueue(bytes.subarray(30));
-      controller.close();
-    },
-  });
+  return streamOfReads(new TextEncoder().encode(text), 30);
 }
 
 async function collect(events: readonly (object | string)[]): Promise<StreamChunk[]> {
@@ -87,14 +81,7 @@ describe("parseChatCompletionStream, chunk by chunk", () => {
 
   it("decodes a character split between two reads", async () => {
     const bytes = new TextEncoder().encode(`data: ${JSON.stringify(delta({ content: "é😀" }, "stop"))}\n\ndata: [DONE]\n\n`);
-    const cut = bytes.indexOf(0xc3) + 1;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(bytes.subarray(0, cut));
-        controller.enqueue(bytes.subarray(cut));
-        controller.close();
-      },
-    });
+    const stream = streamOfReads(bytes, bytes.indexOf(0xc3) + 1);
     const chunks: StreamChunk[] = [];
     for await (const chunk of parseChatCompletionStream(stream, 5_000)) chunks.push(chunk);
     expect(chunks[0]).toEqual({ type: "text-delta", text: "é😀" });
