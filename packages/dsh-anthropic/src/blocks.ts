@@ -71,6 +71,9 @@ function assistantBlock(block: AssistantContent): { [key: string]: WireValue } |
       return sendableText(block.text) ? { type: "text", text: block.text } : undefined;
     case "tool-call":
       return { type: "tool_use", id: block.callId, name: block.name, input: toolInput(block.arguments) };
+    case "provider-item":
+      // Another API's item (an OpenAI reasoning item) means nothing here.
+      return undefined;
   }
 }
 

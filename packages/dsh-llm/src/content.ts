@@ -2,7 +2,7 @@ import { imageAttachmentRefSchema } from "dsh-attachments";
 import { loneSurrogateIndex } from "dsh-base";
 import { z } from "zod";
 import type { DeepReadonly } from "./freeze.js";
-import { MAX_JSON_DEPTH, jsonTextDepth } from "./json.js";
+import { MAX_JSON_DEPTH, jsonObjectSchema, jsonTextDepth } from "./json.js";
 
 /**
  * Text a model sees: any string that is well-formed Unicode. Half of a character (a lone surrogate)
@@ -17,6 +17,13 @@ export const modelTextSchema = z.string().check((context) => {
 
 /** Plain text. */
 export const textBlockSchema = z.strictObject({ type: z.literal("text"), text: modelTextSchema });
+/**
+ * The provider's id of the output item an answer's block came from (OpenAI's Responses API numbers
+ * its messages and function calls), sent back with the block so the next request repeats the item.
+ */
+const itemIdSchema = z.string().min(1).exactOptional();
+/** Answer text, with the id of the provider's output item it came from, if the provider names one. */
+export const assistantTextBlockSchema = textBlockSchema.extend({ itemId: itemIdSchema });
 /**
  * Model reasoning ("thinking") text, kept so it can be sent back when a provider requires it. A
  * provider that signs its thinking (Anthropic) adds the `signature` it must receive back unchanged.
@@ -47,13 +54,22 @@ export const toolCallBlockSchema = z.strictObject({
   callId: z.string().min(1),
   name: z.string().min(1),
   arguments: argumentsSchema,
+  itemId: itemIdSchema,
 });
+/**
+ * An output item a provider needs back exactly and no other block expresses (OpenAI's reasoning item,
+ * with its encrypted content), as the provider sent it. The adapter of the named `api` sends it back
+ * verbatim; every other adapter leaves it out, as it leaves out another provider's unsigned reasoning.
+ */
+export const providerItemBlockSchema = z.strictObject({ type: z.literal("provider-item"), api: z.string().min(1), item: jsonObjectSchema });
 
 export type TextBlock = DeepReadonly<z.output<typeof textBlockSchema>>;
 export type ReasoningBlock = DeepReadonly<z.output<typeof reasoningBlockSchema>>;
 export type RedactedReasoningBlock = DeepReadonly<z.output<typeof redactedReasoningBlockSchema>>;
 export type ImageBlock = DeepReadonly<z.output<typeof imageBlockSchema>>;
 export type ToolCallBlock = DeepReadonly<z.output<typeof toolCallBlockSchema>>;
+export type AssistantTextBlock = DeepReadonly<z.output<typeof assistantTextBlockSchema>>;
+export type ProviderItemBlock = DeepReadonly<z.output<typeof providerItemBlockSchema>>;
 
 /** What a user message (and a tool result) may contain. */
 export const userContentSchema = z.discriminatedUnion("type", [textBlockSchema, imageBlockSchema]);
@@ -61,12 +77,13 @@ export type UserContent = DeepReadonly<z.output<typeof userContentSchema>>;
 
 /** What an assistant message may contain. */
 export const assistantContentSchema = z.discriminatedUnion("type", [
-  textBlockSchema,
+  assistantTextBlockSchema,
   reasoningBlockSchema,
   redactedReasoningBlockSchema,
   toolCallBlockSchema,
+  providerItemBlockSchema,
 ]);
 export type AssistantContent = DeepReadonly<z.output<typeof assistantContentSchema>>;
 
 /** Any content block. */
-export type ContentBlock = TextBlock | ReasoningBlock | RedactedReasoningBlock | ImageBlock | ToolCallBlock;
+export type ContentBlock = TextBlock | AssistantTextBlock | ReasoningBlock | RedactedReasoningBlock | ImageBlock | ToolCallBlock | ProviderItemBlock;

@@ -1,8 +1,10 @@
 export { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, jsonTextDepth, type JsonObject, type JsonValue } from "./json.js";
 export type {
   AssistantContent,
+  AssistantTextBlock,
   ContentBlock,
   ImageBlock,
+  ProviderItemBlock,
   ReasoningBlock,
   RedactedReasoningBlock,
   TextBlock,

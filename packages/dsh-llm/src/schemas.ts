@@ -5,8 +5,10 @@
 export { jsonObjectSchema, jsonValueSchema } from "./json.js";
 export {
   assistantContentSchema,
+  assistantTextBlockSchema,
   imageBlockSchema,
   modelTextSchema,
+  providerItemBlockSchema,
   reasoningBlockSchema,
   redactedReasoningBlockSchema,
   textBlockSchema,

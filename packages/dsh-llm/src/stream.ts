@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeIssues } from "dsh-base";
 import { assistantContentSchema, type AssistantContent } from "./content.js";
+import type { JsonObject } from "./json.js";
 import { LlmError } from "./errors.js";
 import { tokenUsageSchema, type TokenUsage } from "./usage.js";
 
@@ -11,10 +12,11 @@ export type FinishReason = z.output<typeof finishReasonSchema>;
 /**
  * One piece of a streamed answer, provider-neutral. Tool-call deltas are keyed by `index`. A provider
  * that numbers its content blocks passes the number as `block`: text merges only within one block, so
- * a signed block never takes in text it did not sign.
+ * a signed block never takes in text it did not sign. A provider that names its output items passes
+ * the name as `itemId`, kept on the block so it can be sent back.
  */
 export type StreamChunk =
-  | { readonly type: "text-delta"; readonly text: string; readonly block?: number }
+  | { readonly type: "text-delta"; readonly text: string; readonly block?: number; readonly itemId?: string }
   | { readonly type: "reasoning-delta"; readonly text: string; readonly block?: number }
   /** Closes the reasoning block being streamed with the provider's signature (a block of its own if none is open). */
   | { readonly type: "reasoning-signature"; readonly signature: string; readonly block?: number }
@@ -26,7 +28,10 @@ export type StreamChunk =
       readonly callId?: string;
       readonly name?: string;
       readonly argumentsDelta: string;
+      readonly itemId?: string;
     }
+  /** A whole output item the provider needs back verbatim (see the `provider-item` block). */
+  | { readonly type: "provider-item"; readonly api: string; readonly item: JsonObject }
   | { readonly type: "usage"; readonly usage: TokenUsage }
   | { readonly type: "finish"; readonly reason: FinishReason };
 
@@ -44,11 +49,13 @@ interface OpenToolCall {
   callId: string;
   name: string;
   arguments: string;
+  itemId?: string;
 }
 
 type OpenBlock =
-  | { type: "text" | "reasoning"; text: string; signature?: string; block: number | undefined }
+  | { type: "text" | "reasoning"; text: string; signature?: string; block: number | undefined; itemId: string | undefined }
   | { type: "redacted-reasoning"; data: string }
+  | { type: "provider-item"; api: string; item: JsonObject }
   | { type: "tool-call"; call: OpenToolCall };
 
 /**
@@ -70,14 +77,19 @@ export class StreamAssembler {
     }
     switch (chunk.type) {
       case "text-delta":
+        this.#appendText("text", chunk.text, chunk.block, chunk.itemId);
+        break;
       case "reasoning-delta":
-        this.#appendText(chunk.type === "text-delta" ? "text" : "reasoning", chunk.text, chunk.block);
+        this.#appendText("reasoning", chunk.text, chunk.block, undefined);
         break;
       case "reasoning-signature":
         this.#sign(chunk.signature, chunk.block);
         break;
       case "redacted-reasoning":
         this.#blocks.push({ type: "redacted-reasoning", data: chunk.data });
+        break;
+      case "provider-item":
+        this.#blocks.push({ type: "provider-item", api: chunk.api, item: chunk.item });
         break;
       case "tool-call-delta":
         this.#appendToolCall(chunk);
@@ -99,15 +111,18 @@ export class StreamAssembler {
     const ids = new Set<string>();
     const content: AssistantContent[] = this.#blocks.map((block) => {
       if (block.type === "redacted-reasoning") return { type: block.type, data: block.data };
-      if (block.type === "reasoning" && block.signature !== undefined) return { type: block.type, text: block.text, signature: block.signature };
-      if (block.type !== "tool-call") return { type: block.type, text: block.text };
-      const { callId, name } = block.call;
+      if (block.type === "provider-item") return { type: block.type, api: block.api, item: block.item };
+      if (block.type !== "tool-call") {
+        if (block.signature !== undefined) return { type: "reasoning", text: block.text, signature: block.signature };
+        return block.itemId === undefined ? { type: block.type, text: block.text } : { type: "text", text: block.text, itemId: block.itemId };
+      }
+      const { callId, name, itemId } = block.call;
       if (callId === "" || name === "") {
         throw new LlmError("LLM_MALFORMED_STREAM", "stream produced a tool call without an id or a name");
       }
       if (ids.has(callId)) throw new LlmError("LLM_MALFORMED_STREAM", `stream produced two tool calls with id ${callId}`);
       ids.add(callId);
-      return { type: "tool-call", callId, name, arguments: block.call.arguments };
+      return { type: "tool-call", callId, name, arguments: block.call.arguments, ...(itemId === undefined ? {} : { itemId }) };
     });
     const checked = resultSchema.safeParse({ content, usage: this.#usage });
     if (!checked.success) {
@@ -116,24 +131,24 @@ export class StreamAssembler {
     return { content, finishReason: this.#finishReason, usage: this.#usage };
   }
 
-  /** The last block, when it is an unsigned block of `type` from the same provider block: the one text may extend. */
-  #open(type: "text" | "reasoning", block: number | undefined): Extract<OpenBlock, { type: "text" | "reasoning" }> | undefined {
+  /** The last block, when it is an unsigned block of `type` from the same provider block and item: the one text may extend. */
+  #open(type: "text" | "reasoning", block: number | undefined, itemId: string | undefined = undefined): Extract<OpenBlock, { type: "text" | "reasoning" }> | undefined {
     const last = this.#blocks.at(-1);
-    return last !== undefined && last.type === type && last.signature === undefined && last.block === block ? last : undefined;
+    return last !== undefined && last.type === type && last.signature === undefined && last.block === block && last.itemId === itemId ? last : undefined;
   }
 
-  #appendText(type: "text" | "reasoning", text: string, block: number | undefined): void {
+  #appendText(type: "text" | "reasoning", text: string, block: number | undefined, itemId: string | undefined): void {
     if (text === "") return;
-    const open = this.#open(type, block);
+    const open = this.#open(type, block, itemId);
     if (open !== undefined) open.text += text;
-    else this.#blocks.push({ type, text, block });
+    else this.#blocks.push({ type, text, block, itemId });
   }
 
   /** Signs the open reasoning block; a signature with none open is a block whose text the provider omitted. */
   #sign(signature: string, block: number | undefined): void {
     const open = this.#open("reasoning", block);
     if (open !== undefined) open.signature = signature;
-    else this.#blocks.push({ type: "reasoning", text: "", signature, block });
+    else this.#blocks.push({ type: "reasoning", text: "", signature, block, itemId: undefined });
   }
 
   #appendToolCall(chunk: Extract<StreamChunk, { type: "tool-call-delta" }>): void {
@@ -154,6 +169,12 @@ export class StreamAssembler {
         throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${chunk.index} changed its name mid-stream`);
       }
       call.name = chunk.name;
+    }
+    if (chunk.itemId !== undefined) {
+      if (call.itemId !== undefined && call.itemId !== chunk.itemId) {
+        throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${chunk.index} changed its item id mid-stream`);
+      }
+      call.itemId = chunk.itemId;
     }
     call.arguments += chunk.argumentsDelta;
   }

@@ -72,18 +72,25 @@ function segmentTokens(segment: string): Uint32Array {
   return tokens;
 }
 
+/** The tokens of rendered segments, concatenated, and the token length at which each segment ends. */
+export function segmentsTokens(segments: readonly string[]): { readonly tokens: Uint32Array; readonly ends: readonly number[] } {
+  const parts = segments.map(segmentTokens);
+  const tokens = new Uint32Array(parts.reduce((sum, part) => sum + part.length, 0));
+  const ends: number[] = [];
+  let at = 0;
+  for (const part of parts) {
+    tokens.set(part, at);
+    at += part.length;
+    ends.push(at);
+  }
+  return { tokens, ends };
+}
+
 /**
  * The prompt tokens of a Chat Completions body. Each rendered segment is tokenized on its own, as
  * role markers are atomic special tokens in real chat templates: appending a message never changes
  * the tokens of the messages before it, and a segment seen before is not tokenized again.
  */
 export function promptTokens(body: { tools?: unknown; messages?: unknown }): Uint32Array {
-  const segments = renderPrompt(body).map(segmentTokens);
-  const tokens = new Uint32Array(segments.reduce((sum, segment) => sum + segment.length, 0));
-  let at = 0;
-  for (const segment of segments) {
-    tokens.set(segment, at);
-    at += segment.length;
-  }
-  return tokens;
+  return segmentsTokens(renderPrompt(body)).tokens;
 }

@@ -13,6 +13,10 @@ import { messagesVerdict, minCacheableTokens, signThinking } from "./messages-ru
 import { messagesFrames } from "./messages-stream.js";
 import { PrefixCache } from "./prefix-cache.js";
 import { promptTokens } from "./prompt.js";
+import type { ResponsesBody } from "./responses-prompt.js";
+import { responsesVerdict } from "./responses-rules.js";
+import { responsesExploreView, serveResponsesCache } from "./responses-serve.js";
+import { responsesFrames } from "./responses-stream.js";
 import type { Scenario, ScriptedResponse } from "./scenario.js";
 
 /** Options of {@link startSimulator}. */
@@ -64,10 +68,11 @@ export interface Simulator {
 const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses)" };
 
 /**
- * Starts a loopback server that answers from a scenario in two dialects: OpenAI-compatible Chat
- * Completions (`/v1/chat/completions`, DeepSeek's automatic prefix cache) and Anthropic's Messages
- * API (`/v1/messages`, explicit breakpoints with TTLs on a virtual clock). It injects faults and
- * records the raw bodies it received.
+ * Starts a loopback server that answers from a scenario in three dialects: OpenAI-compatible Chat
+ * Completions (`/v1/chat/completions`, DeepSeek's automatic prefix cache), OpenAI's Responses API
+ * (`/v1/responses`, stateless, encrypted reasoning checked on the way back, OpenAI's prefix cache)
+ * and Anthropic's Messages API (`/v1/messages`, explicit breakpoints with TTLs on a virtual clock).
+ * It injects faults and records the raw bodies it received.
  */
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const prefixCache = new PrefixCache();
@@ -97,7 +102,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "").split("?")[0];
     const messagesApi = path === "/v1/messages";
-    if (request.method !== "POST" || !(messagesApi || path === "/v1/chat/completions" || path === "/chat/completions")) {
+    const responsesApi = path === "/v1/responses" || path === "/responses";
+    if (request.method !== "POST" || !(messagesApi || responsesApi || path === "/v1/chat/completions" || path === "/chat/completions")) {
       sendError(response, 404, `no route for ${request.method} ${path}`);
       return;
     }
@@ -115,7 +121,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       refuse(401, "invalid API key", undefined, {}, "authentication_error");
       return;
     }
-    let body: MessagesBody & { messages?: unknown; tools?: unknown; thinking?: unknown };
+    let body: MessagesBody & ResponsesBody & { messages?: unknown; tools?: unknown; thinking?: unknown };
     try {
       body = JSON.parse(raw) as typeof body;
     } catch {
@@ -123,6 +129,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       return;
     }
     const model = String(body.model ?? "sim");
+    if (responsesApi) {
+      await serveResponses(body, raw, response, refuse);
+      return;
+    }
     const blocks = messagesApi ? renderMessagesPrompt(body) : [];
     const verdict = messagesApi ? messagesVerdict(body, blocks) : deepseekVerdict(body);
     if (verdict.refused) {
@@ -151,6 +161,27 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const hit = prefixCache.serve(model, tokens);
     exchanges.push({ body: raw, promptTokens: tokens.length, cacheHitTokens: hit, cacheWriteTokens: 0, fault: scripted.fault });
     await deliver(response, chatFrames(n, model, scripted, tokens.length, hit, callKey(raw)), scripted.fault);
+  }
+
+  /** One Responses API request: its rules, then the scripted answer with OpenAI's prefix cache. */
+  async function serveResponses(body: ResponsesBody, raw: string, response: ServerResponse, refuse: (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void): Promise<void> {
+    const verdict = responsesVerdict(body);
+    if (verdict.refused) {
+      refuse(verdict.status, verdict.message, undefined, {}, "invalid_request_error");
+      return;
+    }
+    const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
+      const limited = scripted.fault === "http-429";
+      refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" }, limited ? "rate_limit_error" : "server_error");
+      return;
+    }
+    const n = exchanges.length + 1;
+    const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
+    exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
+    const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
+    const answer = { id: `resp_sim_${n}`, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens };
+    await deliver(response, responsesFrames(answer, scripted), scripted.fault);
   }
 
   /** Streams the frames, or plays the scripted fault with them. */

@@ -43,6 +43,8 @@ function describeAssistantBlock(block: AssistantContent): string {
       return `(thinking ${block.text.length} chars${block.signature === undefined ? "" : ", signed"})`;
     case "redacted-reasoning":
       return "(redacted thinking)";
+    case "provider-item":
+      return `(${block.api} ${String(block.item.type ?? "item")})`;
     case "text":
       return JSON.stringify(clip(block.text));
   }
