@@ -17,7 +17,8 @@ const HOUR = 60 * 60_000;
 /** The rules of the provider a request went to, from its logged header (the wire dialect and OpenAI's retention choice). */
 function rulesOf(header: EpochHeader): ChatCacheRules {
   const provider = header.config.provider;
-  if (header.wire?.dialect === "openai") {
+  if (provider === "sim-openai-responses") return { name: "the simulator", unit: 128, minimum: 1024, keptMs: Number.POSITIVE_INFINITY, kept: "in .dsh/simulator-cache.json of the directory it ran in" };
+  if (header.wire?.dialect === "openai" || header.wire?.api === "responses") {
     return header.config.extensions?.prompt_cache_retention === "24h"
       ? { name: "OpenAI", unit: 128, minimum: 1024, keptMs: 24 * HOUR, kept: "up to 24 hours (extended retention)" }
       : { name: "OpenAI", unit: 128, minimum: 1024, keptMs: 5 * 60_000, kept: "5 to 10 minutes, at most an hour" };

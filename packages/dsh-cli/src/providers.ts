@@ -12,10 +12,11 @@ import {
   type Dialect,
   type ModelCatalog,
 } from "dsh-openai-compatible";
+import { DEFAULT_RESPONSES_MODEL, RESPONSES_MODELS, ResponsesAdapter, lookupResponsesModel, responsesOptionsOfWire, serializeRequest as serializeResponses } from "dsh-openai-responses";
 import { CliError, EXIT } from "./cli-error.js";
 
-/** Which HTTP API a provider speaks: Chat Completions in a dialect, or Anthropic's Messages API. */
-export type WireApi = { readonly api: "chat-completions"; readonly dialect: Dialect } | { readonly api: "messages" };
+/** Which HTTP API a provider speaks: Chat Completions in a dialect, Anthropic's Messages API, or OpenAI's Responses API. */
+export type WireApi = { readonly api: "chat-completions"; readonly dialect: Dialect } | { readonly api: "messages" } | { readonly api: "responses" };
 
 /** What a catalog says of a model, as far as the CLI uses it. */
 export interface CataloguedModel {
@@ -24,7 +25,7 @@ export interface CataloguedModel {
 
 /** What the CLI knows about each provider it can run against. */
 export interface ProviderProfile {
-  readonly name: "sim" | "sim-anthropic" | "deepseek" | "openai" | "anthropic";
+  readonly name: "sim" | "sim-anthropic" | "sim-openai-responses" | "deepseek" | "openai" | "openai-responses" | "anthropic";
   readonly wire: WireApi;
   readonly baseUrl: string | undefined;
   readonly defaultModel: string;
@@ -66,11 +67,27 @@ function messagesProfile(name: "anthropic" | "sim-anthropic"): ProviderProfile {
   };
 }
 
+function responsesProfile(name: "openai-responses" | "sim-openai-responses"): ProviderProfile {
+  const simulated = name === "sim-openai-responses";
+  return {
+    name,
+    wire: { api: "responses" },
+    baseUrl: simulated ? undefined : "https://api.openai.com/v1",
+    defaultModel: DEFAULT_RESPONSES_MODEL,
+    keyVariables: simulated ? ["DSH_API_KEY"] : ["DSH_API_KEY", "OPENAI_API_KEY"],
+    simulated,
+    lookup: (model) => lookupResponsesModel(RESPONSES_MODELS, model),
+    adapter: ({ baseUrl, apiKey, idleTimeoutMs }) => new ResponsesAdapter({ provider: name, baseUrl, apiKey, idleTimeoutMs }),
+  };
+}
+
 export const PROVIDERS: Readonly<Record<ProviderProfile["name"], ProviderProfile>> = {
   sim: chatProfile("sim", "deepseek", undefined, "sim-1", ["DSH_API_KEY"], undefined, { maxTokens: 4096 }),
   "sim-anthropic": messagesProfile("sim-anthropic"),
+  "sim-openai-responses": responsesProfile("sim-openai-responses"),
   deepseek: chatProfile("deepseek", "deepseek", "https://api.deepseek.com", "deepseek-v4-flash", ["DSH_API_KEY", "DEEPSEEK_API_KEY"], DEEPSEEK_MODELS, {}),
   openai: chatProfile("openai", "openai", "https://api.openai.com/v1", "gpt-5.5", ["DSH_API_KEY", "OPENAI_API_KEY"], OPENAI_MODELS, {}),
+  "openai-responses": responsesProfile("openai-responses"),
   anthropic: messagesProfile("anthropic"),
 };
 
@@ -87,6 +104,7 @@ export function providerProfile(name: string): ProviderProfile {
 export function wireOf(rebuilt: LoggedRequest): WireApi {
   const { wire } = rebuilt.snapshot.header;
   if (wire?.api === "messages") return { api: "messages" };
+  if (wire?.api === "responses") return { api: "responses" };
   if (wire !== undefined) return { api: "chat-completions", dialect: serializeOptionsOfChatWire(wire).dialect };
   const provider = rebuilt.request.config.provider;
   if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider as ProviderProfile["name"]].wire;
@@ -101,6 +119,7 @@ export function wireBody(rebuilt: LoggedRequest, attachments: AttachmentStore | 
   const { request, snapshot } = rebuilt;
   const wire = wireOf(rebuilt);
   if (wire.api === "chat-completions") return serializeChat(request, { dialect: wire.dialect, attachments });
+  if (wire.api === "responses") return serializeResponses(request, { ...responsesOptionsOfWire(snapshot.header.wire), attachments });
   const logged = snapshot.header.wire === undefined ? {} : serializeOptionsOfMessagesWire(request.config.model, snapshot.header.wire);
   return serializeMessages(request, { ...logged, attachments });
 }

@@ -1,6 +1,7 @@
 import { LlmError, type JsonValue, type LlmCallConfig, type ReasoningEffort } from "dsh-llm";
 import { reasoningEffortSchema } from "dsh-llm/schemas";
 import { BREAKPOINT_POLICIES } from "dsh-anthropic";
+import { RESPONSES_BREAKPOINT_POLICIES } from "dsh-openai-responses";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { providerProfile, type CataloguedModel, type ProviderProfile } from "./providers.js";
@@ -44,11 +45,14 @@ function chosenEffort(config: LlmCallConfig, values: SelectionValues, modelDefau
   return config.reasoningEffort;
 }
 
+/** The providers that route OpenAI's cache by `prompt_cache_key` and take a retention. */
+const OPENAI_CACHE_PROVIDERS: ReadonlySet<string> = new Set(["openai", "openai-responses", "sim-openai-responses"]);
+
 /** OpenAI's cache routing: `prompt_cache_key` (the session id unless the log already names one) and the retention asked for. */
 function cacheExtensions(config: LlmCallConfig, values: SelectionValues, sessionId: string): LlmCallConfig["extensions"] {
   const retention = values["cache-retention"];
-  if (config.provider !== "openai") {
-    if (retention !== undefined) throw new CliError("--cache-retention applies to --provider openai only", EXIT.usage);
+  if (!OPENAI_CACHE_PROVIDERS.has(config.provider)) {
+    if (retention !== undefined) throw new CliError("--cache-retention applies to the OpenAI providers (openai, openai-responses, sim-openai-responses) only", EXIT.usage);
     return config.extensions;
   }
   if (retention !== undefined && retention !== "in_memory" && retention !== "24h") throw new CliError("--cache-retention takes in_memory or 24h", EXIT.usage);
@@ -58,12 +62,18 @@ function cacheExtensions(config: LlmCallConfig, values: SelectionValues, session
   return extensions;
 }
 
-/** Anthropic's explicit caching: the breakpoint policy and lifetime asked for, as explicit choices. */
+/** Explicit caching (Anthropic's, and OpenAI's on the Responses API): the breakpoint policy and lifetime asked for, as explicit choices. */
 function cacheChoices(config: LlmCallConfig, values: SelectionValues): Pick<LlmCallConfig, "cachePolicy" | "cacheTtl"> {
   const policy = values["cache-policy"] ?? config.cachePolicy;
   const ttl = values["cache-ttl"] ?? config.cacheTtl;
-  if (providerProfile(config.provider).wire.api !== "messages") {
-    if (values["cache-policy"] !== undefined || values["cache-ttl"] !== undefined) throw new CliError("--cache-policy and --cache-ttl apply to the Messages API providers (anthropic, sim-anthropic) only", EXIT.usage);
+  const { api } = providerProfile(config.provider).wire;
+  if (api === "responses") {
+    if (values["cache-ttl"] !== undefined) throw new CliError("--cache-ttl applies to the Messages API providers (anthropic, sim-anthropic) only", EXIT.usage);
+    if (policy !== undefined && !Object.hasOwn(RESPONSES_BREAKPOINT_POLICIES, policy)) throw new CliError(`--cache-policy takes one of ${Object.keys(RESPONSES_BREAKPOINT_POLICIES).join(", ")} on the Responses API`, EXIT.usage);
+    return policy === undefined ? {} : { cachePolicy: policy };
+  }
+  if (api !== "messages") {
+    if (values["cache-policy"] !== undefined || values["cache-ttl"] !== undefined) throw new CliError("--cache-policy and --cache-ttl apply to the Messages API providers (anthropic, sim-anthropic) and --cache-policy to the Responses API providers only", EXIT.usage);
     return {};
   }
   if (policy !== undefined && !Object.hasOwn(BREAKPOINT_POLICIES, policy)) throw new CliError(`--cache-policy takes one of ${Object.keys(BREAKPOINT_POLICIES).join(", ")}`, EXIT.usage);

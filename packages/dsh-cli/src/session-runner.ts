@@ -44,7 +44,7 @@ export const TURN_OPTIONS = {
   store: { type: "string" },
 } as const;
 
-export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|deepseek|openai|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
+export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
 export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--store URL]`;
 
 type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };

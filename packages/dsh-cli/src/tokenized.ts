@@ -1,7 +1,7 @@
 import { reconstructRequestStream } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import type { EventLog } from "dsh-log";
-import { promptTokens, renderMessagesPrompt, type MessagesBody } from "dsh-simulator";
+import { promptTokens, renderMessagesPrompt, responsesPromptTokens, type MessagesBody } from "dsh-simulator";
 import type { TokenizedRequest } from "./cache-report.js";
 import { wireBody, wireOf } from "./providers.js";
 
@@ -13,8 +13,9 @@ export async function* tokenizedRequests(log: EventLog, attachments: AttachmentS
   for await (const rebuilt of reconstructRequestStream(log)) {
     const wire = await wireBody(rebuilt, attachments);
     const body = JSON.parse(wire) as MessagesBody;
-    if (wireOf(rebuilt).api === "chat-completions") {
-      yield { request: rebuilt, tokens: promptTokens(body), wire };
+    const { api } = wireOf(rebuilt);
+    if (api !== "messages") {
+      yield { request: rebuilt, tokens: api === "responses" ? responsesPromptTokens(body) : promptTokens(body), wire };
       continue;
     }
     const tokens: number[] = [];

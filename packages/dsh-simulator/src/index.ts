@@ -5,3 +5,5 @@ export { promptTokens } from "./prompt.js";
 export { renderMessagesPrompt, type MessagesBody, type RenderedBlock } from "./messages-prompt.js";
 export { CACHE_TTL_MS, ExplicitCache, LOOKBACK_BLOCKS, type CacheOutcome } from "./explicit-cache.js";
 export { MAX_CACHE_MARKERS, minCacheableTokens } from "./messages-rules.js";
+export { responsesPromptTokens } from "./responses-serve.js";
+export { MAX_RESPONSES_BREAKPOINTS } from "./responses-rules.js";

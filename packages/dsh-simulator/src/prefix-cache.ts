@@ -49,15 +49,17 @@ export class PrefixCache {
   /**
    * Serves a prompt at explicit breakpoints: `ends` are the token lengths at which its segments end,
    * and `marked` says which of them a breakpoint marks. Returns the longest segment end whose exact
-   * prefix an earlier prompt marked (0 if none), then stores this prompt's marked prefixes.
+   * prefix an earlier prompt marked (0 if none), then stores this prompt's marked prefixes; prefixes
+   * shorter than `minimum` tokens are neither read nor stored.
    */
-  serveMarked(model: string, tokens: Tokens, ends: readonly number[], marked: readonly boolean[]): number {
+  serveMarked(model: string, tokens: Tokens, ends: readonly number[], marked: readonly boolean[], minimum: number): number {
     let hit = 0;
     let hash = createHash("sha256").update(`marked:${model}`).digest("hex");
     let start = 0;
     ends.forEach((end, i) => {
       hash = createHash("sha256").update(hash).update(Uint32Array.from(tokens.slice(start, end))).digest("hex");
       start = end;
+      if (end < minimum) return;
       if (this.#entries.has(hash)) hit = end;
       if (marked[i] === true) this.#refresh(hash);
     });

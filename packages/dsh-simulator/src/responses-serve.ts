@@ -23,9 +23,14 @@ export function serveResponsesCache(cache: PrefixCache, body: ResponsesBody, imp
   const namespace = `responses:${model}`;
   let cached = implicit ? cache.serve(namespace, tokens, OPENAI_GRANULARITY) : 0;
   if (takesBreakpoints(model)) {
-    cached = Math.max(cached, cache.serveMarked(namespace, tokens, ends, segments.map((segment) => segment.breakpoint)));
+    cached = Math.max(cached, cache.serveMarked(namespace, tokens, ends, segments.map((segment) => segment.breakpoint), OPENAI_GRANULARITY.first));
   }
   return { promptTokens: tokens.length, cachedTokens: cached, prompt: segments.map((segment) => segment.text).join("") };
+}
+
+/** The prompt tokens of a Responses body, as the simulator counts them (for `dsh cache`). */
+export function responsesPromptTokens(body: ResponsesBody): Uint32Array {
+  return segmentsTokens(renderResponsesPrompt(body).map((segment) => segment.text)).tokens;
 }
 
 /** A Responses body seen as Chat Completions messages, for the `explore` policy. */
