@@ -154,12 +154,16 @@ export async function* parseResponsesStream(body: ReadableStream<Uint8Array>, id
   const folder = new ResponseFolder();
   const pending: StreamChunk[] = [];
   let failure: unknown;
+  let ended = false;
   let finished = false;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
-      if (finished || failure !== undefined) return;
+      // Nothing after the end of the response belongs to the answer.
+      if (ended || failure !== undefined) return;
       try {
-        pending.push(...folder.fold(parseEvent(message.data)));
+        const chunks = folder.fold(parseEvent(message.data));
+        ended = chunks.some((chunk) => chunk.type === "finish");
+        pending.push(...chunks);
       } catch (error) {
         failure = error;
       }
