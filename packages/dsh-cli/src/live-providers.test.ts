@@ -12,6 +12,7 @@ import { runCli } from "./test-support/run-cli.js";
 const LIVE = [
   { provider: "deepseek", variable: "DEEPSEEK_API_KEY", upstream: "https://api.deepseek.com", model: "deepseek-v4-flash", extra: ["--thinking", "on"] },
   { provider: "openai", variable: "OPENAI_API_KEY", upstream: "https://api.openai.com/v1", model: "gpt-5.5", extra: [] },
+  { provider: "openai-responses", variable: "OPENAI_API_KEY", upstream: "https://api.openai.com/v1", model: "gpt-5.6", extra: [] },
   { provider: "anthropic", variable: "ANTHROPIC_API_KEY", upstream: "https://api.anthropic.com", model: "claude-sonnet-4-6", extra: ["--thinking", "on"] },
 ] as const;
 

@@ -116,7 +116,7 @@ describe("DeepSeek V4 through the CLI", () => {
     [["--effort", "extreme"], "dsh: --effort takes one of minimal, low, medium, high, xhigh, max (use --thinking off to turn thinking off)\n"],
     [["--thinking", "maybe"], "dsh: --thinking takes on or off\n"],
     [["--thinking", "off", "--effort", "high"], "dsh: --effort says how hard to think: it cannot go with --thinking off\n"],
-    [["--cache-retention", "24h"], "dsh: --cache-retention applies to --provider openai only\n"],
+    [["--cache-retention", "24h"], "dsh: --cache-retention applies to the OpenAI providers (openai, openai-responses, sim-openai-responses) only\n"],
   ])("refuses %j as a usage error", async (flags, stderr) => {
     simulator = await startSimulator({ scenario: { responses: [{ text: "never" }] }, apiKey: KEY });
     expect(await cli("deepseek", "run", "--log", join(dir, "bad.jsonl"), ...flags, "hi")).toMatchObject({ code: 2, stderr });

@@ -61,4 +61,9 @@ describe("contentText", () => {
     expect(contentText(7)).toBe("");
     expect(contentText([{ type: "text", text: "a" }, { type: "reasoning", text: "r" }, { type: "image", image }, { type: "tool-call", name: "f", arguments: "{}" }, { type: "redacted-reasoning" }])).toBe("a\nr\n[image sha256:ab]\n→ f({})\n[redacted-reasoning]");
   });
+
+  it("names a provider's own item by its type, with a reasoning item's summary when it has one", () => {
+    const reasoning = (summary: unknown) => ({ type: "provider-item", api: "openai-responses", item: { type: "reasoning", summary, encrypted_content: "x" } });
+    expect(contentText([reasoning([]), reasoning([{ type: "summary_text", text: "Plan." }, { type: "summary_text", text: "Then act." }]), { type: "provider-item", item: {} }])).toBe("[reasoning]\n[reasoning: Plan. Then act.]\n[provider item]");
+  });
 });

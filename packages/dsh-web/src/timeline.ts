@@ -8,13 +8,20 @@ type Data = Readonly<Record<string, unknown>>;
 const DETAIL_LIMIT = 4000;
 
 
+/** A provider's own item in words: its type, and a reasoning item's summary when it has one (its content is encrypted). */
+function providerItemText(item: { type?: unknown; summary?: unknown } | undefined): string {
+  const summary = Array.isArray(item?.summary) ? item.summary.map((part: { text?: unknown }) => (typeof part?.text === "string" ? part.text : "")).join(" ") : "";
+  return `[${typeof item?.type === "string" ? item.type : "provider item"}${summary === "" ? "" : `: ${summary}`}]`;
+}
+
 /** The text of content blocks, images by digest. */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((block: { type?: string; text?: string; name?: string; arguments?: string; image?: { digest?: string } }) => {
+    .map((block: { type?: string; text?: string; name?: string; arguments?: string; image?: { digest?: string }; item?: { type?: unknown; summary?: unknown } }) => {
       if (block.type === "text" || block.type === "reasoning") return block.text ?? "";
+      if (block.type === "provider-item") return providerItemText(block.item);
       if (block.type === "image") return `[image ${block.image?.digest ?? ""}]`;
       if (block.type === "tool-call") return `→ ${block.name ?? ""}(${block.arguments ?? ""})`;
       return `[${block.type ?? "block"}]`;
