@@ -96,6 +96,38 @@ describe("StreamAssembler", () => {
     );
   });
 
+  it("keeps a provider's item in place, and the item id of text and calls: text of another item opens another block", () => {
+    const item = { id: "rs_1", type: "reasoning", summary: [], encrypted_content: "enc" };
+    expect(
+      assemble([
+        { type: "provider-item", api: "openai-responses", item },
+        { type: "text-delta", text: "Hel", block: 1, itemId: "msg_1" },
+        { type: "text-delta", text: "lo", block: 1, itemId: "msg_1" },
+        { type: "text-delta", text: "!", block: 1, itemId: "msg_2" },
+        { type: "text-delta", text: " plain", block: 1 },
+        { type: "tool-call-delta", index: 0, callId: "c", name: "t", argumentsDelta: "{", itemId: "fc_1" },
+        { type: "tool-call-delta", index: 0, argumentsDelta: "}", itemId: "fc_1" },
+        { type: "tool-call-delta", index: 1, callId: "d", name: "t", argumentsDelta: "{}" },
+        { type: "finish", reason: "tool-calls" },
+      ]).content,
+    ).toEqual([
+      { type: "provider-item", api: "openai-responses", item },
+      { type: "text", text: "Hello", itemId: "msg_1" },
+      { type: "text", text: "!", itemId: "msg_2" },
+      { type: "text", text: " plain" },
+      { type: "tool-call", callId: "c", name: "t", arguments: "{}", itemId: "fc_1" },
+      { type: "tool-call", callId: "d", name: "t", arguments: "{}" },
+    ]);
+  });
+
+  it("refuses a call whose item id changes mid-stream, and an item that is not JSON", () => {
+    expect(() => assemble([{ type: "tool-call-delta", index: 0, callId: "c", name: "t", argumentsDelta: "", itemId: "fc_1" }, { type: "tool-call-delta", index: 0, argumentsDelta: "{}", itemId: "fc_2" }])).toThrowError(
+      expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: "tool call 0 changed its item id mid-stream" }),
+    );
+    expect(() => assemble([{ type: "provider-item", api: "x", item: { n: Number.NaN } }, { type: "finish", reason: "stop" }])).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }));
+    expect(() => assemble([{ type: "provider-item", api: "", item: {} }, { type: "finish", reason: "stop" }])).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }));
+  });
+
   it("reports a stream that never finished as interrupted (retryable)", () => {
     expect(() => assemble([{ type: "text-delta", text: "Hel" }])).toThrowError(
       expect.objectContaining({ code: "LLM_STREAM_INTERRUPTED", retryable: true }),
