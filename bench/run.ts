@@ -10,6 +10,7 @@ import { anthropicCacheBench } from "./anthropic-cache.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
 import { loadBench } from "./load.js";
+import { responsesCacheBench } from "./responses-cache.js";
 import { storesBench } from "./stores.js";
 import { wideAnswerBench } from "./wide-answer.js";
 import type { ReconstructResult } from "./reconstruct.js";
@@ -141,7 +142,17 @@ try {
   console.log(`\n8. Commands on one answer with ${wide.calls} and ${4 * wide.calls} tool calls (a ${fmt(wide.logBytes / 1e6)} MB log): time per call, larger over smaller (1.0 is linear)`);
   console.log(table([["command", `${wide.calls} calls ms`, `${4 * wide.calls} calls ms`, "per-call ratio"], ...wide.rows.map((row) => [`dsh ${row.command}`, fmt(row.smallMs), fmt(row.largeMs), fmt(row.perCallRatio)])]));
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide };
+  const responses = await responsesCacheBench(quick ? 5 : 20);
+  console.log(`\n10. OpenAI Responses API, ${responses[0]!.requests}-step tool session with reasoning through the simulator (reasoning items sent back, bodies rebuilt)`);
+  console.log(
+    table([
+      ["breakpoints", "prompt tokens", "cache read", "readable limit", "read / limit", "logged breaks", "bodies differing", "reasoning items back"],
+      ...responses.map((row) => [row.policy, String(row.promptTokens), String(row.cacheReadTokens), String(row.physicalLimitTokens), fmt(row.readOverLimit), String(row.breaks), String(row.bodyMismatches), String(row.reasoningItemsBack)]),
+    ]),
+  );
+  console.log("   readable limit: the tokens each request shares with the previous one where that prefix reaches OpenAI's 1,024-token minimum.");
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
