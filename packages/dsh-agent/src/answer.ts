@@ -46,7 +46,9 @@ export async function finishStep(
   }
   const reason: StepEndReason = signal.aborted ? "aborted" : truncated ? "max-tokens" : "completed";
   const usage = result.usage === undefined ? {} : { usage: result.usage };
-  await loop.log.append(stepEndEvent.input({ turn, step, reason, finishReason: result.finishReason, ...usage }));
+  const id = result.responseId === undefined ? {} : { responseId: result.responseId };
+  const diagnosis = result.cacheDiagnosis === undefined ? {} : { cacheDiagnosis: result.cacheDiagnosis };
+  await loop.log.append(stepEndEvent.input({ turn, step, reason, finishReason: result.finishReason, ...usage, ...id, ...diagnosis }));
   const text = result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
   return { reason, continueTurn: calls.length > 0, text, usage: result.usage };
 }

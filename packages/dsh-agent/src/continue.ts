@@ -4,13 +4,13 @@ import type { EventLog } from "dsh-log";
 import { AgentError } from "./errors.js";
 
 /** Choices only the provider they were made for understands; a switch of provider leaves them behind. */
-const PROVIDER_SPECIFIC = ["cachePolicy", "cacheTtl", "extensions"] as const;
+const PROVIDER_SPECIFIC = ["cachePolicy", "cacheTtl", "cacheDiagnostics", "extensions"] as const;
 
 /**
  * The call config that continues the session in `log`: the selection restored from its latest
  * header (explicit choices kept, adapter defaults left to the adapter, so a resume shows no drift),
  * with `overrides` on top. A different provider drops the provider-specific choices (cache policy and
- * TTL, extensions) and needs a `model`; a log without a request needs both `provider` and `model`.
+ * TTL, cache diagnostics, extensions) and needs a `model`; a log without a request needs both `provider` and `model`.
  */
 export function continuedSelection(log: EventLog, overrides: Partial<LlmCallConfig> = {}): LlmCallConfig {
   const latest = foldRequestHeader(log)?.header;

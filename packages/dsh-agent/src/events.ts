@@ -1,5 +1,5 @@
 import { defineEvent } from "dsh-log";
-import { finishReasonSchema, messageSourceSchema, tokenUsageSchema, userContentSchema } from "dsh-llm/schemas";
+import { cacheDiagnosisSchema, finishReasonSchema, messageSourceSchema, tokenUsageSchema, userContentSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 
 const turnNumber = z.number().int().nonnegative();
@@ -81,6 +81,10 @@ export const stepEndEvent = defineEvent(
     reason: stepEndReasonSchema,
     finishReason: finishReasonSchema.exactOptional(),
     usage: tokenUsageSchema.exactOptional(),
+    /** The provider's id of the answer: what the next request names when it asks for a cache diagnosis. */
+    responseId: z.string().min(1).exactOptional(),
+    /** The provider's verdict on its cache for this request, when the request asked for one. */
+    cacheDiagnosis: cacheDiagnosisSchema.exactOptional(),
     error: loggedErrorSchema.exactOptional(),
     unsent: z.literal(true).exactOptional(),
   }),

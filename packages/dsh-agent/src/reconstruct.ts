@@ -72,8 +72,8 @@ export async function* reconstructRequestStream(
     const dispatch = fold.dispatch;
     if (dispatch === undefined) continue;
     // Admission opens no step before the last one ended, so no request is still waiting here.
-    const { turn, step, dispatchSeq, snapshot, messages } = dispatch;
-    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header) };
+    const { turn, step, dispatchSeq, snapshot, messages, previousResponseId } = dispatch;
+    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header, undefined, previousResponseId) };
   }
   // A step the log never ended (it stops inside it: a crash) may have sent its request.
   if (waiting !== undefined) yield await finish(true);

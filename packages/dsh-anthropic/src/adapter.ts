@@ -14,6 +14,7 @@ import {
   type StreamChunk,
 } from "dsh-llm";
 import { CLAUDE_MODELS, claudeDefaults, frozenCatalog, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
+import { CACHE_DIAGNOSIS_BETA } from "./diagnosis.js";
 import { serializeRequestBytes } from "./serialize.js";
 import { messagesWireProfile } from "./wire-profile.js";
 import { parseMessagesStream } from "./stream.js";
@@ -91,8 +92,10 @@ export class AnthropicAdapter implements LlmAdapter {
       });
       const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", "anthropic-version": ANTHROPIC_VERSION };
       if (this.#apiKey !== undefined) headers["x-api-key"] = this.#apiKey;
+      if (request.config.cacheDiagnostics === true) headers["anthropic-beta"] = CACHE_DIAGNOSIS_BETA;
       const response = await postStreaming({ url: this.#url, headers, body, signal: context.signal, headersTimeoutMs: this.#headersTimeoutMs, fetch: this.#fetch });
-      yield* streamResponse(response, (stream) => parseMessagesStream(stream, this.#idleTimeoutMs), context.signal);
+      const comparing = request.config.cacheDiagnostics === true && request.previousResponseId !== undefined;
+      yield* streamResponse(response, (stream) => parseMessagesStream(stream, this.#idleTimeoutMs, { comparing }), context.signal);
     } catch (error) {
       throw error instanceof LlmError ? redactError(error, this.#redact) : error;
     }

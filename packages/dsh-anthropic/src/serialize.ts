@@ -16,7 +16,7 @@ export interface SerializeOptions {
 
 /** Body fields the adapter writes itself; an extension may set `thinking` only when no effort did. */
 const OWNED: OwnFields = {
-  own: new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "stream"]),
+  own: new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "diagnostics", "stream"]),
   fillable: new Set(["thinking"]),
 };
 
@@ -59,6 +59,8 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
   }
   if (config.stop !== undefined) rest.stop_sequences = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, thinkingFields(config.reasoningEffort, maxTokens, info));
+  // The opt-in: the previous answer's id, or null on a session's first request.
+  if (config.cacheDiagnostics === true) rest.diagnostics = { previous_message_id: request.previousResponseId ?? null };
   addExtensionFields(rest, config.extensions, OWNED);
   rest.stream = true;
   return rest;
@@ -67,7 +69,7 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
 /**
  * The exact HTTP body this adapter sends for `request`: compact JSON in a fixed key order (`model`,
  * `max_tokens`, `system`, `tools`, `messages`, `temperature`, `stop_sequences`, `thinking`,
- * `output_config`, sorted extensions, `stream`), content always as block arrays, tool inputs as the
+ * `output_config`, `diagnostics`, sorted extensions, `stream`), content always as block arrays, tool inputs as the
  * model's own JSON text, images as verified base64, and `cache_control` markers where the logged
  * `cachePolicy` puts them. Public so a log can be checked against what was sent.
  */

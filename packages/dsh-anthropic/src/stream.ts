@@ -1,5 +1,6 @@
 import { LlmError, deepFreeze, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { truncateText } from "dsh-base";
+import { anthropicDiagnosis, type AnthropicDiagnostics } from "./diagnosis.js";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = deepFreeze({
@@ -41,10 +42,11 @@ export function mapAnthropicUsage(usage: AnthropicUsage): TokenUsage {
 interface WireEvent {
   type?: string;
   index?: number;
-  message?: { usage?: AnthropicUsage };
+  message?: { id?: unknown; usage?: AnthropicUsage; diagnostics?: AnthropicDiagnostics };
   content_block?: { type?: string; text?: string; thinking?: string; data?: string; id?: unknown; name?: unknown; signature?: string };
   delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
   usage?: AnthropicUsage;
+  diagnostics?: AnthropicDiagnostics;
   error?: { type?: string; message?: string };
 }
 
@@ -70,16 +72,23 @@ function blockIndex(event: WireEvent): number {
 
 /** Folds Anthropic stream events into neutral chunks; one instance per response. */
 class EventMapper {
+  readonly #comparing: boolean;
   readonly #signatures = new Map<number, string>();
   #usage: AnthropicUsage = {};
   #stopReason: string | undefined;
   finished = false;
 
+  constructor(comparing: boolean) {
+    this.#comparing = comparing;
+  }
+
   map(event: WireEvent): StreamChunk[] {
     switch (event.type) {
-      case "message_start":
+      case "message_start": {
         this.#usage = { ...(event.message?.usage ?? {}) };
-        return [];
+        const id = event.message?.id;
+        return this.#info(typeof id === "string" && id !== "" ? id : undefined, event.message?.diagnostics);
+      }
       case "content_block_start":
         return this.#start(blockIndex(event), event.content_block ?? {});
       case "content_block_delta":
@@ -92,7 +101,7 @@ class EventMapper {
         // Usage here is cumulative: it replaces what message_start said, field by field.
         this.#usage = { ...this.#usage, ...Object.fromEntries(Object.entries(event.usage ?? {}).filter(([, value]) => value !== null && value !== undefined)) };
         if (typeof event.delta?.stop_reason === "string") this.#stopReason = event.delta.stop_reason;
-        return [];
+        return this.#info(undefined, event.diagnostics);
       case "message_stop":
         this.finished = true;
         return [
@@ -106,6 +115,13 @@ class EventMapper {
       default:
         throw new LlmError("LLM_MALFORMED_STREAM", `unknown stream event ${String(event.type)}`);
     }
+  }
+
+  /** The answer's id and the provider's cache diagnosis, when the event carries either. */
+  #info(responseId: string | undefined, diagnostics: AnthropicDiagnostics | undefined): StreamChunk[] {
+    const cacheDiagnosis = diagnostics === undefined ? undefined : anthropicDiagnosis(diagnostics, this.#comparing);
+    if (responseId === undefined && cacheDiagnosis === undefined) return [];
+    return [{ type: "response-info", ...(responseId === undefined ? {} : { responseId }), ...(cacheDiagnosis === undefined ? {} : { cacheDiagnosis }) }];
   }
 
   #start(index: number, block: NonNullable<WireEvent["content_block"]>): StreamChunk[] {
@@ -148,10 +164,10 @@ class EventMapper {
  * thinking, tool calls (keyed by content-block index), usage and the stop reason. A body that ends
  * before `message_stop` is `LLM_STREAM_INTERRUPTED`; no bytes for `idleTimeoutMs` is `LLM_TIMEOUT`.
  */
-export async function* parseMessagesStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): AsyncGenerator<StreamChunk> {
+export async function* parseMessagesStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, options: { readonly comparing?: boolean } = {}): AsyncGenerator<StreamChunk> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const mapper = new EventMapper();
+  const mapper = new EventMapper(options.comparing ?? false);
   const pending: StreamChunk[] = [];
   let parseError: unknown;
   const parser = createParser({

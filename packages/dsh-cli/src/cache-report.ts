@@ -4,6 +4,8 @@ import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent } from "dsh-surface";
 import { chatMisses } from "./chat-misses.js";
 import { MessagesMissExplainer, type MessagesPrompt } from "./messages-misses.js";
+import { causesBetween, providerVerdict, type ProviderVerdict } from "./provider-verdict.js";
+import type { CacheDiagnosis } from "dsh-llm";
 
 /** The cache picture of one dispatched request. */
 export interface CacheRow {
@@ -25,15 +27,29 @@ export interface CacheRow {
   readonly explanations: readonly string[];
   /** Why repeated prefix was not read: by the Messages API's rules (under the minimum, a TTL gap, the 20-block lookback), or a Chat Completions provider's cold or best-effort cache. */
   readonly misses: readonly string[];
+  /** The provider's own diagnosis of this request's cache, when the session asked for one, and whether the log agrees. */
+  readonly provider?: ProviderVerdict;
 }
 
-/** Per-step cache usage reported in `step/end`, keyed by `turn.step`. */
-function reportedUsage(events: readonly LogEvent[]): Map<string, { read: number; write: number; prompt: number }> {
-  const usage = new Map<string, { read: number; write: number; prompt: number }>();
+/** What a `step/end` reported of the cache: the usage, and the provider's diagnosis when it gave one. */
+interface Reported {
+  readonly read?: number;
+  readonly write?: number;
+  readonly prompt?: number;
+  readonly diagnosis?: CacheDiagnosis;
+}
+
+/** Per-step cache usage and diagnosis reported in `step/end`, keyed by `turn.step`. */
+function reportedUsage(events: readonly LogEvent[]): Map<string, Reported> {
+  const usage = new Map<string, Reported>();
   for (const event of events) {
-    if (!stepEndEvent.is(event) || event.data.usage === undefined) continue;
-    const { cacheReadTokens, cacheWriteTokens, inputTokens } = event.data.usage;
-    usage.set(`${event.data.turn}.${event.data.step}`, { read: cacheReadTokens, write: cacheWriteTokens, prompt: inputTokens });
+    if (!stepEndEvent.is(event)) continue;
+    const { usage: used, cacheDiagnosis } = event.data;
+    if (used === undefined && cacheDiagnosis === undefined) continue;
+    usage.set(`${event.data.turn}.${event.data.step}`, {
+      ...(used === undefined ? {} : { read: used.cacheReadTokens, write: used.cacheWriteTokens, prompt: used.inputTokens }),
+      ...(cacheDiagnosis === undefined ? {} : { diagnosis: cacheDiagnosis }),
+    });
   }
   return usage;
 }
@@ -109,8 +125,14 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
       const prompt = (at: TokenizedRequest) => ({ header: at.request.snapshot.header, time: events[at.request.dispatchSeq]?.time ?? 0 });
       return chatMisses(prompt(previous), prompt(current), stable, cacheReadTokens);
     };
+    const diagnosis = reported?.diagnosis;
+    const verdict = (): { provider?: ProviderVerdict } => {
+      if (diagnosis === undefined) return {};
+      const causes = previous === undefined ? new Set<never>() : causesBetween(events, previous.request.dispatchSeq, dispatchSeq, previous.request.snapshot.header);
+      return { provider: providerVerdict(diagnosis, causes, current.request.snapshot.header.wire?.api === "responses" ? "responses" : "messages") };
+    };
     if (previous === undefined) {
-      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak: false, explanations: [], misses: missed(0) };
+      yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak: false, explanations: [], misses: missed(0), ...verdict() };
     } else {
       const before = previous.request;
       // A provider's prefix cache is per model: another model shares no prefix at all.
@@ -118,7 +140,7 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
       const stableTokens = sameModel ? commonPrefix(previous.tokens, current.tokens) : 0;
       const isBreak = stableTokens < previous.tokens.length;
       const explanations = isBreak ? explainBetween(events, before.dispatchSeq, dispatchSeq, before.snapshot.header) : [];
-      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak, explanations, misses: missed(stableTokens) };
+      yield { turn, step, promptTokens, stableTokens, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak, explanations, misses: missed(stableTokens), ...verdict() };
     }
     previous = current;
   }

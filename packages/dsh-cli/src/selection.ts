@@ -13,11 +13,12 @@ export const SELECTION_OPTIONS = {
   "cache-retention": { type: "string" },
   "cache-policy": { type: "string" },
   "cache-ttl": { type: "string" },
+  "cache-diagnostics": { type: "boolean" },
 } as const;
 
-export const SELECTION_USAGE = "[--effort minimal|low|medium|high|xhigh|max] [--thinking on|off] [--cache-retention in_memory|24h] [--cache-policy rolling-v1|system-and-last-user-v1|none] [--cache-ttl 5m|1h]";
+export const SELECTION_USAGE = "[--effort minimal|low|medium|high|xhigh|max] [--thinking on|off] [--cache-retention in_memory|24h] [--cache-policy rolling-v1|system-and-last-user-v1|none] [--cache-ttl 5m|1h] [--cache-diagnostics]";
 
-type SelectionValues = { [K in keyof typeof SELECTION_OPTIONS]?: string | undefined };
+type SelectionValues = { [K in Exclude<keyof typeof SELECTION_OPTIONS, "cache-diagnostics">]?: string | undefined } & { readonly "cache-diagnostics"?: boolean | undefined };
 
 const THINKING_EFFORTS = reasoningEffortSchema.options.filter((effort) => effort !== "none");
 
@@ -81,6 +82,15 @@ function cacheChoices(config: LlmCallConfig, values: SelectionValues): Pick<LlmC
   return { ...(policy === undefined ? {} : { cachePolicy: policy }), ...(ttl === undefined ? {} : { cacheTtl: ttl }) };
 }
 
+/** The cache diagnostics asked for (`--cache-diagnostics`), over what `config` already has; only the Messages and Responses APIs give them. */
+function diagnosticsChoice(config: LlmCallConfig, values: SelectionValues): Pick<LlmCallConfig, "cacheDiagnostics"> {
+  if (values["cache-diagnostics"] !== true) return config.cacheDiagnostics === undefined ? {} : { cacheDiagnostics: config.cacheDiagnostics };
+  if (providerProfile(config.provider).wire.api === "chat-completions") {
+    throw new CliError("--cache-diagnostics applies to the Messages API providers (anthropic, sim-anthropic) and the Responses API providers (openai-responses, sim-openai-responses) only", EXIT.usage);
+  }
+  return { cacheDiagnostics: true };
+}
+
 /** What the provider's catalog says of `model`; a retired name is a usage error naming its replacement. */
 function cataloguedModel(lookup: NonNullable<ProviderProfile["lookup"]>, model: string): CataloguedModel | undefined {
   try {
@@ -104,6 +114,12 @@ export function sessionConfig(config: LlmCallConfig, values: SelectionValues, se
   }
   const reasoningEffort = chosenEffort(config, values, info?.defaultReasoningEffort);
   const extensions = cacheExtensions(config, values, sessionId);
-  const { reasoningEffort: _effort, extensions: _extensions, cachePolicy: _policy, cacheTtl: _ttl, ...rest } = config;
-  return { ...rest, ...(reasoningEffort === undefined ? {} : { reasoningEffort }), ...cacheChoices(config, values), ...(extensions === undefined ? {} : { extensions }) };
+  const { reasoningEffort: _effort, extensions: _extensions, cachePolicy: _policy, cacheTtl: _ttl, cacheDiagnostics: _diagnostics, ...rest } = config;
+  return {
+    ...rest,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...cacheChoices(config, values),
+    ...diagnosticsChoice(config, values),
+    ...(extensions === undefined ? {} : { extensions }),
+  };
 }

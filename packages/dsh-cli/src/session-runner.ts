@@ -47,7 +47,7 @@ export const TURN_OPTIONS = {
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
 export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--store URL]`;
 
-type ProviderValues = { [K in keyof typeof PROVIDER_OPTIONS]?: string | undefined };
+type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics">]?: string | undefined } & { "cache-diagnostics"?: boolean | undefined };
 type TurnValues = ProviderValues & {
   system?: string | undefined;
   "max-steps"?: string | undefined;

@@ -24,6 +24,12 @@ export const llmCallConfigSchema = z.strictObject({
   stop: z.array(z.string()).exactOptional(),
   cachePolicy: z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, "cache policy names are 1-64 characters of [a-z0-9.-]").exactOptional(),
   cacheTtl: cacheTtlSchema.exactOptional(),
+  /**
+   * Asks the provider to compare each request with the previous answer and say why its cache missed
+   * (Anthropic's `diagnostics`, OpenAI's `prompt_cache_options.comparison_response_id`). It changes
+   * the bytes sent, so it is a logged choice like any other.
+   */
+  cacheDiagnostics: z.boolean().exactOptional(),
   extensions: jsonObjectSchema.exactOptional(),
 });
 
@@ -40,6 +46,7 @@ export function callConfigEquals(a: LlmCallConfig, b: LlmCallConfig): boolean {
     jsonEquals(a.stop, b.stop) &&
     a.cachePolicy === b.cachePolicy &&
     a.cacheTtl === b.cacheTtl &&
+    a.cacheDiagnostics === b.cacheDiagnostics &&
     jsonEquals(a.extensions, b.extensions)
   );
 }

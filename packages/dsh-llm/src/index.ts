@@ -23,6 +23,7 @@ export { messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort } from "./config.js";
 export type { TokenUsage } from "./usage.js";
+export type { CacheDiagnosis } from "./diagnosis.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { httpError, retryAfterSeconds } from "./http-errors.js";
 export { redactError, redactor, type Redactor } from "./redact.js";

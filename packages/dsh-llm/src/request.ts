@@ -13,6 +13,7 @@ export const generateOptionsSchema = z.strictObject({
   config: llmCallConfigSchema,
   messages: z.array(messageSchema).min(1),
   tools: toolListSchema.exactOptional(),
+  previousResponseId: z.string().min(1).exactOptional(),
 });
 
 /** One model request: the call config, the messages (system first) and the tools offered. */
@@ -20,6 +21,11 @@ export interface GenerateOptions {
   readonly config: LlmCallConfig;
   readonly messages: readonly Message[];
   readonly tools?: readonly ToolSchema[];
+  /**
+   * The provider's id of the answer to the previous request, which `config.cacheDiagnostics` asks the
+   * provider to compare this one with. The agent takes it from the log, never from memory.
+   */
+  readonly previousResponseId?: string;
   /** Cancels the call; stays live when the request is frozen. */
   readonly signal?: AbortSignal;
 }
@@ -50,7 +56,7 @@ function checkPart(schema: z.ZodType, value: unknown, what: string | (() => stri
   return true;
 }
 
-const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools", "signal"]);
+const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools", "previousResponseId", "signal"]);
 
 /**
  * Validates `options` and returns them deep-frozen; throws `LLM_INVALID_REQUEST` on a bad shape.
@@ -76,6 +82,9 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
     if (checkPart(messageSchema, message, () => `messages[${index}]`)) checked.push(message);
   }
   if ("tools" in options && checkPart(toolListSchema, tools, "tools")) checked.push(tools);
+  if ("previousResponseId" in options && (typeof options.previousResponseId !== "string" || options.previousResponseId === "")) {
+    throw new LlmError("LLM_INVALID_REQUEST", "invalid request: previousResponseId must be a non-empty string");
+  }
   if ("signal" in options && !(signal instanceof AbortSignal)) {
     throw new LlmError("LLM_INVALID_REQUEST", "invalid request: signal must be an AbortSignal");
   }

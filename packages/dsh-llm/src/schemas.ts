@@ -26,5 +26,6 @@ export {
 export { toolSchemaSchema } from "./tools.js";
 export { cacheTtlSchema, llmCallConfigSchema, reasoningEffortSchema } from "./config.js";
 export { tokenUsageSchema } from "./usage.js";
+export { cacheDiagnosisSchema } from "./diagnosis.js";
 export { generateOptionsSchema } from "./request.js";
 export { finishReasonSchema } from "./stream.js";

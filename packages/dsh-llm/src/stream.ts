@@ -4,6 +4,7 @@ import { assistantContentSchema, type AssistantContent } from "./content.js";
 import type { JsonObject } from "./json.js";
 import { LlmError } from "./errors.js";
 import { tokenUsageSchema, type TokenUsage } from "./usage.js";
+import { cacheDiagnosisSchema, type CacheDiagnosis } from "./diagnosis.js";
 
 /** Why the model stopped. */
 export const finishReasonSchema = z.enum(["stop", "length", "tool-calls", "content-filter", "other"]);
@@ -33,16 +34,28 @@ export type StreamChunk =
   /** A whole output item the provider needs back verbatim (see the `provider-item` block). */
   | { readonly type: "provider-item"; readonly api: string; readonly item: JsonObject }
   | { readonly type: "usage"; readonly usage: TokenUsage }
+  /** What the provider says about its answer besides the content: its id, and its cache diagnosis when asked for. */
+  | { readonly type: "response-info"; readonly responseId?: string; readonly cacheDiagnosis?: CacheDiagnosis }
   | { readonly type: "finish"; readonly reason: FinishReason };
 
 /** What every answer must be before anyone logs it: valid content blocks and whole, non-negative token counts. */
-const resultSchema = z.strictObject({ content: z.array(assistantContentSchema), usage: tokenUsageSchema.optional() });
+const resultSchema = z.strictObject({
+  content: z.array(assistantContentSchema),
+  usage: tokenUsageSchema.optional(),
+  responseId: z.string().min(1).optional(),
+  cacheDiagnosis: cacheDiagnosisSchema.optional(),
+});
 
-/** A whole answer: the assistant content, why it ended, and the usage the provider reported. */
+/**
+ * A whole answer: the assistant content, why it ended, the usage the provider reported, and when the
+ * provider says them, the answer's id and its diagnosis of the prompt cache.
+ */
 export interface GenerateResult {
   readonly content: AssistantContent[];
   readonly finishReason: FinishReason;
   readonly usage: TokenUsage | undefined;
+  readonly responseId?: string;
+  readonly cacheDiagnosis?: CacheDiagnosis;
 }
 
 interface OpenToolCall {
@@ -69,10 +82,12 @@ export class StreamAssembler {
   readonly #calls = new Map<number, OpenToolCall>();
   #finishReason: FinishReason | undefined;
   #usage: TokenUsage | undefined;
+  #responseId: string | undefined;
+  #cacheDiagnosis: CacheDiagnosis | undefined;
 
   /** Adds one chunk; throws `LLM_MALFORMED_STREAM` for chunks after `finish`. */
   push(chunk: StreamChunk): void {
-    if (this.#finishReason !== undefined && chunk.type !== "usage") {
+    if (this.#finishReason !== undefined && chunk.type !== "usage" && chunk.type !== "response-info") {
       throw new LlmError("LLM_MALFORMED_STREAM", `stream sent ${chunk.type} after finish`);
     }
     switch (chunk.type) {
@@ -96,6 +111,11 @@ export class StreamAssembler {
         break;
       case "usage":
         this.#usage = chunk.usage;
+        break;
+      case "response-info":
+        // A later report completes an earlier one (an id first, the diagnosis with the final usage).
+        this.#responseId = chunk.responseId ?? this.#responseId;
+        this.#cacheDiagnosis = chunk.cacheDiagnosis ?? this.#cacheDiagnosis;
         break;
       case "finish":
         this.#finishReason = chunk.reason;
@@ -124,11 +144,17 @@ export class StreamAssembler {
       ids.add(callId);
       return { type: "tool-call", callId, name, arguments: block.call.arguments, ...(itemId === undefined ? {} : { itemId }) };
     });
-    const checked = resultSchema.safeParse({ content, usage: this.#usage });
+    const checked = resultSchema.safeParse({ content, usage: this.#usage, responseId: this.#responseId, cacheDiagnosis: this.#cacheDiagnosis });
     if (!checked.success) {
       throw new LlmError("LLM_MALFORMED_STREAM", `the provider's answer is malformed: ${describeIssues(checked.error.issues)}`);
     }
-    return { content, finishReason: this.#finishReason, usage: this.#usage };
+    return {
+      content,
+      finishReason: this.#finishReason,
+      usage: this.#usage,
+      ...(this.#responseId === undefined ? {} : { responseId: this.#responseId }),
+      ...(this.#cacheDiagnosis === undefined ? {} : { cacheDiagnosis: this.#cacheDiagnosis }),
+    };
   }
 
   /** The last block, when it is an unsigned block of `type` from the same provider block and item: the one text may extend. */

@@ -134,6 +134,9 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
       });
     }
   }
+  if (config.cacheDiagnostics !== undefined) {
+    throw new LlmError("LLM_INVALID_REQUEST", "config.cacheDiagnostics is for the Messages and Responses APIs: Chat Completions gives no cache diagnosis", { retryable: false });
+  }
   const rest: Wire = {};
   if (request.tools !== undefined) {
     rest.tools = request.tools.map((tool) => ({

@@ -47,8 +47,14 @@ async function itemBytes(message: Message, attachments: AttachmentStore | undefi
   return bytes;
 }
 
+/** `prompt_cache_options` with the comparison the cache diagnostics ask for (the previous answer's id), keys sorted. */
+function withComparison(options: JsonValue | undefined, previous: string): JsonValue {
+  const given = options !== null && typeof options === "object" && !Array.isArray(options) ? (options as { readonly [key: string]: JsonValue }) : {};
+  return canonicalJson({ ...given, comparison_response_id: previous });
+}
+
 /** Everything but `input`, in a fixed key order; the request's fields that have no place here are refused. */
-function envelope(request: FrozenGenerateOptions): Wire {
+function envelope(request: FrozenGenerateOptions, breakpoints: boolean): Wire {
   const { config } = request;
   if (config.stop !== undefined) throw invalid("config.stop has no counterpart in the Responses API");
   if (config.cacheTtl !== undefined) throw invalid("config.cacheTtl is for Anthropic's breakpoints: OpenAI's cache lifetime is prompt_cache_options.ttl or prompt_cache_retention, as an extension");
@@ -63,6 +69,11 @@ function envelope(request: FrozenGenerateOptions): Wire {
   wire.store = false;
   wire.stream = true;
   addExtensionFields(wire, config.extensions, OWNED);
+  if (config.cacheDiagnostics === true) {
+    if (!breakpoints) throw invalid(`${config.model} gives no prompt cache diagnostics (GPT-5.6 and later do): leave config.cacheDiagnostics unset`);
+    // The first request of a session has nothing to compare with: the opt-in alone sends nothing.
+    if (request.previousResponseId !== undefined) wire.prompt_cache_options = withComparison(wire.prompt_cache_options, request.previousResponseId);
+  }
   const options = wire.prompt_cache_options;
   if (wire.prompt_cache_retention !== undefined && options !== null && typeof options === "object" && !Array.isArray(options) && "ttl" in options) {
     throw invalid("prompt_cache_retention and prompt_cache_options.ttl both set a lifetime, and the API refuses a request with both: keep one");
@@ -79,7 +90,7 @@ const COMMA = Buffer.from(",");
  * response: the model sees only what the log holds. Unmarked messages are serialized once and reused.
  */
 export async function serializeRequestBytes(request: FrozenGenerateOptions, options: ResponsesSerializeOptions = {}): Promise<Buffer> {
-  const head = JSON.stringify(envelope(request));
+  const head = JSON.stringify(envelope(request, options.breakpoints ?? false));
   const marks = breakpointsFor(request.messages, request.config.cachePolicy, options.breakpoints ?? false, request.config.model);
   const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"input":[`)];
   let first = true;

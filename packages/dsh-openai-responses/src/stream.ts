@@ -1,5 +1,5 @@
 import { truncateText } from "dsh-base";
-import { LlmError, readWithIdleTimeout, type FinishReason, type JsonObject, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, readWithIdleTimeout, type CacheDiagnosis, type FinishReason, type JsonObject, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { RESPONSES_API } from "./items.js";
 
@@ -12,6 +12,7 @@ interface WireUsage {
 
 interface WireResponse {
   id?: string;
+  prompt_cache_diagnostics?: { type?: string; reason?: string; cache_missed_tokens?: number } | null;
   usage?: WireUsage | null;
   incomplete_details?: { reason?: string } | null;
   error?: { code?: string; message?: string } | null;
@@ -48,6 +49,24 @@ export function mapResponsesUsage(usage: WireUsage): TokenUsage {
   };
 }
 
+/** OpenAI's `prompt_cache_diagnostics` in dsh's words: `cache_hit`, `cache_miss` with its reason and missed tokens, `comparison_response_not_found`, `unavailable`. */
+export function responsesDiagnosis(diagnostics: WireResponse["prompt_cache_diagnostics"]): CacheDiagnosis | undefined {
+  switch (diagnostics?.type) {
+    case "cache_hit":
+      return { verdict: "hit" };
+    case "cache_miss": {
+      const missed = diagnostics.cache_missed_tokens;
+      return { verdict: "miss", reason: diagnostics.reason || "unknown", ...(Number.isInteger(missed) && missed! >= 0 ? { missedTokens: missed! } : {}) };
+    }
+    case "comparison_response_not_found":
+      return { verdict: "not-found", reason: diagnostics.type };
+    case "unavailable":
+      return { verdict: "unavailable", reason: diagnostics.type };
+    default:
+      return undefined;
+  }
+}
+
 /** Separates the text parts of all output items into blocks: the part's index within its item, below this. */
 const PARTS_PER_ITEM = 1 << 16;
 
@@ -61,6 +80,8 @@ class ResponseFolder {
 
   fold(event: WireEvent): StreamChunk[] {
     switch (event.type) {
+      case "response.created":
+        return typeof event.response?.id === "string" && event.response.id !== "" ? [{ type: "response-info", responseId: event.response.id }] : [];
       case "response.output_text.delta":
       case "response.refusal.delta":
         return this.#delta(event);
@@ -128,7 +149,12 @@ class ResponseFolder {
 
   #end(response: WireResponse | undefined, reason: FinishReason): StreamChunk[] {
     const usage = response?.usage;
-    return [...(usage === undefined || usage === null ? [] : [{ type: "usage", usage: mapResponsesUsage(usage) } as const]), { type: "finish", reason }];
+    const diagnosis = responsesDiagnosis(response?.prompt_cache_diagnostics);
+    return [
+      ...(diagnosis === undefined ? [] : [{ type: "response-info", cacheDiagnosis: diagnosis } as const]),
+      ...(usage === undefined || usage === null ? [] : [{ type: "usage", usage: mapResponsesUsage(usage) } as const]),
+      { type: "finish", reason },
+    ];
   }
 }
 

@@ -21,14 +21,14 @@ export function pieces(text: string): string[] {
  * its signature), text and tool-use blocks (ids `toolu_{callKey}_{index}`), a `ping`, `message_delta` with the stop reason and the
  * cumulative usage, and `message_stop`. An `overloaded` fault ends with an `error` event instead.
  */
-export function messagesFrames(id: string, model: string, scripted: ScriptedResponse, cache: CacheOutcome, signature: string | undefined, callKey: string): string[] {
+export function messagesFrames(id: string, model: string, scripted: ScriptedResponse, cache: CacheOutcome, signature: string | undefined, callKey: string, diagnostics?: object | null): string[] {
   const usage = {
     input_tokens: cache.uncached,
     cache_creation_input_tokens: cache.written5m + cache.written1h,
     cache_read_input_tokens: cache.read,
     cache_creation: { ephemeral_5m_input_tokens: cache.written5m, ephemeral_1h_input_tokens: cache.written1h },
   };
-  const frames = [frame("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } })];
+  const frames = [frame("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 }, ...(diagnostics === undefined ? {} : { diagnostics }) } })];
   let index = 0;
   let completion = "";
   const block = (start: object, deltas: object[]) => {

@@ -9,6 +9,8 @@ export interface ResponsesCacheOutcome {
   readonly cachedTokens: number;
   /** The prompt as the model reads it (no breakpoint markers): what item ids are derived from. */
   readonly prompt: string;
+  /** The token count at the end of each rendered segment. */
+  readonly ends: readonly number[];
 }
 
 /**
@@ -25,7 +27,7 @@ export function serveResponsesCache(cache: PrefixCache, body: ResponsesBody, imp
   if (takesBreakpoints(model)) {
     cached = Math.max(cached, cache.serveMarked(namespace, tokens, ends, segments.map((segment) => segment.breakpoint), OPENAI_GRANULARITY.first));
   }
-  return { promptTokens: tokens.length, cachedTokens: cached, prompt: segments.map((segment) => segment.text).join("") };
+  return { promptTokens: tokens.length, cachedTokens: cached, prompt: segments.map((segment) => segment.text).join(""), ends };
 }
 
 /** The prompt tokens of a Responses body, as the simulator counts them (for `dsh cache`). */

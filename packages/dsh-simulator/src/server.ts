@@ -11,6 +11,7 @@ import { messagesExploreView } from "./messages-explore.js";
 import { renderMessagesPrompt, type MessagesBody } from "./messages-prompt.js";
 import { messagesVerdict, minCacheableTokens, signThinking } from "./messages-rules.js";
 import { messagesFrames } from "./messages-stream.js";
+import { Diagnostician } from "./fingerprints.js";
 import { PrefixCache } from "./prefix-cache.js";
 import { promptTokens } from "./prompt.js";
 import type { ResponsesBody } from "./responses-prompt.js";
@@ -84,6 +85,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     // The virtual clock starts at 0 now: a wall-clock expiry is that far ahead of it.
     explicitCache.restore(saved.explicit.map(([key, expiry]) => [key, expiry - startedAt] as const));
   }
+  const diagnostician = new Diagnostician();
   const exchanges: SimulatedExchange[] = [];
   const sockets = new Set<import("node:net").Socket>();
   let next = 0;
@@ -154,7 +156,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const written = outcome.written5m + outcome.written1h;
       exchanges.push({ body: raw, promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
       const signature = verdict.thinking ? signThinking(scripted.reasoning ?? "") : undefined;
-      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature, callKey(blocks.at(-1)?.prefixKey ?? raw)), scripted.fault);
+      const diagnostics = diagnostician.messages(body, blocks, `msg_sim_${n}`);
+      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature, callKey(blocks.at(-1)?.prefixKey ?? raw), diagnostics), scripted.fault);
       return;
     }
     const tokens = promptTokens(body);
@@ -180,7 +183,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
     exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
-    const answer = { id: `resp_sim_${n}`, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens };
+    const id = `resp_sim_${n}`;
+    const diagnosis = diagnostician.responses(body, cache.ends, id);
+    const answer = { id, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens, ...(diagnosis === undefined ? {} : { extra: { prompt_cache_diagnostics: diagnosis } }) };
     await deliver(response, responsesFrames(answer, scripted), scripted.fault);
   }
 

@@ -2,6 +2,7 @@ import { cacheRows, type CacheRow } from "../cache-report.js";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
+import { describeVerdict } from "../provider-verdict.js";
 import { readLogWithObjects } from "../session.js";
 import { tokenizedRequests } from "../tokenized.js";
 
@@ -26,7 +27,8 @@ function formatReport(rows: readonly CacheRow[]): string {
   for (const row of rows) {
     const broke = row.isBreak ? [row.explanations.length > 0 ? `break: ${row.explanations.join("; ")}` : "break: UNEXPLAINED"] : [];
     const missed = row.misses.length > 0 ? [`miss: ${row.misses.join("; ")}`] : [];
-    const note = printable([...broke, ...missed].join(" | "));
+    const provider = row.provider === undefined ? [] : [describeVerdict(row.provider)];
+    const note = printable([...broke, ...missed, ...provider].join(" | "));
     lines.push(
       [
         `${row.turn}.${row.step}`.padEnd(9),
@@ -57,5 +59,10 @@ function formatReport(rows: readonly CacheRow[]): string {
     `cache-read share: ${reportedPrompt === 0 ? "n/a" : `${((100 * reportedRead) / reportedPrompt).toFixed(1)}%`} of the prompt tokens the provider reported, ` +
       `over all ${reported.length} request(s) that reported usage (the web app's figure).`,
   );
+  const verdicts = rows.flatMap((row) => (row.provider === undefined ? [] : [row.provider.agreement]));
+  if (verdicts.length > 0) {
+    const count = (agreement: string) => verdicts.filter((verdict) => verdict === agreement).length;
+    lines.push(`provider diagnoses: ${verdicts.length}; ${count("agree")} agree with the log, ${count("disagree")} disagree, ${count("provider-only")} provider-only (no logged cause), ${count("no-verdict")} without a verdict.`);
+  }
   return `${lines.join("\n")}\n`;
 }
