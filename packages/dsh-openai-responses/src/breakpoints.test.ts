@@ -16,6 +16,11 @@ describe("rolling-v1 on the Responses API", () => {
     expect(MAX_EXPLICIT_BREAKPOINTS).toBe(3);
   });
 
+  it("marks the first message when it ended the previous request, and nothing in an empty list", () => {
+    expect(rollingResponsesPolicy([user, answer, user])).toEqual([0, 2]);
+    expect(rollingResponsesPolicy([])).toEqual([]);
+  });
+
   it("never marks an answer: the nearest message before it that can carry a mark is taken", () => {
     expect(rollingResponsesPolicy([system, user, answer, answer, result])).toEqual([0, 1, 4]);
     expect(rollingResponsesPolicy([system, user, answer])).toEqual([0, 1]);
@@ -28,7 +33,9 @@ describe("breakpointsFor", () => {
     expect([...breakpointsFor([system, user], undefined, true, "m")]).toEqual([]);
     expect([...breakpointsFor([system, user], "none", false, "m")]).toEqual([]);
     expect([...breakpointsFor([system, user], "rolling-v1", true, "m")]).toEqual([0, 1]);
-    expect(() => breakpointsFor([user], "rolling-v1", false, "gpt-5.5")).toThrow(/gpt-5.5 takes no explicit cache breakpoints/);
-    expect(() => breakpointsFor([user], "toString", true, "m")).toThrow(/unknown cache policy toString/);
+    expect(() => breakpointsFor([user], "rolling-v1", false, "gpt-5.5")).toThrow(
+      expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: "gpt-5.5 takes no explicit cache breakpoints (GPT-5.6 and later do): leave config.cachePolicy unset" }),
+    );
+    expect(() => breakpointsFor([user], "toString", true, "m")).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: "unknown cache policy toString: choose rolling-v1 or none" }));
   });
 });

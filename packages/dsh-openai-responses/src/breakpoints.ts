@@ -19,18 +19,17 @@ function markableAtOrBefore(messages: readonly Message[], index: number): number
 /**
  * `rolling-v1`, the default on models that take breakpoints: the system prompt; the end of the
  * previous request (the last message before the latest answer), so what that request wrote is read
- * at its exact end; and the last message, so the next request can read all of this one.
+ * at its exact end; and the last message, so the next request can read all of this one. Three at
+ * most ({@link MAX_EXPLICIT_BREAKPOINTS}), in ascending order by construction.
  */
 export const rollingResponsesPolicy: ResponsesBreakpointPolicy = (messages) => {
   const marks = new Set<number>();
-  const add = (index: number | undefined) => {
-    if (index !== undefined && marks.size < MAX_EXPLICIT_BREAKPOINTS) marks.add(index);
-  };
-  if (messages[0]?.role === "system") add(0);
+  if (messages[0]?.role === "system") marks.add(0);
   const lastAnswer = messages.map((message) => message.role).lastIndexOf("assistant");
-  if (lastAnswer > 0) add(markableAtOrBefore(messages, lastAnswer - 1));
-  add(markableAtOrBefore(messages, messages.length - 1));
-  return [...marks].sort((a, b) => a - b);
+  for (const index of [markableAtOrBefore(messages, lastAnswer - 1), markableAtOrBefore(messages, messages.length - 1)]) {
+    if (index !== undefined) marks.add(index);
+  }
+  return [...marks];
 };
 
 /** The named policies `config.cachePolicy` may choose; `none` places no explicit breakpoint. */

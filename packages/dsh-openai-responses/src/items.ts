@@ -49,13 +49,13 @@ function assistantItems(content: readonly AssistantContent[]): Wire[] {
   let texts: string[] = [];
   let textItem: string | undefined;
   const flush = () => {
-    if (texts.length > 0 && (textItem !== undefined || texts.join("") !== "")) items.push(assistantMessage(texts, textItem));
+    if (textItem !== undefined || texts.join("") !== "") items.push(assistantMessage(texts, textItem));
     texts = [];
     textItem = undefined;
   };
   for (const block of content) {
     if (block.type === "text") {
-      if (texts.length > 0 && block.itemId !== textItem) flush();
+      if (block.itemId !== textItem) flush();
       textItem = block.itemId;
       texts.push(block.text);
       continue;

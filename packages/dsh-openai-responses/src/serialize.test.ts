@@ -23,7 +23,8 @@ const base: GenerateOptions = {
   tools: [{ name: "list_dir", description: "List", parameters: { type: "object", properties: { path: { type: "string" } } } }],
 };
 
-const body = async (options: GenerateOptions, breakpoints = false) => serializeRequest(freezeRequest(options), { breakpoints });
+// A fresh copy each time: serialization keeps the bytes of frozen messages, and each test must see its own code run.
+const body = async (options: GenerateOptions, breakpoints = false) => serializeRequest(freezeRequest(structuredClone(options)), { breakpoints });
 const withConfig = (config: Partial<LlmCallConfig>): GenerateOptions => ({ ...base, config: { ...base.config, ...config } });
 const withAnswer = (content: AssistantContent[]): GenerateOptions => ({ ...base, messages: [base.messages[0]!, base.messages[1]!, { role: "assistant", content, source: "model" }] });
 
@@ -62,6 +63,10 @@ describe("serializeRequest", () => {
     expect(JSON.parse(await body(withAnswer([{ type: "text", text: "", itemId: "msg_9" }]))).input[2]).toMatchObject({ id: "msg_9", content: [{ type: "output_text", text: "" }] });
   });
 
+  it("leaves out several empty texts no item carried", async () => {
+    expect(JSON.parse(await body(withAnswer([{ type: "text", text: "" }, { type: "text", text: "" }]))).input).toHaveLength(2);
+  });
+
   it("starts a new message where the item id changes", async () => {
     const input = JSON.parse(await body(withAnswer([{ type: "text", text: "a", itemId: "msg_1" }, { type: "text", text: "b", itemId: "msg_2" }, { type: "text", text: "c" }]))).input;
     expect(input.slice(2).map((item: { id?: string }) => item.id)).toEqual(["msg_1", "msg_2", undefined]);
@@ -76,8 +81,10 @@ describe("serializeRequest", () => {
       { role: "tool", callId: "c", toolName: "t", content: [], isError: true, source: "tool" },
     ];
     const request = freezeRequest({ config: base.config, messages });
-    await expect(serializeRequest(request)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
+    await expect(serializeRequest(request)).rejects.toMatchObject({ code: "LLM_ATTACHMENT", retryable: false, message: `image ${image.digest} cannot be sent: no attachment store was given` });
     const input = JSON.parse(await serializeRequest(request, { attachments: store })).input;
+    // An image is read and verified at every serialization, never served from an earlier one.
+    await expect(serializeRequest(request)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
     expect(input[0].content[1]).toEqual({ type: "input_image", image_url: expect.stringMatching(/^data:image\/png;base64,/), detail: "auto" });
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: "" }] });
   });
@@ -93,7 +100,10 @@ describe("serializeRequest", () => {
   it("refuses before sending what the API would refuse or has no field for", async () => {
     await expect(body(withConfig({ extensions: { prompt_cache_retention: "24h", prompt_cache_options: { ttl: "30m" } } }))).rejects.toMatchObject({ message: expect.stringContaining("both set a lifetime") });
     expect(JSON.parse(await body(withConfig({ extensions: { prompt_cache_retention: "24h", prompt_cache_options: { mode: "explicit" } } }))).prompt_cache_options).toEqual({ mode: "explicit" });
-    await expect(body(withConfig({ stop: ["x"] }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("stop") });
+    for (const options of [null, "x", ["ttl"]]) {
+      expect(JSON.parse(await body(withConfig({ extensions: { prompt_cache_retention: "24h", prompt_cache_options: options } }))).prompt_cache_options).toEqual(options);
+    }
+    await expect(body(withConfig({ stop: ["x"] }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringContaining("stop") });
     await expect(body(withConfig({ cacheTtl: "5m" }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("cacheTtl") });
     await expect(body({ ...base, messages: [...base.messages, base.messages[0]!] })).rejects.toMatchObject({ message: expect.stringContaining("first message") });
   });
@@ -115,6 +125,7 @@ describe("serializeRequest", () => {
     expect(marked(await body(withConfig({ cachePolicy: "none" }), true))).toEqual([]);
     expect(marked(await body(base, true))).toEqual([]);
     await expect(body(policy, false)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("takes no explicit cache breakpoints") });
+    await expect(serializeRequest(freezeRequest(structuredClone(policy)))).rejects.toMatchObject({ message: expect.stringContaining("takes no explicit cache breakpoints") });
     await expect(body(withConfig({ cachePolicy: "rolling-v9" }), true)).rejects.toMatchObject({ message: expect.stringContaining("unknown cache policy rolling-v9") });
     // A message marked in one request and not in the next is serialized anew, never from the marked bytes.
     const next = await body({ ...policy, messages: [...base.messages, { role: "assistant", content: [{ type: "text", text: "ok" }], source: "model" }, { role: "user", content: [{ type: "text", text: "more" }], source: "user" }] }, true);
@@ -128,5 +139,16 @@ describe("serializeRequest", () => {
     const two = await serializeRequest(again);
     expect(two.startsWith(one.slice(0, -2))).toBe(true);
     expect(await serializeRequest(first)).toBe(one);
+  });
+
+  it("asks for the provider's cache diagnosis by naming the previous answer, beside any prompt_cache_options given", async () => {
+    const diagnosed = { ...withConfig({ cacheDiagnostics: true }), previousResponseId: "resp_1" };
+    expect(JSON.parse(await body(diagnosed, true)).prompt_cache_options).toEqual({ comparison_response_id: "resp_1" });
+    const merged = { ...withConfig({ cacheDiagnostics: true, extensions: { prompt_cache_options: { mode: "explicit" } } }), previousResponseId: "resp_1" };
+    expect(await body(merged, true)).toContain('"prompt_cache_options":{"comparison_response_id":"resp_1","mode":"explicit"}');
+    // The first request has nothing to compare with; without the opt-in an id is not sent.
+    expect(await body(withConfig({ cacheDiagnostics: true }), true)).not.toContain("prompt_cache_options");
+    expect(await body({ ...base, previousResponseId: "resp_1" }, true)).not.toContain("resp_1");
+    await expect(body(diagnosed, false)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: "gpt-5.6 gives no prompt cache diagnostics (GPT-5.6 and later do): leave config.cacheDiagnostics unset" });
   });
 });

@@ -1,7 +1,7 @@
 import type { StreamChunk } from "dsh-llm";
 import { streamOfReads } from "dsh-testkit";
 import { describe, expect, it } from "vitest";
-import { mapResponsesUsage, parseResponsesStream } from "./stream.js";
+import { mapResponsesUsage, parseResponsesStream, responsesDiagnosis } from "./stream.js";
 
 /** An SSE body of `events` (objects with their `type`, or raw data text), delivered in reads split mid-event. */
 function body(events: readonly (object | string)[]): ReadableStream<Uint8Array> {
@@ -39,6 +39,7 @@ describe("parseResponsesStream", () => {
         completed,
       ]),
     ).toEqual([
+      { type: "response-info", responseId: "resp_1" },
       { type: "provider-item", api: "openai-responses", item: reasoning },
       { type: "text-delta", text: "Hel", block: 65536, itemId: "msg_1" },
       { type: "text-delta", text: "lo", block: 65536, itemId: "msg_1" },
@@ -101,6 +102,76 @@ describe("parseResponsesStream", () => {
   });
 
   it("maps usage that omits its details", () => {
-    expect(mapResponsesUsage({})).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(mapResponsesUsage({ output_tokens_details: {} })).toStrictEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it("numbers text blocks by item and part, streams refusal deltas, and fills a later part from its finished item", async () => {
+    const refusalDelta = { type: "response.refusal.delta", item_id: "msg_1", output_index: 0, content_index: 1, delta: "No." };
+    const item = { id: "msg_1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "A" }, { type: "refusal", refusal: "No." }, { type: "output_text", text: "C" }] };
+    expect(await collect([textDelta("A", 0, 0), refusalDelta, { type: "response.output_item.done", output_index: 0, item }, { type: "response.completed" }])).toEqual([
+      { type: "text-delta", text: "A", block: 0, itemId: "msg_1" },
+      { type: "text-delta", text: "No.", block: 1, itemId: "msg_1" },
+      { type: "text-delta", text: "C", block: 2, itemId: "msg_1" },
+      { type: "finish", reason: "stop" },
+    ]);
+  });
+
+  it("ends an incomplete response without details as other, and names what a failure lacks", async () => {
+    expect((await collect([{ type: "response.incomplete", response: {} }])).at(-1)).toEqual({ type: "finish", reason: "other" });
+    expect((await collect([{ type: "response.incomplete" }])).at(-1)).toEqual({ type: "finish", reason: "other" });
+    await expect(collect([{ type: "response.failed" }])).rejects.toMatchObject({ message: "the response failed: unknown: ", retryable: false });
+    await expect(collect([{ type: "response.failed", response: { error: { code: "rate_limit_exceeded" } } }])).rejects.toMatchObject({ retryable: true });
+    await expect(collect([{ type: "error" }])).rejects.toMatchObject({ message: "the provider reported an error mid-stream: unknown: " });
+    await expect(collect([])).rejects.toMatchObject({ message: "the stream ended before the response completed" });
+  });
+
+  it.each([
+    ["a part index", { output_index: 0, item_id: "m", delta: "x" }],
+    ["an output index", { content_index: 0, item_id: "m", delta: "x" }],
+    ["its text", { output_index: 0, content_index: 0, item_id: "m", delta: 7 }],
+    ["an item id", { output_index: 0, content_index: 0, delta: "x" }],
+  ])("refuses a text delta without %s", async (_what, fields) => {
+    await expect(collect([{ type: "response.output_text.delta", ...fields }])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: expect.stringContaining("a text delta lacks its item, part or text") });
+  });
+
+  it.each([
+    ["no item", { output_index: 0 }],
+    ["an item without a type", { output_index: 0, item: { id: "x" } }],
+    ["an id-less call", { output_index: 0, item: { ...call, id: 5 } }],
+    ["a nameless call", { output_index: 0, item: { ...call, name: undefined } }],
+    ["a call without arguments", { output_index: 0, item: { ...call, arguments: {} } }],
+    ["a message without an id", { output_index: 0, item: { type: "message", content: [] } }],
+    ["a message part that is null", { output_index: 0, item: { id: "m", type: "message", content: [null] } }],
+    ["a message part that is a list", { output_index: 0, item: { id: "m", type: "message", content: [["text"]] } }],
+  ])("refuses a finished item with %s", async (_what, fields) => {
+    await expect(collect([{ type: "response.output_item.done", ...fields }])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM" });
+  });
+
+  it.each([["null"], ['"text"'], ["3"]])("refuses an event that is %s, not an object", async (data) => {
+    await expect(collect([data])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: `a stream event is not an object: ${data}` });
+  });
+
+  it("ignores events after the end even when they arrive in the same read, and decodes characters split across reads", async () => {
+    const text = `data: ${JSON.stringify(textDelta("é😀", 0))}\n\ndata: ${JSON.stringify(completed)}\n\ndata: ${JSON.stringify(textDelta("late", 0))}\n\n`;
+    const bytes = new TextEncoder().encode(text);
+    const at = bytes.indexOf(0xf0) + 2;
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of parseResponsesStream(streamOfReads(bytes, at), 5_000)) chunks.push(chunk);
+    expect(chunks).toEqual([{ type: "text-delta", text: "é😀", block: 0, itemId: "msg_1" }, expect.objectContaining({ type: "usage" }), { type: "finish", reason: "stop" }]);
+  });
+});
+
+describe("responsesDiagnosis", () => {
+  it("puts OpenAI's prompt-cache diagnostics in dsh's words, and passes the verdict on with the response's end", async () => {
+    expect(responsesDiagnosis({ type: "cache_hit" })).toEqual({ verdict: "hit" });
+    expect(responsesDiagnosis({ type: "cache_miss", reason: "tools_changed", cache_missed_tokens: 5629 })).toEqual({ verdict: "miss", reason: "tools_changed", missedTokens: 5629 });
+    expect(responsesDiagnosis({ type: "cache_miss", cache_missed_tokens: -1 })).toStrictEqual({ verdict: "miss", reason: "unknown" });
+    expect(responsesDiagnosis({ type: "comparison_response_not_found" })).toEqual({ verdict: "not-found", reason: "comparison_response_not_found" });
+    expect(responsesDiagnosis({ type: "unavailable" })).toEqual({ verdict: "unavailable", reason: "unavailable" });
+    expect(responsesDiagnosis({ type: "something_new" })).toBeUndefined();
+    expect(responsesDiagnosis(null)).toBeUndefined();
+    const end = { type: "response.completed", response: { id: "resp_2", prompt_cache_diagnostics: { type: "cache_miss", reason: "input_changed", cache_missed_tokens: 10 } } };
+    expect(await collect([end])).toEqual([{ type: "response-info", cacheDiagnosis: { verdict: "miss", reason: "input_changed", missedTokens: 10 } }, { type: "finish", reason: "stop" }]);
+    expect(await collect([{ type: "response.created", response: { id: "" } }, { type: "response.completed" }])).toEqual([{ type: "finish", reason: "stop" }]);
   });
 });

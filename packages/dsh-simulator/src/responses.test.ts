@@ -90,6 +90,28 @@ describe("the Responses dialect", () => {
   });
 });
 
+describe("the Responses dialect's prompt-cache diagnostics", () => {
+  it("compares a request with the answer it names, setting by setting in OpenAI's order, then the input", async () => {
+    await start(12);
+    const base = { model: "gpt-5.6", prompt_cache_key: "k", reasoning: { effort: "low" }, tools: [{ type: "function", name: "t" }], input: [developer(), user("one")] };
+    const diagnosis = async (body: object) => (outputOf((await post(body)).events) as unknown as { prompt_cache_diagnostics?: unknown }).prompt_cache_diagnostics;
+    expect(await diagnosis(base)).toBeUndefined();
+    const compare = (id: number) => ({ prompt_cache_options: { comparison_response_id: `resp_sim_${id}` } });
+    expect(await diagnosis({ ...base, input: [...base.input, user("two")], ...compare(1) })).toEqual({ type: "cache_hit" });
+    const whole = sim!.exchanges[0]!.promptTokens;
+    expect(await diagnosis({ ...base, model: "gpt-5.6-terra", ...compare(1) })).toEqual({ type: "cache_miss", reason: "model_changed", cache_missed_tokens: whole, comparison_reusable_tokens: 0 });
+    expect(await diagnosis({ ...base, prompt_cache_key: "other", ...compare(1) })).toMatchObject({ reason: "prompt_cache_key_changed" });
+    expect(await diagnosis({ ...base, tools: [], ...compare(1) })).toMatchObject({ reason: "tools_changed" });
+    expect(await diagnosis({ ...base, reasoning: { effort: "high" }, ...compare(1) })).toMatchObject({ reason: "reasoning_effort_changed" });
+    const edited = await diagnosis({ ...base, input: [developer(), user("ONE")], ...compare(1) });
+    expect(edited).toMatchObject({ type: "cache_miss", reason: "input_changed" });
+    const { cache_missed_tokens: missed, comparison_reusable_tokens: reusable } = edited as { cache_missed_tokens: number; comparison_reusable_tokens: number };
+    expect(missed + reusable).toBe(whole);
+    expect(reusable).toBeGreaterThan(1024);
+    expect(await diagnosis({ ...base, ...compare(99) })).toEqual({ type: "comparison_response_not_found" });
+  });
+});
+
 describe("the simulator's reasoning envelope", () => {
   it("decrypts only what it encrypted for that item", () => {
     const content = encryptReasoning("rs_a", "secret plan");

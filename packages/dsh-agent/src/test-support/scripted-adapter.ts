@@ -1,4 +1,4 @@
-import { LlmError, type FinishReason, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
+import { LlmError, type CacheDiagnosis, type FinishReason, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
 
 /** One scripted answer: what to stream, or the failure to throw. */
 export interface ScriptedAnswer {
@@ -11,6 +11,9 @@ export interface ScriptedAnswer {
   readonly partialText?: string;
   /** Waits for the request's signal to abort instead of answering. */
   readonly hang?: boolean;
+  /** The answer's id and cache diagnosis, as a provider reports them. */
+  readonly responseId?: string;
+  readonly cacheDiagnosis?: CacheDiagnosis;
 }
 
 /** A test adapter that answers from a script and records every request object it was given. */
@@ -38,6 +41,9 @@ export class ScriptedAdapter implements LlmAdapter {
       await new Promise((_resolve, reject) =>
         request.signal?.addEventListener("abort", () => reject(new LlmError("LLM_ABORTED", "aborted")), { once: true }),
       );
+    }
+    if (answer.responseId !== undefined || answer.cacheDiagnosis !== undefined) {
+      yield { type: "response-info", ...(answer.responseId === undefined ? {} : { responseId: answer.responseId }), ...(answer.cacheDiagnosis === undefined ? {} : { cacheDiagnosis: answer.cacheDiagnosis }) };
     }
     if (answer.reasoning !== undefined) yield { type: "reasoning-delta", text: answer.reasoning };
     if (answer.text !== undefined) yield { type: "text-delta", text: answer.text };
