@@ -32,9 +32,13 @@ interface Recorded {
   readonly outcome: Outcome;
 }
 
-/** The chunks that stream `content` back as the assistant message it was. */
-export function answerChunks(content: DeepReadonly<AssistantContent[]>, finish: FinishReason, usage: TokenUsage | undefined): StreamChunk[] {
+/** What a provider said of its answer besides the content, as the `step/end` logged it. */
+type AnswerInfo = Pick<Extract<StreamChunk, { type: "response-info" }>, "responseId" | "cacheDiagnosis">;
+
+/** The chunks that stream `content` back as the assistant message it was, with the answer's id and cache diagnosis when logged. */
+export function answerChunks(content: DeepReadonly<AssistantContent[]>, finish: FinishReason, usage: TokenUsage | undefined, info: AnswerInfo = {}): StreamChunk[] {
   const chunks: StreamChunk[] = [];
+  if (info.responseId !== undefined || info.cacheDiagnosis !== undefined) chunks.push({ type: "response-info", ...info });
   let index = 0;
   // Each logged block streams as a block of its own, so consecutive blocks come back apart, as logged.
   for (const [block, value] of content.entries()) {
@@ -70,8 +74,9 @@ function loopCall(events: readonly LogEvent[], at: number): Recorded {
     if (requestRetryEvent.is(event)) retries.push({ error: event.data.error, delayMs: event.data.delayMs });
     else if (assistantMessageEvent.is(event) && content === undefined) content = event.data.content;
     else if (stepEndEvent.is(event)) {
-      const { reason, finishReason, usage, error } = event.data;
-      if (content !== undefined) return { where, retries, outcome: { kind: "answer", chunks: answerChunks(content, finishReason ?? "stop", usage) } };
+      const { reason, finishReason, usage, error, responseId, cacheDiagnosis } = event.data;
+      const info = { ...(responseId === undefined ? {} : { responseId }), ...(cacheDiagnosis === undefined ? {} : { cacheDiagnosis }) };
+      if (content !== undefined) return { where, retries, outcome: { kind: "answer", chunks: answerChunks(content, finishReason ?? "stop", usage, info) } };
       if (reason === "error" && error !== undefined) return { where, retries, outcome: { kind: "error", error } };
       throw new FixtureError("FIXTURE_UNREPLAYABLE", `${where} ended ${reason} without an answer: a keyless replay cannot reproduce when that happened`);
     }

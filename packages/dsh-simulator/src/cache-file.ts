@@ -2,9 +2,12 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
+import type { Fingerprint } from "./diagnosis.js";
 
 /** The most prefix entries a cache file keeps (the most recently used); about 7 MB. */
 export const MAX_SAVED_PREFIXES = 100_000;
+/** The most cache-diagnosis fingerprints a cache file keeps (the newest): enough to resume a session. */
+export const MAX_SAVED_FINGERPRINTS = 64;
 
 /** What a simulator's caches hold, with explicit-cache expiries in wall-clock epoch ms. */
 export interface SavedCaches {
@@ -12,13 +15,23 @@ export interface SavedCaches {
   readonly prefixes: readonly string[];
   /** Explicit-cache entries and the wall-clock time each expires at. */
   readonly explicit: readonly (readonly [string, number])[];
+  /** Cache-diagnosis fingerprints by answer id, oldest first. */
+  readonly fingerprints?: readonly (readonly [string, Fingerprint])[];
 }
+
+const fingerprintSchema = z.strictObject({
+  settings: z.array(z.tuple([z.string(), z.string()])),
+  base: z.number(),
+  partsReason: z.string(),
+  parts: z.array(z.strictObject({ hash: z.string(), end: z.number() })),
+});
 
 const fileSchema = z.strictObject({
   format: z.literal("dsh-simulator-cache"),
   version: z.literal(1),
   prefixes: z.array(z.string()),
   explicit: z.array(z.tuple([z.string(), z.number()])),
+  fingerprints: z.array(z.tuple([z.string(), fingerprintSchema])).exactOptional(),
 });
 
 /** The caches saved at `path`; empty when there is no file yet. A file that is not a cache file is refused, naming it. */
@@ -57,7 +70,14 @@ export async function writeCacheFile(path: string, caches: SavedCaches, now = Da
   for (const [key, expiry] of [...current.explicit, ...caches.explicit]) {
     if (expiry > now) explicit.set(key, Math.max(explicit.get(key) ?? 0, expiry));
   }
-  const data = { format: "dsh-simulator-cache", version: 1, prefixes: [...prefixes].slice(-MAX_SAVED_PREFIXES), explicit: [...explicit] };
+  const fingerprints = new Map<string, Fingerprint>([...(current.fingerprints ?? []), ...(caches.fingerprints ?? [])]);
+  const data = {
+    format: "dsh-simulator-cache",
+    version: 1,
+    prefixes: [...prefixes].slice(-MAX_SAVED_PREFIXES),
+    explicit: [...explicit],
+    fingerprints: [...fingerprints].slice(-MAX_SAVED_FINGERPRINTS),
+  };
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {

@@ -67,4 +67,14 @@ export class FingerprintStore {
   get(id: string): Fingerprint | undefined {
     return this.#entries.get(id);
   }
+
+  /** Every fingerprint, oldest first, to save and {@link restore} elsewhere. */
+  entries(): (readonly [string, Fingerprint])[] {
+    return [...this.#entries];
+  }
+
+  /** Adds saved fingerprints (oldest first) as if their requests had been served. */
+  restore(entries: Iterable<readonly [string, Fingerprint]>): void {
+    for (const [id, fingerprint] of entries) this.keep(id, fingerprint);
+  }
 }

@@ -51,6 +51,16 @@ export function responsesFingerprint(body: ResponsesBody, ends: readonly number[
 export class Diagnostician {
   readonly #fingerprints = new FingerprintStore();
 
+  /** The fingerprints kept, oldest first, for a cache file. */
+  saved(): (readonly [string, Fingerprint])[] {
+    return this.#fingerprints.entries();
+  }
+
+  /** Takes back fingerprints a cache file kept. */
+  restore(entries: Iterable<readonly [string, Fingerprint]>): void {
+    this.#fingerprints.restore(entries);
+  }
+
   /**
    * Anthropic's cache diagnosis of a request that asked for one (`diagnostics`): `null` when it extends
    * the previous answer's request or names none, else the first divergence; the request's fingerprint

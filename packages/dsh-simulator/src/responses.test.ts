@@ -94,9 +94,11 @@ describe("the Responses dialect's prompt-cache diagnostics", () => {
   it("compares a request with the answer it names, setting by setting in OpenAI's order, then the input", async () => {
     await start(12);
     const base = { model: "gpt-5.6", prompt_cache_key: "k", reasoning: { effort: "low" }, tools: [{ type: "function", name: "t" }], input: [developer(), user("one")] };
-    const diagnosis = async (body: object) => (outputOf((await post(body)).events) as unknown as { prompt_cache_diagnostics?: unknown }).prompt_cache_diagnostics;
-    expect(await diagnosis(base)).toBeUndefined();
-    const compare = (id: number) => ({ prompt_cache_options: { comparison_response_id: `resp_sim_${id}` } });
+    const answer = async (body: object) => outputOf((await post(body)).events) as unknown as { id: string; prompt_cache_diagnostics?: unknown };
+    const diagnosis = async (body: object) => (await answer(body)).prompt_cache_diagnostics;
+    const first = await answer(base);
+    expect(first.prompt_cache_diagnostics).toBeUndefined();
+    const compare = (_first: 1 | 99) => ({ prompt_cache_options: { comparison_response_id: _first === 1 ? first.id : "resp_sim_unknown" } });
     expect(await diagnosis({ ...base, input: [...base.input, user("two")], ...compare(1) })).toEqual({ type: "cache_hit" });
     const whole = sim!.exchanges[0]!.promptTokens;
     expect(await diagnosis({ ...base, model: "gpt-5.6-terra", ...compare(1) })).toEqual({ type: "cache_miss", reason: "model_changed", cache_missed_tokens: whole, comparison_reusable_tokens: 0 });

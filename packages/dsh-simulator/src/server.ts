@@ -78,14 +78,15 @@ const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const prefixCache = new PrefixCache();
   const explicitCache = new ExplicitCache();
+  const diagnostician = new Diagnostician();
   const startedAt = Date.now();
   if (options.cacheFile !== undefined) {
     const saved = await readCacheFile(options.cacheFile);
     prefixCache.restore(saved.prefixes);
+    diagnostician.restore(saved.fingerprints ?? []);
     // The virtual clock starts at 0 now: a wall-clock expiry is that far ahead of it.
     explicitCache.restore(saved.explicit.map(([key, expiry]) => [key, expiry - startedAt] as const));
   }
-  const diagnostician = new Diagnostician();
   const exchanges: SimulatedExchange[] = [];
   const sockets = new Set<import("node:net").Socket>();
   let next = 0;
@@ -156,8 +157,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const written = outcome.written5m + outcome.written1h;
       exchanges.push({ body: raw, promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
       const signature = verdict.thinking ? signThinking(scripted.reasoning ?? "") : undefined;
-      const diagnostics = diagnostician.messages(body, blocks, `msg_sim_${n}`);
-      await deliver(response, messagesFrames(`msg_sim_${n}`, model, scripted, outcome, signature, callKey(blocks.at(-1)?.prefixKey ?? raw), diagnostics), scripted.fault);
+      const key = callKey(blocks.at(-1)?.prefixKey ?? raw);
+      // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
+      const id = `msg_sim_${callKey(raw)}`;
+      await deliver(response, messagesFrames(id, model, scripted, outcome, signature, key, diagnostician.messages(body, blocks, id)), scripted.fault);
       return;
     }
     const tokens = promptTokens(body);
@@ -179,11 +182,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" }, limited ? "rate_limit_error" : "server_error");
       return;
     }
-    const n = exchanges.length + 1;
     const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
     exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
-    const id = `resp_sim_${n}`;
+    // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
+    const id = `resp_sim_${callKey(raw)}`;
     const diagnosis = diagnostician.responses(body, cache.ends, id);
     const answer = { id, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens, ...(diagnosis === undefined ? {} : { extra: { prompt_cache_diagnostics: diagnosis } }) };
     await deliver(response, responsesFrames(answer, scripted), scripted.fault);
@@ -240,7 +243,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       if (options.cacheFile === undefined) return;
       // Virtual time runs from the start, plus whatever advanceClock added: saved as wall-clock expiries.
       const explicit = explicitCache.entries().map(([key, expiry]) => [key, startedAt + expiry] as const);
-      await writeCacheFile(options.cacheFile, { prefixes: prefixCache.keys(), explicit }, startedAt + clock);
+      await writeCacheFile(options.cacheFile, { prefixes: prefixCache.keys(), explicit, fingerprints: diagnostician.saved() }, startedAt + clock);
     },
   };
 }
