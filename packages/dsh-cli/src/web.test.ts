@@ -31,6 +31,7 @@ describe("dsh web in Chromium", () => {
   let project: string;
   let main: string;
   let fork: string;
+  let diagnosed: string;
   let browser: Browser;
   let server: Awaited<ReturnType<typeof startDshWeb>>;
 
@@ -41,6 +42,8 @@ describe("dsh web in Chromium", () => {
     await dsh(project, "resume", main, "--model", "sim-2", "and the sources?");
     const forkAt = (await new JsonlStore(join(project, ".dsh", "sessions")).read(main, createAgentRegistry())).log.slice().find((event) => event.type === "turn/end")!.seq;
     fork = await dsh(project, "fork", main, "--at", String(forkAt), "--image", "pixel.png", "what is in this picture?");
+    diagnosed = await dsh(project, "run", "--provider", "sim-anthropic", "--cache-diagnostics", "diagnose the cache");
+    await dsh(project, "resume", diagnosed, "--model", "claude-opus-4-8", "once more");
     browser = await launchChromium();
     server = await startDshWeb(project);
   });
@@ -117,6 +120,21 @@ describe("dsh web in Chromium", () => {
       return card.top >= 0 && card.bottom <= composer.top && entry.top >= 0 && (entry.top <= 40 || entry.bottom <= composer.top);
     }, undefined, { timeout: 5_000 });
     await deep.close();
+    await page.close();
+  });
+
+  it("shows the provider's own cache diagnosis on the break card, beside dsh's cause", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(server.at(`sessions/${diagnosed}`));
+    await page.waitForSelector(".break-card");
+    const card = page.locator(".request-card.has-break");
+    await expect(card.count()).resolves.toBe(1);
+    await expect(card.locator(".break-card").textContent()).resolves.toMatch(/model "claude-sonnet-4-6" → "claude-opus-4-8"/);
+    await expect(card.locator(".provider-verdict").getAttribute("data-agreement")).resolves.toBe("agree");
+    await expect(card.locator(".provider-verdict").textContent()).resolves.toMatch(/^provider's diagnosis: miss \(model_changed, \d+ tokens\) — agrees with the log$/);
+    // Requests that agree without a break say nothing more.
+    await expect(page.locator(".provider-verdict").count()).resolves.toBe(1);
+    await shot(page, "diagnosis");
     await page.close();
   });
 

@@ -42,6 +42,14 @@ describe("buildSessionView", () => {
     const facts = requests.map(() => ({ promptTokens: 10, stableTokens: 8, cacheReadTokens: 12, isBreak: false, explanations: [], misses: ["m"], wire: "{}" }));
     const view = buildSessionView({ info, events, requests, facts });
     expect(view.requests[0]).toMatchObject({ tokens: { prompt: 10, cacheRead: 10, repeated: 0, fresh: 0 }, misses: ["m"], wire: "{}", images: [] });
+    expect(view.requests[0]!.diagnosis).toBeUndefined();
+  });
+
+  it("carries the provider's cache diagnosis and its agreement with the log onto the request", async () => {
+    const { events, requests } = await sampleSession();
+    const provider = { verdict: "miss", reason: "model_changed", missedTokens: 40, agreement: "agree" };
+    const facts = requests.map(() => ({ promptTokens: 10, stableTokens: 0, cacheReadTokens: 0, isBreak: true, explanations: ["x (seq 1)"], misses: [], provider }));
+    expect(buildSessionView({ info, events, requests, facts }).requests[1]!.diagnosis).toEqual(provider);
   });
 
   it("lays out the timeline, fork points and the list entry", async () => {

@@ -6,7 +6,7 @@ import type { Message } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { advanceSurface, emptySurface, surfaceNodeLabel, type SurfaceView } from "dsh-surface";
 import { contentText, timelineEntry } from "./timeline.js";
-import type { ComposerView, ImageView, NodeView, RequestView, SessionListItem, SessionView } from "./view-types.js";
+import type { ComposerView, ImageView, NodeView, ProviderVerdictView, RequestView, SessionListItem, SessionView } from "./view-types.js";
 
 /** Who a session is: its id, creation time, and for a fork its parent and seed length. */
 export interface SessionIdentity {
@@ -27,6 +27,8 @@ export interface RequestFacts {
   /** For a break, the logged events that explain it (each naming `seq N`). */
   readonly explanations: readonly string[];
   readonly misses: readonly string[];
+  /** The provider's cache diagnosis and how it compares with the log, when the session asked for one. */
+  readonly provider?: ProviderVerdictView;
   /** The start of the exact wire body (see `RequestView.wire`) and its whole size in bytes. */
   readonly wire?: string;
   readonly wireBytes?: number;
@@ -179,6 +181,7 @@ export function buildSessionView(input: SessionViewInput): SessionView {
       removed: previousSeqs.filter((seq) => !seqs.includes(seq)).length,
       ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
       misses: fact.misses,
+      ...(fact.provider === undefined ? {} : { diagnosis: fact.provider }),
       ...(fact.wire === undefined ? {} : { wire: fact.wire }),
       ...(fact.wireBytes === undefined ? {} : { wireBytes: fact.wireBytes }),
       images: fact.images ?? [],

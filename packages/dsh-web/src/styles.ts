@@ -37,6 +37,9 @@ b.cached { color: #2f9e44; } b.repeated { color: #c26d00; } b.fresh { color: #3b
 .break-card { margin: 6px 0; padding: 6px 10px; background: #fff0f0; border: 1px solid #f5a8ab; border-radius: 6px; }
 .break-card ul { margin: 4px 0 0; padding-left: 18px; }
 .misses { color: #9a5b00; font-size: 12px; }
+.provider-verdict { font-size: 12px; color: #2f6b2f; }
+.provider-verdict.disagree, .provider-verdict.provider-only { color: #a11; font-weight: 600; }
+.provider-verdict.no-verdict { color: #666; }
 .node-summary { color: #4a5560; font-size: 12px; }
 .node { margin: 4px 0; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; color: #fff; background: #6a7580; }

@@ -58,6 +58,14 @@ export interface ImageView {
   readonly error?: string;
 }
 
+/** The provider's verdict on a request's cache (`hit`, `miss` with its reason, …) beside dsh's attribution: `agree`, `disagree`, `provider-only`, `no-verdict`. */
+export interface ProviderVerdictView {
+  readonly verdict: string;
+  readonly reason?: string;
+  readonly missedTokens?: number;
+  readonly agreement: string;
+}
+
 /** One dispatched request. */
 export interface RequestView {
   readonly number: number;
@@ -77,6 +85,8 @@ export interface RequestView {
   readonly break?: { readonly explanations: readonly string[] };
   /** Why repeated prefix was not read (Messages API). */
   readonly misses: readonly string[];
+  /** The provider's own diagnosis of this request's cache, when the session asked for one, and whether the log agrees. */
+  readonly diagnosis?: ProviderVerdictView;
   /** The exact wire body when the provider's serializer is known: all of it, or its start when it is longer than the page shows. */
   readonly wire?: string;
   /** The whole wire body's size in bytes. */

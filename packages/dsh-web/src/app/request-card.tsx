@@ -22,6 +22,23 @@ export function TokenBar({ tokens }: { tokens: RequestView["tokens"] }) {
 }
 
 /** One request: its token bar, header snapshot, what changed since the previous request, its break, images and wire body. */
+const AGREEMENT: Readonly<Record<string, string>> = {
+  agree: "agrees with the log",
+  disagree: "disagrees with the log",
+  "provider-only": "no logged event explains it: an eviction on the provider's side, or a bug in one of the two",
+  "no-verdict": "no verdict to compare",
+};
+
+/** The provider's own diagnosis beside dsh's attribution. */
+function ProviderVerdict({ verdict }: { verdict: NonNullable<RequestView["diagnosis"]> }) {
+  const said = verdict.verdict === "miss" ? `miss (${verdict.reason ?? "no reason"}${verdict.missedTokens === undefined ? "" : `, ${verdict.missedTokens} tokens`})` : verdict.verdict;
+  return (
+    <div class={`provider-verdict ${verdict.agreement}`} data-agreement={verdict.agreement}>
+      provider's diagnosis: {said} — {AGREEMENT[verdict.agreement] ?? verdict.agreement}
+    </div>
+  );
+}
+
 export function RequestCard({ request }: { request: RequestView }) {
   const changed = request.nodes.filter((node) => node.status !== "kept");
   const kept = request.nodes.length - changed.length;
@@ -52,6 +69,7 @@ export function RequestCard({ request }: { request: RequestView }) {
         </div>
       )}
       {request.misses.length === 0 ? null : <div class="misses">cache miss: {request.misses.join("; ")}</div>}
+      {request.diagnosis === undefined || (request.break === undefined && request.diagnosis.agreement === "agree") ? null : <ProviderVerdict verdict={request.diagnosis} />}
       <div class="node-diff">
         <div class="node-summary">
           vs the previous request: {kept} message(s) kept, {request.nodes.filter((node) => node.status === "appended").length} appended, {request.nodes.filter((node) => node.status === "replaced").length} replaced
