@@ -1,4 +1,5 @@
-import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
+import { reconstructRequests, stepEndEvent, type ReconstructedRequest } from "dsh-agent";
+import type { CacheDiagnosis } from "dsh-llm";
 import { describeHeaderChanges, requestHeaderEvent } from "dsh-header";
 import { type LogEvent } from "dsh-log";
 import { serializeEventLine } from "dsh-log/store";
@@ -67,11 +68,35 @@ function logDifferences(recorded: readonly LogEvent[], replayed: readonly LogEve
   return { differing, examples };
 }
 
-function breakChanges(recorded: readonly ReconstructedRequest[], replayed: readonly ReconstructedRequest[]): FixtureReport["breaks"] {
+/** The provider's recorded cache diagnosis of each request, by its number (1-based), where the session asked for one. */
+function recordedDiagnoses(events: readonly LogEvent[], recorded: readonly ReconstructedRequest[]): Map<number, CacheDiagnosis> {
+  const byStep = new Map<string, CacheDiagnosis>();
+  for (const event of events) {
+    if (stepEndEvent.is(event) && event.data.cacheDiagnosis !== undefined) byStep.set(`${event.data.turn}.${event.data.step}`, event.data.cacheDiagnosis);
+  }
+  const out = new Map<number, CacheDiagnosis>();
+  recorded.forEach((request, index) => {
+    const diagnosis = byStep.get(`${request.turn}.${request.step}`);
+    if (diagnosis !== undefined) out.set(index + 1, diagnosis);
+  });
+  return out;
+}
+
+/**
+ * Breaks the replay has and the fixture had not, and the other way round. Where the provider
+ * diagnosed the recorded request, its verdict goes with the break: a new break the provider saw as a
+ * hit when recording is one the change introduced; a break gone that it saw as a miss, one it removed.
+ */
+function breakChanges(events: readonly LogEvent[], recorded: readonly ReconstructedRequest[], replayed: readonly ReconstructedRequest[]): FixtureReport["breaks"] {
   const before = cacheBreaks(recorded);
   const after = cacheBreaks(replayed);
-  const added: CacheBreak[] = [...after].filter(([number]) => !before.has(number)).map(([number, why]) => ({ number, why }));
-  const removed: CacheBreak[] = [...before].filter(([number]) => !after.has(number)).map(([number, why]) => ({ number, why }));
+  const diagnoses = recordedDiagnoses(events, recorded);
+  const withProvider = (number: number, why: string): CacheBreak => {
+    const provider = diagnoses.get(number);
+    return provider === undefined ? { number, why } : { number, why, provider };
+  };
+  const added: CacheBreak[] = [...after].filter(([number]) => !before.has(number)).map(([number, why]) => withProvider(number, why));
+  const removed: CacheBreak[] = [...before].filter(([number]) => !after.has(number)).map(([number, why]) => withProvider(number, why));
   return { added, removed };
 }
 
@@ -95,7 +120,7 @@ async function compare(dir: string, options: FixtureReplayOptions): Promise<{ fi
   const replayed = await replayFixture(fixture, recorded, typeof options === "function" ? options(fixture) : options);
   const { unused } = replayed;
   const differences = compareRequests(recorded, replayed.requests);
-  const breaks = breakChanges(recorded, replayed.requests);
+  const breaks = breakChanges(fixture.events, recorded, replayed.requests);
   const sidecars = sidecarDifferences(fixture, replayed.pinned);
   const log = logDifferences(fixture.events, replayed.events);
   const ok = differences.length === 0 && breaks.added.length + breaks.removed.length === 0 && sidecars.length === 0 && log.differing === 0 && replayed.overruns.length === 0 && unused.loop + unused.summaries === 0;

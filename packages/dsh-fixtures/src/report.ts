@@ -1,6 +1,6 @@
 import { clipText } from "dsh-base";
 import { diffLines } from "diff";
-import type { Message } from "dsh-llm";
+import type { CacheDiagnosis, Message } from "dsh-llm";
 import { surfaceNodeLabel } from "dsh-surface";
 import type { NodeChange, RequestDifference } from "./diff.js";
 
@@ -19,10 +19,18 @@ export interface FixtureReport {
   readonly replay: { readonly overruns: readonly string[]; readonly unusedAnswers: number; readonly unusedSummaries: number };
 }
 
-/** A break in the prefix cache at request `number`, and why. */
+/** A break in the prefix cache at request `number`, why, and the provider's diagnosis of the recorded request when it gave one. */
 export interface CacheBreak {
   readonly number: number;
   readonly why: string;
+  readonly provider?: CacheDiagnosis;
+}
+
+/** The provider's recorded verdict in words, for a report line. */
+function recordedVerdict(provider: CacheDiagnosis | undefined): string {
+  if (provider === undefined) return "";
+  const said = provider.verdict === "miss" ? `miss (${provider.reason ?? "no reason"})` : provider.verdict;
+  return `; the provider's recorded diagnosis: ${said}`;
 }
 
 const MAX_LINE = 160;
@@ -46,6 +54,8 @@ function readable(message: Message | undefined): string {
         return `${block.name}(${block.arguments})`;
       case "reasoning":
         return `[reasoning] ${block.text}`;
+      case "provider-item":
+        return `[${String(block.item.type ?? "provider item")}]`;
       default:
         return "[redacted reasoning]";
     }
@@ -107,8 +117,8 @@ export function formatFixtureReport(report: FixtureReport): string {
     previous = { body, first: difference.number, last: difference.number };
   }
   flush();
-  for (const added of report.breaks.added) out.push(`new cache break at request ${added.number}: ${added.why}`);
-  for (const removed of report.breaks.removed) out.push(`cache break gone at request ${removed.number} (was: ${removed.why})`);
+  for (const added of report.breaks.added) out.push(`new cache break at request ${added.number}: ${added.why}${recordedVerdict(added.provider)}`);
+  for (const removed of report.breaks.removed) out.push(`cache break gone at request ${removed.number} (was: ${removed.why}${recordedVerdict(removed.provider)})`);
   out.push(...report.sidecars.map((line) => `sidecar: ${line}`));
   if (report.log.differing > 0) out.push(`log: ${report.log.examples.join("; ")}${report.log.differing > report.log.examples.length ? "; …" : ""}`);
   out.push(...report.replay.overruns.map((line) => `replay: ${line}`));
