@@ -41,8 +41,17 @@ export interface AnthropicAdapterOptions {
   readonly idleTimeoutMs?: number;
   /** Fails an attempt whose response headers do not arrive within this long (default: `idleTimeoutMs`). */
   readonly headersTimeoutMs?: number;
+  /**
+   * Whether the endpoint ignores `cache_control` and caches prefixes on its own, as DeepSeek's
+   * Anthropic-format API does (default: true for `api.deepseek.com`). Markers are sent either way; the
+   * wire profile records it, so `dsh cache` explains misses by the endpoint's own rules.
+   */
+  readonly automaticCache?: boolean;
   readonly fetch?: typeof fetch;
 }
+
+/** Hosts whose Anthropic-format API ignores `cache_control`. */
+const AUTOMATIC_CACHE_HOSTS: ReadonlySet<string> = new Set(["api.deepseek.com"]);
 
 /** The Messages API adapter: one streamed attempt per call, with the logged breakpoint policy's markers. */
 export class AnthropicAdapter implements LlmAdapter {
@@ -54,11 +63,13 @@ export class AnthropicAdapter implements LlmAdapter {
   readonly #modelDefaults: ((model: string) => ModelDefaults) | undefined;
   readonly #idleTimeoutMs: number;
   readonly #headersTimeoutMs: number;
+  readonly #automaticCache: boolean;
   readonly #fetch: typeof fetch;
 
   constructor(options: AnthropicAdapterOptions = {}) {
     this.provider = options.provider ?? "anthropic";
     this.#url = messagesUrl(options.baseUrl ?? "https://api.anthropic.com");
+    this.#automaticCache = options.automaticCache ?? AUTOMATIC_CACHE_HOSTS.has(new URL(this.#url).hostname);
     this.#apiKey = options.apiKey;
     this.#redact = redactor([options.apiKey]);
     this.#catalog = frozenCatalog(options.catalog ?? CLAUDE_MODELS);
@@ -81,7 +92,7 @@ export class AnthropicAdapter implements LlmAdapter {
 
   /** The wire profile the header logs: the catalog's rules for `model` (thinking style, sampling), which shape the body. */
   wireProfile(model: string): JsonObject {
-    return messagesWireProfile(lookupClaudeModel(this.#catalog, model));
+    return messagesWireProfile(lookupClaudeModel(this.#catalog, model), this.#automaticCache);
   }
 
   async *stream(request: FrozenGenerateOptions, context: AdapterContext): AsyncGenerator<StreamChunk> {

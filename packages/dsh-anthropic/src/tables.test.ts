@@ -55,6 +55,16 @@ describe("the wire profile the header logs", () => {
     expect(new AnthropicAdapter().wireProfile("a-model-no-catalog-knows")).toEqual({ api: "messages" });
   });
 
+  it("records an endpoint that ignores cache_control (DeepSeek's, or as told), and rebuilds the same body from it", async () => {
+    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    expect(new AnthropicAdapter({ baseUrl: "https://api.deepseek.com/anthropic" }).wireProfile("claude-sonnet-4-6")).toEqual({ api: "messages", model: sonnet, automaticCache: true });
+    expect(new AnthropicAdapter({ baseUrl: "https://api.deepseek.com/anthropic", automaticCache: false }).wireProfile("x")).toEqual({ api: "messages" });
+    expect(new AnthropicAdapter({ baseUrl: "https://proxy.example/", automaticCache: true }).wireProfile("x")).toEqual({ api: "messages", automaticCache: true });
+    expect(new AnthropicAdapter().wireProfile("claude-sonnet-4-6")).not.toHaveProperty("automaticCache");
+    const request = freezeRequest(toolSessionRequest([]));
+    expect(await serializeRequest(request, serializeOptionsOfWire("claude-sonnet-4-6", { api: "messages", model: { ...sonnet }, automaticCache: true }))).toBe(await serializeRequest(request));
+  });
+
   it("refuses a profile that is not a Messages one, naming it", () => {
     expect(() => serializeOptionsOfWire("m", { api: "chat-completions", dialect: "deepseek" })).toThrow(/is not a Messages API profile/);
     expect(() => serializeOptionsOfWire("m", { api: "messages", model: { thinking: "adaptive" } })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));

@@ -4,9 +4,14 @@ import type { SerializeOptions } from "./serialize.js";
 
 const INFO_KEYS = { contextWindow: "number", maxOutputTokens: "number", minCacheableTokens: "number", thinking: "string", xhighEffort: "boolean", temperature: "boolean" } as const;
 
-/** The wire profile of the Messages adapter for a model: the catalog's rules for it, when the catalog knows it. */
-export function messagesWireProfile(info: ClaudeModelInfo | undefined): JsonObject {
-  return info === undefined ? { api: "messages" } : { api: "messages", model: { ...info } };
+/**
+ * The wire profile of the Messages adapter for a model: the catalog's rules for it, when the catalog
+ * knows it, and `automaticCache: true` for an endpoint that ignores `cache_control` and caches prefixes
+ * on its own (DeepSeek's Anthropic-format API), so a cache report reads its misses by that endpoint's rules.
+ */
+export function messagesWireProfile(info: ClaudeModelInfo | undefined, automaticCache = false): JsonObject {
+  const profile: JsonObject = info === undefined ? { api: "messages" } : { api: "messages", model: { ...info } };
+  return automaticCache ? { ...profile, automaticCache: true } : profile;
 }
 
 function invalid(wire: JsonObject | undefined): LlmError {

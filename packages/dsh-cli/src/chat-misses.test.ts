@@ -33,4 +33,11 @@ describe("chatMisses", () => {
       "the simulator read 0 of the 128 repeated tokens it could have: its cache is best effort (an evicted prefix, another machine), kept in .dsh/simulator-cache.json of the directory it ran in",
     ]);
   });
+
+  it("reads an Anthropic-format endpoint that ignores cache_control by its own rules, and says so", () => {
+    const deepseekAnthropic: EpochHeader = { config: { provider: "anthropic", model: "deepseek-v4-flash" }, wire: { api: "messages", automaticCache: true } };
+    expect(chatMisses(at(deepseekAnthropic, 0), at(deepseekAnthropic, 1), 346, 64)).toEqual([
+      "DeepSeek's Anthropic-format API (it ignores cache_control and caches prefixes on its own) read 64 of the 320 repeated tokens it could have: its cache is best effort (an evicted prefix, another machine), kept best effort, usually for hours",
+    ]);
+  });
 });

@@ -23,6 +23,9 @@ function rulesOf(header: EpochHeader): ChatCacheRules {
       ? { name: "OpenAI", unit: 128, minimum: 1024, keptMs: 24 * HOUR, kept: "up to 24 hours (extended retention)" }
       : { name: "OpenAI", unit: 128, minimum: 1024, keptMs: 5 * 60_000, kept: "5 to 10 minutes, at most an hour" };
   }
+  if (header.wire?.api === "messages") {
+    return { name: "DeepSeek's Anthropic-format API (it ignores cache_control and caches prefixes on its own)", unit: 64, minimum: 64, keptMs: HOUR, kept: "best effort, usually for hours" };
+  }
   if (provider === "sim") return { name: "the simulator", unit: 64, minimum: 64, keptMs: Number.POSITIVE_INFINITY, kept: "in .dsh/simulator-cache.json of the directory it ran in" };
   return { name: "DeepSeek", unit: 64, minimum: 64, keptMs: HOUR, kept: "best effort, usually for hours" };
 }

@@ -5,6 +5,13 @@ import { promptTokens, renderMessagesPrompt, responsesPromptTokens, type Message
 import type { TokenizedRequest } from "./cache-report.js";
 import { wireBody, wireOf } from "./providers.js";
 
+/** A Messages body's prompt tokens, as the simulator counts them. */
+function renderedTokens(body: MessagesBody): number[] {
+  const tokens: number[] = [];
+  renderMessagesPrompt(body, tokens);
+  return tokens;
+}
+
 /**
  * Every request of `log`, rebuilt, with its exact wire body and its prompt tokens as the simulator
  * counts them (for the Messages API, its cache blocks too), one at a time.
@@ -14,8 +21,10 @@ export async function* tokenizedRequests(log: EventLog, attachments: AttachmentS
     const wire = await wireBody(rebuilt, attachments);
     const body = JSON.parse(wire) as MessagesBody;
     const { api } = wireOf(rebuilt);
-    if (api !== "messages") {
-      yield { request: rebuilt, tokens: api === "responses" ? responsesPromptTokens(body) : promptTokens(body), wire };
+    // An Anthropic-format endpoint that ignores cache_control (DeepSeek's) caches like a Chat Completions one.
+    if (api !== "messages" || rebuilt.snapshot.header.wire?.automaticCache === true) {
+      const tokens = api === "responses" ? responsesPromptTokens(body) : api === "messages" ? renderedTokens(body) : promptTokens(body);
+      yield { request: rebuilt, tokens, wire };
       continue;
     }
     const tokens: number[] = [];
