@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { readCacheFile, writeCacheFile } from "./cache-file.js";
+import { MAX_SAVED_FINGERPRINTS, readCacheFile, writeCacheFile } from "./cache-file.js";
 import { startSimulator } from "./server.js";
 
 let dir: string;
@@ -65,7 +65,19 @@ describe("a simulator's cache file", () => {
   it("merges with what another simulator saved meanwhile and drops expired entries", async () => {
     await writeCacheFile(file, { prefixes: ["a", "b"], explicit: [["x", 500], ["y", 2_000]] }, 0);
     await writeCacheFile(file, { prefixes: ["c", "a"], explicit: [["y", 1_500], ["z", 900]] }, 1_000);
-    expect(await readCacheFile(file)).toEqual({ format: "dsh-simulator-cache", version: 1, prefixes: ["b", "c", "a"], explicit: [["y", 2_000]] });
+    expect(await readCacheFile(file)).toEqual({ format: "dsh-simulator-cache", version: 1, prefixes: ["b", "c", "a"], explicit: [["y", 2_000]], fingerprints: [] });
+  });
+
+  it("keeps the newest diagnosis fingerprints of both writers, the same id written last winning", async () => {
+    const print = (base: number) => ({ settings: [["model_changed", "m"]] as [string, string][], base, partsReason: "input_changed", parts: [] });
+    await writeCacheFile(file, { prefixes: [], explicit: [], fingerprints: [["r1", print(1)], ["r2", print(2)]] }, 0);
+    await writeCacheFile(file, { prefixes: [], explicit: [], fingerprints: [["r2", print(3)], ["r3", print(4)]] }, 0);
+    expect((await readCacheFile(file)).fingerprints).toEqual([["r1", print(1)], ["r2", print(3)], ["r3", print(4)]]);
+    const many = Array.from({ length: MAX_SAVED_FINGERPRINTS + 5 }, (_, i) => [`m${i}`, print(i)] as const);
+    await writeCacheFile(file, { prefixes: [], explicit: [], fingerprints: many }, 0);
+    const kept = (await readCacheFile(file)).fingerprints!;
+    expect(kept).toHaveLength(MAX_SAVED_FINGERPRINTS);
+    expect(kept.at(-1)![0]).toBe(`m${MAX_SAVED_FINGERPRINTS + 4}`);
   });
 
   it("starts empty without a file and refuses a file that is not a cache file, naming it", async () => {
