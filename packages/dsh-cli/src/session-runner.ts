@@ -1,6 +1,6 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Agent, continuedSelection, type CompactionOptions, type ContentInput } from "dsh-agent";
+import { Agent, ToolRegistry, continuedSelection, type CompactionOptions, type ContentInput } from "dsh-agent";
 import { putImage } from "dsh-attachments";
 import { foldRequestHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig } from "dsh-llm";
@@ -15,6 +15,8 @@ import { SELECTION_OPTIONS, SELECTION_USAGE, sessionConfig } from "./selection.j
 import { attachmentStore } from "./session.js";
 import type { OpenedSession } from "./store.js";
 import { workspaceTools } from "./workspace-tools.js";
+import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
+import type { McpTools } from "dsh-mcp";
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are dsh, a careful assistant with a read-only view of the user's working directory. " +
@@ -30,6 +32,7 @@ export const PROVIDER_OPTIONS = {
   "record-wire": { type: "string" },
   objects: { type: "string" },
   ...SELECTION_OPTIONS,
+  ...MCP_OPTIONS,
 } as const;
 
 /** The `parseArgs` options of commands that run a turn. */
@@ -44,10 +47,14 @@ export const TURN_OPTIONS = {
   store: { type: "string" },
 } as const;
 
-export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR]`;
+export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
 export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--store URL]`;
 
-type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics">]?: string | undefined } & { "cache-diagnostics"?: boolean | undefined };
+type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
+  "cache-diagnostics"?: boolean | undefined;
+  mcp?: string[] | undefined;
+  "mcp-url"?: string[] | undefined;
+};
 type TurnValues = ProviderValues & {
   system?: string | undefined;
   "max-steps"?: string | undefined;
@@ -58,10 +65,11 @@ type TurnValues = ProviderValues & {
   store?: string | undefined;
 };
 
-/** A started provider: the runtime to dispatch through, and how to stop it. */
+/** A started provider: the runtime to dispatch through, the MCP servers' tools the flags added, and how to stop both. */
 export interface ProviderSession {
   readonly profile: ProviderProfile;
   readonly runtime: LlmRuntime;
+  readonly mcp: McpTools | undefined;
   close(): Promise<void>;
 }
 
@@ -98,10 +106,22 @@ export async function startProvider(providerName: string, values: ProviderValues
   }
   const simulatorUrl = simulator === undefined ? undefined : profile.wire.api === "messages" ? simulator.origin : simulator.url;
   const adapter = profile.adapter({ baseUrl: simulatorUrl ?? values["base-url"] ?? profile.baseUrl!, apiKey, idleTimeoutMs });
+  const attachments = attachmentStore(io.cwd, values.objects);
+  let mcp: McpTools | undefined;
+  try {
+    mcp = await cliMcpTools(values, workspaceTools(io.cwd).map((tool) => tool.schema.name), attachments, io);
+  } catch (error) {
+    await simulator?.close();
+    throw error;
+  }
   return {
     profile,
-    runtime: new LlmRuntime({ adapters: [adapter], attachments: attachmentStore(io.cwd, values.objects) }),
-    close: async () => simulator?.close(),
+    runtime: new LlmRuntime({ adapters: [adapter], attachments }),
+    mcp,
+    close: async () => {
+      await mcp?.close();
+      await simulator?.close();
+    },
   };
 }
 
@@ -117,14 +137,16 @@ export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-wi
   return { maxSteps, compaction: { contextWindow, threshold, ...(maxChars === undefined ? {} : { trim: { maxChars } }) } };
 }
 
-/** The agent for a CLI session: workspace tools, the system prompt and compaction options from the flags. */
+/** The agent for a CLI session: workspace tools and the MCP servers' tools, the system prompt and compaction options from the flags. */
 export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues, io: CliIo): Agent {
+  const tools = new ToolRegistry(workspaceTools(io.cwd));
+  provider.mcp?.attach(tools);
   return new Agent({
     log,
     runtime: provider.runtime,
     config,
     systemPrompt: values.system ?? DEFAULT_SYSTEM_PROMPT,
-    tools: workspaceTools(io.cwd),
+    tools,
     ...agentSettings(values),
   });
 }

@@ -4,7 +4,7 @@ import { EventLog } from "dsh-log";
 import { ChatCompletionsAdapter, serializeRequest } from "dsh-openai-compatible";
 import { startSimulator } from "dsh-simulator";
 import { describe, expect, it } from "vitest";
-import { startHttpServer } from "./test-support/mcp-server.js";
+import { startHttpServer } from "dsh-testkit/mcp-server";
 import { stdioSpec } from "./test-support/stdio-spec.js";
 import { connectMcpServers } from "./tool-set.js";
 

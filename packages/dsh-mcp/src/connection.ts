@@ -90,13 +90,15 @@ export async function connectServer(spec: McpServerSpec, onToolsChanged: (tools:
   const name = serverName(spec);
   let tail = "";
   let closed = false;
+  let connected = false;
   const client = new Client(
     { name: "dsh", version: "1" },
     { listChanged: { tools: { onChanged: (error, tools) => error === null && tools !== null && onToolsChanged(tools), debounceMs: 0 } } },
   );
   client.onclose = () => {
     closed = true;
-    onClose();
+    // A server that never completed the handshake is reported by the connect failure alone.
+    if (connected) onClose();
   };
   try {
     await client.connect(transportOf(spec, (text) => (tail = (tail + text).slice(-STDERR_TAIL))));
@@ -105,6 +107,7 @@ export async function connectServer(spec: McpServerSpec, onToolsChanged: (tools:
     const said = tail.trim() === "" ? "" : ` (it wrote: ${tail.trim().split("\n").at(-1)})`;
     throw new McpError("MCP_CONNECT", `cannot connect to MCP server ${name}: ${(cause as Error).message}${said}`, { cause });
   }
+  connected = true;
   return {
     name,
     spec,

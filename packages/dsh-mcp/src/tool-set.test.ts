@@ -2,7 +2,7 @@ import { ToolRegistry, type AgentTool, type ToolContext } from "dsh-agent";
 import { MemoryAttachmentStore } from "dsh-attachments";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpError } from "./errors.js";
-import { startHttpServer } from "./test-support/mcp-server.js";
+import { startHttpServer } from "dsh-testkit/mcp-server";
 import { stdioSpec } from "./test-support/stdio-spec.js";
 import { connectMcpServers, type McpTools } from "./tool-set.js";
 

@@ -167,6 +167,7 @@ export class McpTools {
 export async function connectMcpServers(specs: readonly McpServerSpec[], options: McpToolsOptions = {}): Promise<McpTools> {
   const connections: McpConnection[] = [];
   let tools: McpTools | undefined;
+  let failed = false;
   const pending: [number, Tool[]][] = [];
   try {
     const lists: Tool[][] = [];
@@ -175,7 +176,7 @@ export async function connectMcpServers(specs: readonly McpServerSpec[], options
         spec,
         (list) => (tools === undefined ? pending.push([index, list]) : tools.replaceTools(index, list)),
         () => {
-          if (tools?.closing !== true) options.onProblem?.(`MCP server ${serverName(spec)} closed the connection: its tools now answer with an error`);
+          if (!failed && tools?.closing !== true) options.onProblem?.(`MCP server ${serverName(spec)} closed the connection: its tools now answer with an error`);
         },
       );
       connections.push(connection);
@@ -187,6 +188,7 @@ export async function connectMcpServers(specs: readonly McpServerSpec[], options
     for (const [index, list] of pending) tools.replaceTools(index, list);
     return tools;
   } catch (error) {
+    failed = true;
     await Promise.all(connections.map((connection) => connection.client.close().catch(() => undefined)));
     throw error;
   }

@@ -1,5 +1,6 @@
 // A real MCP server written with the official SDK, for the tests: stdio (serve-stdio.ts) and Streamable HTTP (startHttpServer).
 import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -57,4 +58,9 @@ export async function startHttpServer(): Promise<{ readonly url: string; close()
       await new Promise((resolve) => http.close(resolve));
     },
   };
+}
+
+/** How to start the test server over stdio as a child process: a command and its arguments. */
+export function stdioServerCommand(): { readonly command: string; readonly args: readonly string[] } {
+  return { command: process.execPath, args: ["--import", import.meta.resolve("tsx"), fileURLToPath(new URL("./mcp-serve-stdio.ts", import.meta.url))] };
 }

@@ -1,4 +1,4 @@
-// The test MCP server over stdio: `node --import tsx serve-stdio.ts`.
+// The test MCP server over stdio: `node --import tsx mcp-serve-stdio.ts`.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { buildServer } from "./mcp-server.js";
 
