@@ -1,0 +1,118 @@
+// Load: a large JSONL log read with full admission, against the floor of reading the same file,
+// splitting it into lines and `JSON.parse`-ing every line (keeping every object), in one process.
+// Memory is measured in fresh child processes: heap kept after load, and peak RSS during it.
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { readJsonlLog } from "dsh-log";
+import { benchRegistry } from "./reconstruct.js";
+import { median, timed } from "./util.js";
+
+export interface LoadResult {
+  readonly events: number;
+  readonly logBytes: number;
+  readonly floorMs: number;
+  readonly loadMs: number;
+  /** Median of the per-round ratios load / floor. */
+  readonly ratio: number;
+  readonly heapKeptOverLogSize: number;
+  readonly peakRssOverLogSize: number;
+  /** The same in a warm process, one that has loaded a small log before (what a server or a second load pays). */
+  readonly warmPeakRssOverLogSize: number;
+  /** The floor's own peak RSS growth over the log size, measured the same way, for scale. */
+  readonly floorPeakRssOverLogSize: number;
+}
+
+const registry = benchRegistry;
+
+/** The floor: read, split on newlines, parse every line and keep every object. */
+function floor(path: string): unknown[] {
+  const bytes = readFileSync(path);
+  const values: unknown[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end < 0) break;
+    values.push(JSON.parse(bytes.toString("utf8", start, end)));
+    start = end + 1;
+  }
+  return values;
+}
+
+/** One round each of floor and full load, `rounds` times, interleaved; medians and the median ratio. */
+export async function loadBench(path: string, rounds: number): Promise<LoadResult> {
+  const floors: number[] = [];
+  const loads: number[] = [];
+  const ratios: number[] = [];
+  let events = 0;
+  // Each measurement starts from a collected heap (the bench runs with --expose-gc), so neither pays for the other's garbage.
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  for (let round = 0; round < rounds; round++) {
+    gc();
+    const bare = await timed(() => floor(path));
+    gc();
+    const full = await timed(() => readJsonlLog(path, registry()));
+    events = full.value.log.length;
+    floors.push(bare.ms);
+    loads.push(full.ms);
+    ratios.push(full.ms / bare.ms);
+  }
+  const logBytes = statSync(path).size;
+  // RSS is noisy (the baseline alone moves by several MB between processes): the median of five children each.
+  const memory = medianMemory(path, "load");
+  const warmMemory = medianMemory(path, "warm");
+  const floorMemory = medianMemory(path, "floor");
+  return {
+    events,
+    logBytes,
+    floorMs: median(floors),
+    loadMs: median(loads),
+    ratio: median(ratios),
+    heapKeptOverLogSize: memory.heapKept / logBytes,
+    peakRssOverLogSize: memory.peakRss / logBytes,
+    warmPeakRssOverLogSize: warmMemory.peakRss / logBytes,
+    floorPeakRssOverLogSize: floorMemory.peakRss / logBytes,
+  };
+}
+
+interface Memory {
+  readonly heapKept: number;
+  readonly peakRss: number;
+}
+
+function medianMemory(path: string, mode: "load" | "warm" | "floor"): Memory {
+  const self = fileURLToPath(import.meta.url);
+  const runs = Array.from({ length: 5 }, () =>
+    JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", mode, path], { encoding: "utf8" })) as Memory,
+  );
+  return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
+}
+
+/**
+ * Warms a process up the way earlier work would: loads a small log (the first 200 KB of lines of
+ * `path`) twenty times, so the loader is compiled and the young generation has grown before the baseline.
+ */
+async function warmUp(path: string): Promise<void> {
+  const head = readFileSync(path).subarray(0, 200_000);
+  const small = `${path}.warm-${process.pid}`;
+  writeFileSync(small, head.subarray(0, head.lastIndexOf(0x0a) + 1));
+  try {
+    for (let i = 0; i < 20; i++) await readJsonlLog(small, registry());
+  } finally {
+    rmSync(small);
+  }
+}
+
+// In a fresh process (warmed up for "warm"): the heap the loaded log keeps (after GC, over a baseline
+// with the code loaded), and the growth of peak RSS over that baseline while loading.
+if (process.argv[2] === "--memory") {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  if (process.argv[3] === "warm") await warmUp(process.argv[4]!);
+  gc();
+  const baselineHeap = process.memoryUsage().heapUsed;
+  const baselineRss = process.memoryUsage().rss;
+  const kept = process.argv[3] === "floor" ? floor(process.argv[4]!) : await readJsonlLog(process.argv[4]!, registry());
+  gc();
+  const heapKept = process.memoryUsage().heapUsed - baselineHeap;
+  const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
+  process.stdout.write(JSON.stringify({ heapKept, peakRss, kept: kept !== undefined }));
+}

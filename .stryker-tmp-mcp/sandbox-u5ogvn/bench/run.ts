@@ -1,0 +1,160 @@
+// `pnpm bench`: measures the claims of docs/performance.md as ratios within one run, prints tables
+// and writes bench/results.json. Options: --quick (smaller sizes, for a smoke run).
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AppendResult } from "./append.js";
+import { anthropicCacheBench } from "./anthropic-cache.js";
+import { buildCost } from "./build-cost.js";
+import { cacheRatioBench } from "./cache-ratio.js";
+import { loadBench } from "./load.js";
+import { responsesCacheBench } from "./responses-cache.js";
+import { storesBench } from "./stores.js";
+import { wideAnswerBench } from "./wide-answer.js";
+import type { ReconstructResult } from "./reconstruct.js";
+import { fmt, table } from "./util.js";
+
+const quick = process.argv.includes("--quick");
+const dir = await mkdtemp(join(tmpdir(), "dsh-bench-"));
+const here = fileURLToPath(new URL(".", import.meta.url));
+const run = (script: string, ...args: string[]) =>
+  execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, script), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
+const child = (...args: string[]) => run("reconstruct.ts", ...args);
+
+try {
+  console.log(`dsh bench${quick ? " (quick)" : ""} on Node ${process.version}, ${cpus().length} cores\n`);
+
+  console.log("1. Load with full admission, against read + split + JSON.parse of the same file (medians)");
+  const loads = [];
+  for (const steps of quick ? [1000] : [1000, 10_000]) {
+    const name = `load-${steps}.jsonl`;
+    child("--write", dir, String(steps), "95", name);
+    loads.push(await loadBench(join(dir, name), quick ? 5 : steps > 1000 ? 5 : 15));
+  }
+  console.log(
+    table([
+      ["events", "log MB", "floor ms", "load ms", "load / floor", "heap kept / log", "peak RSS / log", "warm peak RSS / log", "floor peak RSS / log"],
+      ...loads.map((row) => [String(row.events), fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize), fmt(row.warmPeakRssOverLogSize), fmt(row.floorPeakRssOverLogSize)]),
+    ]),
+  );
+
+  const build = await buildCost([10, 100, 1000, 10_000], quick ? 10 : 40);
+  console.log("\n2. Request build cost per step, by prior steps (median ms)");
+  console.log(
+    table([
+      ["prior steps", "loop build", "array copy", "build / copy", "naive rebuild", "naive / loop"],
+      ...build.rows.map((row) => [String(row.priorSteps), fmt(row.incrementalMs), fmt(row.arrayCopyMs), fmt(row.incrementalMs / row.arrayCopyMs), fmt(row.naiveMs), fmt(row.naiveMs / row.incrementalMs)]),
+    ]),
+  );
+
+  const steps = quick ? 200 : 1000;
+  child("--write", dir, String(steps), "95");
+  const reconstruct = JSON.parse(child("--read", dir)) as ReconstructResult;
+  console.log(`\n3. Rebuild of a ${steps}-step log: load, fold and wire serialization of every request, streamed`);
+  console.log(
+    table([
+      ["events", "requests", "log MB", "wire MB", "load ms", "rebuild ms", "serialize ms", "plain serialize ms", "plain / fast", "identical", "peak RSS growth / log"],
+      [
+        String(reconstruct.events),
+        String(reconstruct.requests),
+        fmt(reconstruct.logBytes / 1e6),
+        fmt(reconstruct.wireBytes / 1e6),
+        fmt(reconstruct.loadMs),
+        fmt(reconstruct.rebuildMs),
+        fmt(reconstruct.fastSerializeMs),
+        fmt(reconstruct.plainSerializeMs),
+        fmt(reconstruct.plainSerializeMs / reconstruct.fastSerializeMs),
+        String(reconstruct.identical),
+        fmt(reconstruct.peakGrowthOverLogSize),
+      ],
+    ]),
+  );
+
+  const append = JSON.parse(run("append.ts", "--append", dir, String(quick ? 1000 : 4000))) as AppendResult;
+  console.log("\n4. Durable append to JSONL (acknowledged once durable), with the disk's floor measured beside it");
+  console.log(
+    table([
+      ["mode", "events/s", "events per fsync", "ack median ms", "ack p99 ms"],
+      ["batches of 100, one writer", fmt(append.batched.eventsPerSecond), fmt(append.batched.eventsPerSync), fmt(append.batched.ackMedianMs), fmt(append.batched.ackP99Ms)],
+      ...append.concurrent.map((mode) => [`single events, ${mode.writers} writer(s)`, fmt(mode.eventsPerSecond), fmt(mode.eventsPerSync), fmt(mode.ackMedianMs), fmt(mode.ackP99Ms)]),
+      ["the same bytes, no log (disk floor)", fmt(append.rawEventsPerSecond), "100", "", ""],
+    ]),
+  );
+
+  const cache = await cacheRatioBench(dir, quick ? 5 : 20);
+  console.log(`\n5. Prefix-cache hit ratio, ${cache.requests}-step session with tools through the simulator`);
+  console.log(
+    table([
+      ["prompt tokens", "cache read", "hit ratio", "physical limit", "limit ratio", "in 64-token units", "logged breaks", "shortfalls"],
+      [
+        String(cache.promptTokens),
+        String(cache.cacheReadTokens),
+        fmt(cache.hitRatio),
+        String(cache.physicalLimitTokens),
+        fmt(cache.limitRatio),
+        String(cache.unitLimitTokens),
+        String(cache.breaks),
+        String(cache.shortfalls),
+      ],
+    ]),
+  );
+
+  const anthropic = await anthropicCacheBench(quick ? 5 : 20);
+  console.log(`\n6. Anthropic explicit caching, ${anthropic.ours.requests}-step tool session with thinking through the simulator's Messages API`);
+  console.log(
+    table([
+      ["policy", "prompt tokens", "cache read", "cache write", "uncached", "cost (input units)", "read / ceiling", "cost / ours"],
+      ...[anthropic.ours, anthropic.common].map((row) => [
+        row.policy,
+        String(row.promptTokens),
+        String(row.cacheReadTokens),
+        String(row.cacheWriteTokens),
+        String(row.uncachedTokens),
+        fmt(row.costUnits),
+        fmt(row.readOverCeiling),
+        fmt(row.costUnits / anthropic.ours.costUnits),
+      ]),
+    ]),
+  );
+  console.log(`   ceiling: ${anthropic.ours.ceilingTokens} tokens repeat the previous request's blocks; cost counts uncached 1x, 5-minute writes 1.25x, reads 0.1x.`);
+
+  const stores = await storesBench(quick);
+  const jsonl = stores[0]!;
+  console.log("\n7. Session stores: durable appends (one event per append, awaited) and load with full admission");
+  console.log(
+    table([
+      ["store", "1 session ev/s", "8 sessions ev/s", "64 sessions ev/s", "load ev/s", "vs JSONL: 1 / 8 / 64", "load vs JSONL"],
+      ...stores.map((row) => [
+        row.store,
+        fmt(row.appendPerSecond["1"]!),
+        fmt(row.appendPerSecond["8"]!),
+        fmt(row.appendPerSecond["64"]!),
+        fmt(row.loadPerSecond),
+        ["1", "8", "64"].map((n) => fmt(row.appendPerSecond[n]! / jsonl.appendPerSecond[n]!)).join(" / "),
+        fmt(row.loadPerSecond / jsonl.loadPerSecond),
+      ]),
+    ]),
+  );
+
+  const wide = await wideAnswerBench(dir, quick ? 2000 : 25_000);
+  console.log(`\n8. Commands on one answer with ${wide.calls} and ${4 * wide.calls} tool calls (a ${fmt(wide.logBytes / 1e6)} MB log): time per call, larger over smaller (1.0 is linear)`);
+  console.log(table([["command", `${wide.calls} calls ms`, `${4 * wide.calls} calls ms`, "per-call ratio"], ...wide.rows.map((row) => [`dsh ${row.command}`, fmt(row.smallMs), fmt(row.largeMs), fmt(row.perCallRatio)])]));
+
+  const responses = await responsesCacheBench(quick ? 5 : 20);
+  console.log(`\n10. OpenAI Responses API, ${responses[0]!.requests}-step tool session with reasoning through the simulator (reasoning items sent back, bodies rebuilt)`);
+  console.log(
+    table([
+      ["breakpoints", "prompt tokens", "cache read", "readable limit", "read / limit", "logged breaks", "bodies differing", "reasoning items back"],
+      ...responses.map((row) => [row.policy, String(row.promptTokens), String(row.cacheReadTokens), String(row.physicalLimitTokens), fmt(row.readOverLimit), String(row.breaks), String(row.bodyMismatches), String(row.reasoningItemsBack)]),
+    ]),
+  );
+  console.log("   readable limit: the tokens each request shares with the previous one where that prefix reaches OpenAI's 1,024-token minimum.");
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses };
+  await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwrote ${join("bench", "results.json")}`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,92 @@
+import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults } from "dsh-llm";
+
+/** How a Claude model is told to think. */
+export type ThinkingStyle =
+  /** `thinking: {type: "adaptive"}` with `output_config.effort` (Claude 4.6 and later; the only form from Opus 4.7 on). */
+  | "adaptive"
+  /** `thinking: {type: "enabled", budget_tokens}` (Claude 4.5 and earlier, and other Anthropic-format endpoints). */
+  | "budget";
+
+/** What Anthropic documents about one Claude model, as far as this adapter needs it. */
+export interface ClaudeModelInfo {
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  /** Below this many prompt tokens a breakpoint writes nothing (and the API says nothing). */
+  readonly minCacheableTokens: number;
+  readonly thinking: ThinkingStyle;
+  /** Whether `output_config.effort` accepts `xhigh` (Opus 4.7 and later). */
+  readonly xhighEffort: boolean;
+  /** Whether the model takes `temperature` (Opus 4.7 and later refuse sampling parameters). */
+  readonly temperature: boolean;
+}
+
+/** A model name Anthropic no longer serves, and what to use instead. */
+export interface RetiredClaudeModel {
+  readonly replacement: string;
+  /** As an ISO 8601 date. */
+  readonly retiredAt: string;
+}
+
+/** The models an Anthropic-format endpoint serves, and the names it retired. */
+export interface ClaudeCatalog {
+  readonly models: Readonly<Record<string, ClaudeModelInfo>>;
+  readonly retired: Readonly<Record<string, RetiredClaudeModel>>;
+}
+
+const opus48: ClaudeModelInfo = { contextWindow: 1_000_000, maxOutputTokens: 128_000, minCacheableTokens: 1024, thinking: "adaptive", xhighEffort: true, temperature: false };
+const opus47: ClaudeModelInfo = { ...opus48, minCacheableTokens: 2048 };
+const opus46: ClaudeModelInfo = { ...opus48, minCacheableTokens: 4096, xhighEffort: false, temperature: true };
+const sonnet46: ClaudeModelInfo = { contextWindow: 1_000_000, maxOutputTokens: 64_000, minCacheableTokens: 1024, thinking: "adaptive", xhighEffort: false, temperature: true };
+const haiku45: ClaudeModelInfo = { contextWindow: 200_000, maxOutputTokens: 64_000, minCacheableTokens: 4096, thinking: "budget", xhighEffort: false, temperature: true };
+const sonnet45: ClaudeModelInfo = { ...haiku45, minCacheableTokens: 1024 };
+const opus45: ClaudeModelInfo = { ...haiku45 };
+
+/** Claude's current models on the Claude API (checked 2026-12; the Models API is the live source). */
+export const CLAUDE_MODELS: ClaudeCatalog = deepFreeze({
+  models: {
+    "claude-opus-4-8": opus48,
+    "claude-opus-4-7": opus47,
+    "claude-opus-4-6": opus46,
+    "claude-sonnet-4-6": sonnet46,
+    "claude-haiku-4-5": haiku45,
+    "claude-haiku-4-5-20251001": haiku45,
+    "claude-sonnet-4-5": sonnet45,
+    "claude-sonnet-4-5-20250929": sonnet45,
+    "claude-opus-4-5": opus45,
+    "claude-opus-4-5-20251101": opus45,
+  },
+  retired: {
+    "claude-3-5-sonnet-20240620": { replacement: "claude-sonnet-4-6", retiredAt: "2025-10-22" },
+    "claude-3-5-sonnet-20241022": { replacement: "claude-sonnet-4-6", retiredAt: "2025-10-22" },
+    "claude-3-opus-20240229": { replacement: "claude-opus-4-8", retiredAt: "2026-01-05" },
+  },
+});
+
+/** The model the CLI and the examples use when none is named. */
+export const DEFAULT_CLAUDE_MODEL = "claude-sonnet-4-6";
+
+/** The default output limit the adapter sends (and logs as an adapter default) when the caller sets none. */
+export const DEFAULT_MAX_TOKENS = 16_384;
+
+/** A model's info (`undefined` when the catalog does not know it); a retired name throws `LLM_MODEL_RETIRED`. */
+export function lookupClaudeModel(catalog: ClaudeCatalog, model: string): ClaudeModelInfo | undefined {
+  const retired = Object.hasOwn(catalog.retired, model) ? catalog.retired[model] : undefined;
+  if (retired !== undefined) {
+    throw new LlmError("LLM_MODEL_RETIRED", `model ${model} was retired on ${retired.retiredAt}: use ${retired.replacement}`);
+  }
+  return Object.hasOwn(catalog.models, model) ? catalog.models[model] : undefined;
+}
+
+/**
+ * The defaults the adapter supplies for `model` (a retired name throws `LLM_MODEL_RETIRED`): the
+ * output limit (below every current model's maximum), the breakpoint policy and the cache lifetime.
+ */
+export function claudeDefaults(catalog: ClaudeCatalog, model: string): ModelDefaults {
+  lookupClaudeModel(catalog, model);
+  return { maxTokens: DEFAULT_MAX_TOKENS, cachePolicy: "rolling-v1", cacheTtl: "5m" };
+}
+
+/** A catalog as adapters hold it: frozen, so nothing running in the process can change what a later request is serialized from. */
+export function frozenCatalog<Catalog extends object>(catalog: Catalog): Catalog {
+  return isDeepFrozen(catalog) ? catalog : (deepFreeze(structuredClone(catalog)) as Catalog);
+}

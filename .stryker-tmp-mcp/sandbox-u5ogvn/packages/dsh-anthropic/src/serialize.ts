@@ -1,0 +1,92 @@
+import type { AttachmentStore } from "dsh-attachments";
+import { LlmError, addExtensionFields, type FrozenGenerateOptions, type OwnFields } from "dsh-llm";
+import { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
+import { breakpointPolicy } from "./breakpoints.js";
+import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
+import { thinkingFields } from "./thinking.js";
+import { writeWireJson, type WireValue } from "./wire-json.js";
+
+/** Options of {@link serializeRequest}. */
+export interface SerializeOptions {
+  /** Resolves image references; required as soon as a message holds an image. */
+  readonly attachments?: AttachmentStore | undefined;
+  /** The models whose thinking style and sampling rules apply (default `CLAUDE_MODELS`). */
+  readonly catalog?: ClaudeCatalog | undefined;
+}
+
+/** Body fields the adapter writes itself; an extension may set `thinking` only when no effort did. */
+const OWNED: OwnFields = {
+  own: new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "diagnostics", "stream"]),
+  fillable: new Set(["thinking"]),
+};
+
+type Wire = { [key: string]: WireValue };
+
+/** Where a request's cache breakpoints go, by block index of its layout, under its logged `cachePolicy` (none without one). */
+export function placeBreakpoints(request: FrozenGenerateOptions, layout: WireLayout): number[] {
+  const name = request.config.cachePolicy;
+  if (name === undefined) return [];
+  return breakpointPolicy(name)(layout);
+}
+
+/** A block as sent: itself, or a copy with the cache marker when a breakpoint falls on it. */
+function sent(block: WireBlock, ttl: string | undefined): WireBlock["value"] {
+  return ttl === undefined ? block.value : { ...block.value, cache_control: { type: "ephemeral", ttl } };
+}
+
+/** The wire `system`, `tools` and `messages` of a layout, with markers on the chosen blocks. */
+function sections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: WireValue[]; tools: WireValue[]; messages: WireValue[] } {
+  const system: WireValue[] = [];
+  const tools: WireValue[] = [];
+  const messages: { role: string; content: WireValue[] }[] = layout.roles.map((role) => ({ role, content: [] }));
+  layout.blocks.forEach((block, i) => {
+    const value = sent(block, marks.has(i) ? ttl : undefined);
+    if (block.section === "tools") tools.push(value);
+    else if (block.section === "system") system.push(value);
+    else messages[block.message]!.content.push(value);
+  });
+  return { system, tools, messages };
+}
+
+/** The fields after `messages`: sampling, stop sequences, thinking, then extensions with sorted keys. */
+function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: ClaudeCatalog): Wire {
+  const { config } = request;
+  const info = lookupClaudeModel(catalog, config.model);
+  const rest: Wire = {};
+  if (config.temperature !== undefined) {
+    if (info?.temperature === false) throw new LlmError("LLM_INVALID_REQUEST", `${config.model} takes no temperature`);
+    rest.temperature = config.temperature;
+  }
+  if (config.stop !== undefined) rest.stop_sequences = [...config.stop];
+  if (config.reasoningEffort !== undefined) Object.assign(rest, thinkingFields(config.reasoningEffort, maxTokens, info));
+  // The opt-in: the previous answer's id, or null on a session's first request.
+  if (config.cacheDiagnostics === true) rest.diagnostics = { previous_message_id: request.previousResponseId ?? null };
+  addExtensionFields(rest, config.extensions, OWNED);
+  rest.stream = true;
+  return rest;
+}
+
+/**
+ * The exact HTTP body this adapter sends for `request`: compact JSON in a fixed key order (`model`,
+ * `max_tokens`, `system`, `tools`, `messages`, `temperature`, `stop_sequences`, `thinking`,
+ * `output_config`, `diagnostics`, sorted extensions, `stream`), content always as block arrays, tool inputs as the
+ * model's own JSON text, images as verified base64, and `cache_control` markers where the logged
+ * `cachePolicy` puts them. Public so a log can be checked against what was sent.
+ */
+export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<string> {
+  const { config } = request;
+  if (config.maxTokens === undefined) throw new LlmError("LLM_INVALID_REQUEST", "config.maxTokens is required by the Messages API");
+  const catalog = options.catalog ?? CLAUDE_MODELS;
+  const layout = await layoutRequest(request.messages, request.tools, options.attachments);
+  const { system, tools, messages } = sections(layout, new Set(placeBreakpoints(request, layout)), config.cacheTtl ?? "5m");
+  const body: Wire = { model: config.model, max_tokens: config.maxTokens };
+  if (system.length > 0) body.system = system;
+  if (tools.length > 0) body.tools = tools;
+  body.messages = messages;
+  return writeWireJson({ ...body, ...tailFields(request, config.maxTokens, catalog) });
+}
+
+/** {@link serializeRequest} as UTF-8 bytes, the form the adapter sends. */
+export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<Buffer> {
+  return Buffer.from(await serializeRequest(request, options));
+}

@@ -1,0 +1,73 @@
+import { LlmRuntime, freezeRequest, isDeepFrozen } from "dsh-llm";
+import { startSimulator } from "dsh-simulator";
+import { describe, expect, it } from "vitest";
+import { AnthropicAdapter } from "./adapter.js";
+import { BREAKPOINT_POLICIES, rollingPolicy } from "./breakpoints.js";
+import { CLAUDE_MODELS, type ClaudeCatalog } from "./catalog.js";
+import { serializeRequest } from "./serialize.js";
+import { serializeOptionsOfWire } from "./wire-profile.js";
+import { toolSessionRequest } from "./test-support/session.js";
+
+describe("the tables the serializer consults", () => {
+  it("are frozen: code running in the process cannot swap a policy or a model mid-session", () => {
+    expect(isDeepFrozen(CLAUDE_MODELS)).toBe(true);
+    expect(Object.isFrozen(BREAKPOINT_POLICIES)).toBe(true);
+    expect(() => {
+      (BREAKPOINT_POLICIES as Record<string, unknown>)["rolling-v1"] = () => [];
+    }).toThrow(TypeError);
+    expect(() => {
+      (CLAUDE_MODELS.models["claude-sonnet-4-6"] as { thinking: string }).thinking = "budget";
+    }).toThrow(TypeError);
+    expect(BREAKPOINT_POLICIES["rolling-v1"]).toBe(rollingPolicy);
+  });
+
+  it("are held by value: a caller's catalog changed after the adapter was made changes nothing sent", async () => {
+    const sim = await startSimulator({ scenario: { responses: [{ text: "one" }, { text: "two" }] } });
+    try {
+      const catalog = structuredClone(CLAUDE_MODELS) as { models: Record<string, { thinking: string }> };
+      const adapter = new AnthropicAdapter({ baseUrl: sim.origin, catalog: catalog as unknown as ClaudeCatalog });
+      const runtime = new LlmRuntime({ adapters: [adapter] });
+      const request = freezeRequest({ ...toolSessionRequest([]), config: { ...toolSessionRequest([]).config, reasoningEffort: "low" } });
+      await runtime.generate(request);
+      catalog.models["claude-sonnet-4-6"]!.thinking = "budget";
+      await runtime.generate(request);
+      const [first, second] = sim.exchanges;
+      expect(second!.body).toBe(first!.body);
+      expect(first!.body).toBe(await serializeRequest(request));
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe("the wire profile the header logs", () => {
+  it("rebuilds with the sending adapter's rules for the model, whatever catalog the rebuilding process has", async () => {
+    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    const custom: ClaudeCatalog = { models: { "claude-sonnet-4-6": { ...sonnet, thinking: "budget" } }, retired: {} };
+    const adapter = new AnthropicAdapter({ catalog: custom });
+    const request = freezeRequest({ ...toolSessionRequest([]), config: { ...toolSessionRequest([]).config, reasoningEffort: "low" } });
+    const wire = adapter.wireProfile("claude-sonnet-4-6");
+    expect(wire).toEqual({ api: "messages", model: { ...sonnet, thinking: "budget" } });
+    const sent = await serializeRequest(request, { catalog: custom });
+    expect(sent).toContain('"thinking":{"type":"enabled"');
+    expect(await serializeRequest(request)).not.toBe(sent);
+    expect(await serializeRequest(request, serializeOptionsOfWire("claude-sonnet-4-6", wire))).toBe(sent);
+    expect(new AnthropicAdapter().wireProfile("a-model-no-catalog-knows")).toEqual({ api: "messages" });
+  });
+
+  it("records an endpoint that ignores cache_control (DeepSeek's, or as told), and rebuilds the same body from it", async () => {
+    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    expect(new AnthropicAdapter({ baseUrl: "https://api.deepseek.com/anthropic" }).wireProfile("claude-sonnet-4-6")).toEqual({ api: "messages", model: sonnet, automaticCache: true });
+    expect(new AnthropicAdapter({ baseUrl: "https://api.deepseek.com/anthropic", automaticCache: false }).wireProfile("x")).toEqual({ api: "messages" });
+    expect(new AnthropicAdapter({ baseUrl: "https://proxy.example/", automaticCache: true }).wireProfile("x")).toEqual({ api: "messages", automaticCache: true });
+    expect(new AnthropicAdapter().wireProfile("claude-sonnet-4-6")).not.toHaveProperty("automaticCache");
+    const request = freezeRequest(toolSessionRequest([]));
+    expect(await serializeRequest(request, serializeOptionsOfWire("claude-sonnet-4-6", { api: "messages", model: { ...sonnet }, automaticCache: true }))).toBe(await serializeRequest(request));
+  });
+
+  it("refuses a profile that is not a Messages one, naming it", () => {
+    expect(() => serializeOptionsOfWire("m", { api: "chat-completions", dialect: "deepseek" })).toThrow(/is not a Messages API profile/);
+    expect(() => serializeOptionsOfWire("m", { api: "messages", model: { thinking: "adaptive" } })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
+    expect(() => serializeOptionsOfWire("m", undefined)).toThrow(/\(none\)/);
+  });
+});

@@ -1,0 +1,68 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { clipText, loneSurrogateIndex, truncateText } from "./text.js";
+
+describe("truncateText", () => {
+  it("keeps text that fits, whole", () => {
+    expect(truncateText("abc", 3)).toBe("abc");
+    expect(truncateText("", 0)).toBe("");
+  });
+
+  it("never cuts a surrogate pair, an emoji sequence or a letter from its accent", () => {
+    expect(truncateText("ab😀", 3)).toBe("ab");
+    expect(truncateText("ab😀c", 4)).toBe("ab😀");
+    // A family emoji is one grapheme of 8 units: it goes whole or not at all.
+    expect(truncateText("x👨‍👩‍👧", 5)).toBe("x");
+    expect(truncateText("e\u0301e\u0301", 3)).toBe("e\u0301");
+    expect(truncateText("abcdef", 4)).toBe("abcd");
+  });
+
+  it("returns a well-formed start of the text within the limit, for any text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme-composite" }), fc.nat({ max: 40 }), (text, max) => {
+        const cut = truncateText(text, max);
+        if (text.length <= max) expect(cut).toBe(text);
+        else expect(cut.length).toBeLessThanOrEqual(max);
+        expect(text.startsWith(cut)).toBe(true);
+        expect(loneSurrogateIndex(cut)).toBe(-1);
+      }),
+    );
+  });
+
+  it("cuts where segmenting the whole text would: the window it reads past the cut is enough", () => {
+    const whole = (text: string, max: number) => {
+      let end = 0;
+      for (const { index, segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)) {
+        if (index + segment.length > max) break;
+        end = index + segment.length;
+      }
+      return text.slice(0, end);
+    };
+    // Emoji with skin tones and joiners, flags (pairs of regional indicators), accents, Hangul jamo, CR LF.
+    const pieces = ["a", "é", "e\u0301", "👍🏽", "👩‍👩‍👧", "🇯🇵", "🇫", "\u1100\u1161\u11A8", "\r\n", "क्‍ष", "\u0301"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), fc.nat({ max: 60 }), (parts, max) => {
+        const text = parts.join("");
+        expect(truncateText(text, max)).toBe(whole(text, max));
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 500) },
+    );
+  });
+});
+
+describe("clipText", () => {
+  it("keeps text that fits and ends a longer one in an ellipsis within the limit, on a character boundary", () => {
+    expect(clipText("abc", 3)).toBe("abc");
+    expect(clipText("abcd", 3)).toBe("ab…");
+    expect(clipText("a😀bc", 3)).toBe("a…");
+  });
+});
+
+describe("loneSurrogateIndex", () => {
+  it("finds half a character and passes whole ones", () => {
+    expect(loneSurrogateIndex("ok 😀")).toBe(-1);
+    expect(loneSurrogateIndex("ab\ud83d")).toBe(2);
+    expect(loneSurrogateIndex("\ude00x")).toBe(0);
+    expect(loneSurrogateIndex("😀".slice(0, 1) + "😀")).toBe(0);
+  });
+});

@@ -1,0 +1,45 @@
+import { AttachmentError } from "dsh-attachments";
+import { FixtureError } from "dsh-fixtures";
+import { LlmError } from "dsh-llm";
+import { LogError } from "dsh-log";
+
+/** Exit codes of the dsh command. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  log: 3,
+  attachment: 4,
+  provider: 5,
+  interrupted: 130,
+} as const;
+
+/** A failure the CLI reports as one line with a chosen exit code. */
+export class CliError extends Error {
+  override readonly name = "CliError";
+
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failure,
+  ) {
+    super(message);
+  }
+}
+
+/** One line and an exit code for any error, without stack traces or secrets. */
+export function describeFailure(error: unknown): { line: string; exitCode: number } {
+  if (error instanceof CliError) return { line: error.message, exitCode: error.exitCode };
+  if (error instanceof LogError) {
+    const what = error.code === "LOG_NOT_FOUND" ? "log not found" : error.code === "LOG_LOCKED" ? "log in use" : "bad log";
+    return { line: `${what}: ${error.message} [${error.code}]`, exitCode: EXIT.log };
+  }
+  if (error instanceof FixtureError) {
+    return { line: `fixture: ${error.message} [${error.code}]`, exitCode: error.code === "FIXTURE_INVALID" ? EXIT.log : error.code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };
+  }
+  if (error instanceof AttachmentError) return { line: `attachment: ${error.message} [${error.code}]`, exitCode: EXIT.attachment };
+  if (error instanceof LlmError) {
+    const what = error.code === "LLM_NETWORK" ? "provider unreachable" : "provider error";
+    return { line: `${what}: ${error.message} [${error.code}]`, exitCode: EXIT.provider };
+  }
+  return { line: error instanceof Error ? error.message : String(error), exitCode: EXIT.failure };
+}

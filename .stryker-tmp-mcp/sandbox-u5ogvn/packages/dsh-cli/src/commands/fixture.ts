@@ -1,0 +1,97 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type Fixture, type ReplayOptions } from "dsh-fixtures";
+import type { LlmAdapter } from "dsh-llm";
+import { CliError, EXIT } from "../cli-error.js";
+import type { CliIo } from "../io.js";
+import { providerProfile } from "../providers.js";
+import { agentSettings } from "../session-runner.js";
+import { attachmentStore } from "../session.js";
+import { readSessionRef, sessionRef } from "../store.js";
+import { workspaceTools } from "../workspace-tools.js";
+
+export const FIXTURE_USAGE =
+  "dsh fixture record LOG DIR [--tools recorded|real] [--workdir DIR] [--name NAME] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--objects DIR] [--store URL]\n" +
+  "  dsh fixture check DIR\n" +
+  "  dsh fixture refresh DIR";
+
+/** dsh's adapter for `provider` today (none for a provider dsh does not know). */
+function currentAdapter(provider: string): LlmAdapter | undefined {
+  let profile;
+  try {
+    profile = providerProfile(provider);
+  } catch {
+    return undefined;
+  }
+  return profile.adapter({ baseUrl: profile.baseUrl ?? "http://127.0.0.1:9", apiKey: undefined, idleTimeoutMs: 1000 });
+}
+
+/**
+ * What the CLI's current code offers the replay of `fixture`: its adapters' defaults and wire
+ * profiles, and its workspace tools when the fixture runs them for real.
+ */
+function cliReplay({ manifest, workdir }: Fixture): ReplayOptions {
+  return {
+    modelDefaults: (provider, model) => currentAdapter(provider)?.modelDefaults?.(model) ?? {},
+    wireProfile: (provider, model) => currentAdapter(provider)?.wireProfile?.(model),
+    ...(manifest.tools === "real" ? { tools: () => workspaceTools(workdir!) } : {}),
+  };
+}
+
+async function record(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      tools: { type: "string", default: "recorded" },
+      workdir: { type: "string" },
+      name: { type: "string" },
+      "max-steps": { type: "string" },
+      "context-window": { type: "string" },
+      "compact-at": { type: "string" },
+      "trim-results": { type: "string" },
+      objects: { type: "string" },
+      store: { type: "string" },
+    },
+  });
+  const [reference, target] = positionals;
+  if (reference === undefined || target === undefined || positionals.length > 2) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
+  if (values.tools !== "recorded" && values.tools !== "real") throw new CliError("--tools takes recorded or real", EXIT.usage);
+  if (values.tools === "real" && values.workdir === undefined) throw new CliError("--tools real runs the tools in a copy of --workdir DIR: give it", EXIT.usage);
+  const session = await readSessionRef(sessionRef(reference, values.store, io), io);
+  await session.close();
+  const dir = resolve(io.cwd, target);
+  const workdir = values.workdir === undefined ? undefined : resolve(io.cwd, values.workdir);
+  const manifest = await recordFixture({ header: { format: "dsh-log", version: 1, ...session.info }, events: session.log.slice() }, dir, {
+    ...(values.name === undefined ? {} : { name: values.name }),
+    cwd: workdir ?? io.cwd,
+    tools: values.tools,
+    ...(workdir === undefined ? {} : { workdir }),
+    agent: agentSettings(values),
+    attachments: attachmentStore(io.cwd, values.objects),
+  });
+  const report = await checkFixture(dir, cliReplay);
+  io.stdout.write(`recorded ${dir}: ${report.requests.recorded} request(s), ${manifest.revisions.length} revision(s), tools ${manifest.tools}\n`);
+  io.stdout.write(`${formatFixtureReport(report)}\n`);
+  return report.ok ? EXIT.ok : EXIT.failure;
+}
+
+/**
+ * `dsh fixture`: `record` writes a session as a fixture (and checks that it replays), `check` replays
+ * a fixture keyless through the current code and prints the differences (exit 1 when there are any),
+ * `refresh` rewrites it from that replay.
+ */
+export async function fixtureCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (verb === "record") return record(rest, io);
+  if ((verb !== "check" && verb !== "refresh") || rest.length !== 1) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
+  const dir = resolve(io.cwd, rest[0]!);
+  if (verb === "check") {
+    const report = await checkFixture(dir, cliReplay);
+    io.stdout.write(`${formatFixtureReport(report)}\n`);
+    return report.ok ? EXIT.ok : EXIT.failure;
+  }
+  const report = await refreshFixture(dir, cliReplay);
+  io.stdout.write(report.ok ? `${formatFixtureReport(report)}: nothing to refresh\n` : `refreshed ${dir}:\n${formatFixtureReport(report).split("\n").slice(0, -1).join("\n")}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,38 @@
+import { parseArgs } from "node:util";
+import { startWebServer } from "dsh-web";
+import { CliError, EXIT } from "../cli-error.js";
+import type { CliIo } from "../io.js";
+import { displayUrl, openStore, storeUrl } from "../store.js";
+import { PagePool } from "../page-pool.js";
+import { storeBackend } from "../web-backend.js";
+
+export const WEB_USAGE = "dsh web [--store URL] [--port N] [--objects DIR]";
+
+/** `dsh web`: serves the web app over the sessions of a store on loopback until interrupted. */
+export async function webCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { store: { type: "string" }, port: { type: "string", default: "0" }, objects: { type: "string" } },
+  });
+  const port = Number(values.port);
+  if (positionals.length > 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`usage: ${WEB_USAGE}`, EXIT.usage);
+  const url = storeUrl(values.store, io);
+  const store = await openStore(url, io.cwd);
+  const pages = new PagePool({ url, cwd: io.cwd, objects: values.objects });
+  try {
+    const server = await startWebServer(storeBackend(store, io, values.objects, pages), { port });
+    // The link carries this launch's secret, which every request needs: only whoever sees this output can use the server.
+    io.stdout.write(`dsh web: ${server.openUrl} (sessions of ${displayUrl(url)}; Ctrl-C stops it)\n`);
+    await new Promise<void>((resolve) => {
+      if (io.signal === undefined) return; // runs until the process ends
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await server.close();
+    return EXIT.ok;
+  } finally {
+    await pages.close();
+    await store.close();
+  }
+}

@@ -1,0 +1,84 @@
+import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sampleProject } from "./test-support/project-fixtures.js";
+import { runCli } from "./test-support/run-cli.js";
+
+const PROJECT_FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+
+describe("the project's own fixtures", async () => {
+  const names = (await readdir(PROJECT_FIXTURES, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+
+  it("are the three sessions the issue names", () => {
+    expect(names.sort()).toEqual(["fork-with-image", "resume-model-switch", "tool-session"]);
+  });
+
+  it.each(names)("%s replays keyless through the current loop, prompt and tools to the same requests", async (name) => {
+    const { code, stdout, stderr } = await runCli(["fixture", "check", join(PROJECT_FIXTURES, name)], { cwd: tmpdir() });
+    expect(stderr).toBe("");
+    expect(stdout).toMatch(new RegExp(`^fixture ${name}: unchanged \\(\\d+ requests\\)\\n$`));
+    expect(code).toBe(0);
+  });
+
+  it("hold what they are named for: trims and compactions, a model switch on resume, a fork seed with an image", async () => {
+    const log = (name: string) => readFile(join(PROJECT_FIXTURES, name, "session.jsonl"), "utf8");
+    const tool = await log("tool-session");
+    expect(tool).toMatch(/"type":"compaction\/summary"/);
+    expect(tool).toMatch(/"type":"tool\/result".*"replaces"/);
+    expect(tool).toMatch(/"reason":"series"/);
+    expect(await log("resume-model-switch")).toMatch(/"reason":"resume","header":\{"config":\{"provider":"sim","model":"sim-2"/);
+    const fork = await log("fork-with-image");
+    expect(fork.split("\n")[0]).toMatch(/"parent":\{"sessionId":"fork-with-image-parent","seedLength":\d+\}/);
+    expect(fork).toMatch(/"type":"image"/);
+  });
+});
+
+describe("dsh fixture on a recorded session", () => {
+  it("names the changed requests and the cache consequence after a prompt edit; refresh makes the check pass; no key anywhere", async () => {
+    const project = await sampleProject();
+    const dir = join(project, "..", "fixture");
+    expect((await runCli(["run", "--log", "../s.jsonl", "what is here?"], { cwd: project })).code).toBe(0);
+    expect((await runCli(["resume", "../s.jsonl", "--system", "You are dsh. Be terse.", "and now?"], { cwd: project })).code).toBe(0);
+    const recorded = await runCli(["fixture", "record", "../s.jsonl", dir, "--tools", "real", "--workdir", "."], { cwd: project });
+    expect(recorded.stdout).toMatch(/^recorded .*fixture: 6 request\(s\), 2 revision\(s\), tools real\nfixture fixture: unchanged \(6 requests\)\n$/);
+    expect(recorded.code).toBe(0);
+
+    // The resume's prompt edited back to the first one: its requests change, and the break at the resume is gone.
+    await writeFile(join(dir, "prompts", "r2.txt"), await readFile(join(dir, "prompts", "r1.txt"), "utf8"));
+    const check = await runCli(["fixture", "check", dir], { cwd: project });
+    expect(check.code).toBe(1);
+    const lines = check.stdout.split("\n");
+    expect(lines[0]).toMatch(/^fixture fixture: 3 of 6 requests differ, 1 cache break gone, 2 sidecar differences, \d+ log events differ$/);
+    expect(lines).toContain("request 4 (turn 1 step 0, dispatched at seq 24):");
+    expect(lines).toContain("    - You are dsh. Be terse.");
+    expect(lines).toContain("requests 5-6: the same change");
+    expect(lines).toContain("cache break gone at request 4 (was: node 0 (system prompt) was replaced)");
+    expect(lines).toContain("sidecar: the fixture pins 2 revision(s), the replay uses 1");
+
+    const refresh = await runCli(["fixture", "refresh", dir], { cwd: project });
+    expect(refresh.code).toBe(0);
+    expect(refresh.stdout).toMatch(/^refreshed .*\nfixture fixture: 3 of 6 requests differ/);
+    expect(await readdir(join(dir, "prompts"))).toEqual(["r1.txt"]);
+    const again = await runCli(["fixture", "check", dir], { cwd: project });
+    expect(again).toMatchObject({ code: 0, stdout: "fixture fixture: unchanged (6 requests)\n" });
+  });
+
+  it("shows a change to the CLI's own tools against a real-tools fixture, and refuses bad input with one line", async () => {
+    const copy = join(await mkdtemp(join(tmpdir(), "dsh-fx-")), "tool-session");
+    await cp(join(PROJECT_FIXTURES, "tool-session"), copy, { recursive: true });
+    const tools = JSON.parse(await readFile(join(copy, "tools", "r1.json"), "utf8")) as { description: string }[];
+    tools[0]!.description = "An older description";
+    await writeFile(join(copy, "tools", "r1.json"), JSON.stringify(tools, null, 2));
+    const check = await runCli(["fixture", "check", copy], { cwd: tmpdir() });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain("sidecar: tools/r1.json differs from the tools the replay offered: tool list_dir: description changed");
+
+    expect(await runCli(["fixture", "check", tmpdir()], { cwd: tmpdir() })).toMatchObject({ code: 3, stderr: expect.stringMatching(/^dsh: fixture: .*fixture\.json is missing \[FIXTURE_INVALID\]\n$/) });
+    expect(await runCli(["fixture", "record", "nope.jsonl", copy], { cwd: tmpdir() })).toMatchObject({ code: 3 });
+    expect(await runCli(["fixture", "frobnicate"], { cwd: tmpdir() })).toMatchObject({ code: 2 });
+    expect(await runCli(["run", "--trim-results", "40", "hi"], { cwd: tmpdir() })).toMatchObject({ code: 2, stderr: "dsh: --trim-results relieves pressure on a context window: give --context-window too\n" });
+    expect(await runCli(["fixture", "record", join(copy, "session.jsonl"), copy, "--tools", "real"], { cwd: tmpdir() })).toMatchObject({ code: 2, stderr: expect.stringMatching(/--workdir/) });
+    expect(await runCli(["fixture", "record", join(copy, "session.jsonl"), copy], { cwd: tmpdir() })).toMatchObject({ code: 2, stderr: expect.stringMatching(/FIXTURE_EXISTS/) });
+  });
+});

@@ -1,0 +1,24 @@
+// The child process that builds `dsh web`'s session pages and list rows, so reading and rendering a
+// large session never holds the server's event loop. Started by PagePool with the store's URL, the
+// working directory and the objects folder; answers one job at a time over IPC.
+import { isDshError } from "dsh-base";
+import { openStore } from "./store.js";
+import { listItem, sessionPage } from "./web-pages.js";
+import { PAGE_BUILDER_ENV, type PageJob, type PageReply } from "./page-pool.js";
+
+const [url, cwd, objects] = JSON.parse(process.env[PAGE_BUILDER_ENV]!) as [string, string, string | null];
+const store = await openStore(url, cwd);
+
+async function answer(job: PageJob): Promise<unknown> {
+  if (job.kind === "session") return sessionPage(store, job.sessionId, cwd, objects ?? undefined);
+  return listItem(store, job.summary);
+}
+
+process.on("message", (job: PageJob) => {
+  void answer(job).then(
+    (value): PageReply => ({ id: job.id, ok: true, value }),
+    (error: unknown): PageReply => ({ id: job.id, ok: false, code: isDshError(error) ? error.code : undefined, message: error instanceof Error ? error.message : String(error) }),
+  ).then((reply) => process.send!(reply));
+});
+process.on("disconnect", () => void store.close().finally(() => process.exit(0)));
+process.send!({ id: -1, ok: true, value: "ready" } satisfies PageReply);

@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JsonlStore } from "dsh-log";
+import { WebError, type SessionListItem, type SessionView } from "dsh-web";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PagePool } from "./page-pool.js";
+import { runCli } from "./test-support/run-cli.js";
+import { listItem, sessionPage } from "./web-pages.js";
+
+let dir: string;
+let id: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dsh-pages-"));
+  const run = await runCli(["run", "What is here?"], { cwd: dir });
+  expect(run.code, run.stderr).toBe(0);
+  id = /dsh: log: .*\/([^/]+)\.jsonl\n/.exec(run.stderr)![1]!;
+}, 60_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("PagePool", () => {
+  it("builds in child processes the same pages and list rows as this process would, and stops its children", async () => {
+    const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined });
+    const store = new JsonlStore(join(dir, ".dsh", "sessions"));
+    try {
+      const [summary] = await store.list();
+      const [page, row] = await Promise.all([pool.run<SessionView>({ kind: "session", sessionId: id }), pool.run<SessionListItem>({ kind: "list-item", summary: summary! })]);
+      expect(page).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, dir, undefined))));
+      expect(row).toEqual(JSON.parse(JSON.stringify(await listItem(store, summary!))));
+      // A job after the first ones reuses a child.
+      expect((await pool.run<SessionView>({ kind: "session", sessionId: id })).session.id).toBe(id);
+    } finally {
+      await pool.close();
+      await store.close();
+    }
+  }, 60_000);
+
+  it("answers an unknown session with the web's 404, and any other failure with its message", async () => {
+    const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 1);
+    try {
+      const missing = await pool.run({ kind: "session", sessionId: "no-such-session" }).catch((error: unknown) => error);
+      expect(missing).toBeInstanceOf(WebError);
+      expect(missing).toMatchObject({ code: "WEB_NOT_FOUND", message: "no session no-such-session in this store", status: 404 });
+      await expect(pool.run({ kind: "session", sessionId: "../escape" })).rejects.toThrow('"../escape" is not a session id');
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
+
+describe("a page builder that dies", () => {
+  it("is replaced: the next page is built by a new child", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 1);
+    try {
+      await pool.run({ kind: "session", sessionId: id });
+      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.includes("page-builder"))
+        .map((line) => Number(line.trim().split(/\s+/)[0]));
+      expect(children).toHaveLength(1);
+      process.kill(children[0]!, "SIGKILL");
+      while (execFileSync("ps", ["-o", "pid=", "--ppid", String(process.pid)], { encoding: "utf8" }).includes(String(children[0]))) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await pool.run<SessionView>({ kind: "session", sessionId: id })).session.id).toBe(id);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});

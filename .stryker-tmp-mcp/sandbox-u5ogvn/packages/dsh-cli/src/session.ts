@@ -1,0 +1,63 @@
+import { join, resolve } from "node:path";
+import { createAgentRegistry } from "dsh-agent";
+import { FsAttachmentStore } from "dsh-attachments";
+import { parseArgs } from "node:util";
+import { JsonlStore, createJsonlLog, type CreateSessionOptions, type EventLog } from "dsh-log";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+import { readSessionRef, sessionInStore, sessionRef, storeUrl, type OpenedSession } from "./store.js";
+
+/** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
+export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
+  return new FsAttachmentStore(resolve(cwd, objects ?? join(".dsh", "objects")));
+}
+
+/**
+ * A new session for `dsh run` or `dsh fork`: the JSONL file `--log PATH` (never overwritten), else a
+ * session of the store in effect (`--store`, `DSH_STORE`, or `.dsh/sessions`).
+ */
+export async function createSession(
+  values: { readonly log?: string | undefined; readonly store?: string | undefined },
+  io: CliIo,
+  content: Pick<CreateSessionOptions, "sessionId" | "fork">,
+): Promise<OpenedSession> {
+  const registry = createAgentRegistry();
+  if (values.log !== undefined) {
+    const path = resolve(io.cwd, values.log);
+    const { header, log } = await createJsonlLog(path, { registry, ...content });
+    return { info: header, log, location: path, close: () => log.close() };
+  }
+  // A JSONL session is shown by its file path, any other by `STORE#ID`.
+  return sessionInStore(storeUrl(values.store, io), io, (store) => store.create({ registry, ...content }), {
+    closeLog: true,
+    location: (stored, store) => (store instanceof JsonlStore ? stored.location : undefined),
+  });
+}
+
+/** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, `--store URL`, and a boolean flag of their own. */
+export async function readLogWithObjects(
+  argv: readonly string[],
+  io: CliIo,
+  flag: "wire" | "json",
+  usage: string,
+): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore; readonly flag: boolean }> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { [flag]: { type: "boolean", default: false }, objects: { type: "string" }, store: { type: "string" } },
+  });
+  const [reference] = positionals;
+  if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${usage}`, EXIT.usage);
+  const session = await readSessionRef(sessionRef(reference, values.store as string | undefined, io), io);
+  await session.close();
+  return { log: session.log, attachments: attachmentStore(io.cwd, values.objects as string | undefined), flag: values[flag] === true };
+}
+
+/** The prompt a command was given: its words joined, or all of standard input when it is a single `-`. */
+export async function promptOf(words: readonly string[], io: CliIo): Promise<string> {
+  if (words.length === 1 && words[0] === "-") {
+    if (io.stdin === undefined) throw new CliError("PROMPT - reads standard input, which this caller does not provide", EXIT.usage);
+    return (await io.stdin()).trim();
+  }
+  return words.join(" ").trim();
+}

@@ -1,0 +1,86 @@
+import { truncateText } from "dsh-base";
+import { AttachmentError, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
+import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
+import { foldRequestHeader, selectionFromHeader } from "dsh-header";
+import { messageImages } from "dsh-llm";
+import type { EventLog, SessionInfo } from "dsh-log";
+import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type SessionView } from "dsh-web";
+import { cacheRows, type CacheRow } from "./cache-report.js";
+import { tokenizedRequests } from "./tokenized.js";
+
+/** Where the page finds a verified image: a URL of the server, or the bytes inline. */
+export type ImageSource = (ref: ImageAttachmentRef, bytes: Uint8Array) => string;
+
+/** An image as a data URL, for a page that must work offline. */
+export const inlineImage: ImageSource = (ref, bytes) => `data:${ref.mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
+
+/** Each image of each request, read and verified once per page however many requests carry it. */
+function imageViews(attachments: AttachmentStore, source: ImageSource): (request: ReconstructedRequest) => Promise<ImageView[]> {
+  const views = new Map<string, Promise<ImageView>>();
+  const view = async (ref: ImageAttachmentRef): Promise<ImageView> => {
+    try {
+      return { digest: ref.digest, mediaType: ref.mediaType, src: source(ref, await readImage(attachments, ref)) };
+    } catch (error) {
+      return { digest: ref.digest, mediaType: ref.mediaType, error: error instanceof AttachmentError ? `${error.code}: ${error.message}` : String(error) };
+    }
+  };
+  return (request) =>
+    Promise.all(
+      messageImages(request.request.messages).map((ref) => {
+        const key = JSON.stringify(ref);
+        let known = views.get(key);
+        if (known === undefined) views.set(key, (known = view(ref)));
+        return known;
+      }),
+    );
+}
+
+/** The selection a continued turn starts from: the latest header's, adapter-held values left out. */
+export function composerOf(log: EventLog): ComposerView | undefined {
+  const latest = foldRequestHeader(log)?.header;
+  if (latest === undefined) return undefined;
+  const { provider, model, ...explicit } = selectionFromHeader(latest);
+  return { provider, model, explicit };
+}
+
+/** How much of a wire body the page shows, in UTF-16 units. */
+const WIRE_PREVIEW = 64 * 1024;
+
+/**
+ * The session page of a session: every request rebuilt, tokenized and serialized as `dsh cache` and
+ * `dsh requests --wire` do, its images verified, laid out by `buildSessionView`. When an image object
+ * is missing or corrupt the requests cannot be serialized: the page then shows the provider's usage
+ * instead of token counts, no wire bodies, and the failed image with its error.
+ */
+export async function sessionView(
+  session: { readonly info: SessionInfo; readonly log: EventLog },
+  attachments: AttachmentStore,
+  options: { readonly images: ImageSource; readonly composer: boolean },
+): Promise<SessionView> {
+  const { info, log } = session;
+  const events = log.slice();
+  let requests: ReconstructedRequest[] = [];
+  const wires: { readonly wire: string; readonly wireBytes: number }[] = [];
+  async function* captured() {
+    for await (const tokenized of tokenizedRequests(log, attachments)) {
+      requests.push(tokenized.request);
+      // The page shows the start of a long body; holding every body whole would grow with the square of a long session.
+      wires.push({ wire: truncateText(tokenized.wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(tokenized.wire) });
+      yield tokenized;
+    }
+  }
+  let facts: RequestFacts[] = [];
+  try {
+    const rows: CacheRow[] = [];
+    for await (const row of cacheRows(events, captured())) rows.push(row);
+    facts = rows.map((row, index) => ({ ...row, ...wires[index]! }));
+  } catch (error) {
+    if (!(error instanceof AttachmentError)) throw error;
+    requests = await reconstructRequests(log);
+    facts = usageFacts(events, requests);
+  }
+  const images = imageViews(attachments, options.images);
+  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await images(request) };
+  const composer = options.composer ? composerOf(log) : undefined;
+  return buildSessionView({ info, events, requests, facts, ...(composer === undefined ? {} : { composer }) });
+}

@@ -1,0 +1,200 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createAgentRegistry } from "dsh-agent";
+import { headerEquals, requestHeaderEvent } from "dsh-header";
+import { JsonlStore } from "dsh-log";
+import { makePng } from "dsh-testkit";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./test-support/browser.js";
+import { sampleProject } from "./test-support/project-fixtures.js";
+import { runCli } from "./test-support/run-cli.js";
+import { startDshWeb } from "./test-support/web-server.js";
+
+const SCREENSHOTS = process.env.DSH_WEB_SCREENSHOTS;
+
+/** What the tests read of an `<img>` in the page (the test itself compiles without the DOM library). */
+type ImageLike = { complete: boolean; naturalWidth: number; naturalHeight: number; src: string };
+
+async function dsh(cwd: string, ...argv: string[]): Promise<string> {
+  const { code, stderr } = await runCli(argv, { cwd });
+  if (code !== 0) throw new Error(`dsh ${argv.join(" ")} exited ${code}: ${stderr}`);
+  return /dsh: log: .*\/([^/]+)\.jsonl\n/.exec(stderr)?.[1] ?? "";
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS !== undefined) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
+}
+
+describe("dsh web in Chromium", () => {
+  let project: string;
+  let main: string;
+  let fork: string;
+  let diagnosed: string;
+  let browser: Browser;
+  let server: Awaited<ReturnType<typeof startDshWeb>>;
+
+  beforeAll(async () => {
+    project = await sampleProject();
+    await writeFile(join(project, "pixel.png"), makePng(4, 3, 0x30));
+    main = await dsh(project, "run", "look at the project");
+    await dsh(project, "resume", main, "--model", "sim-2", "and the sources?");
+    const forkAt = (await new JsonlStore(join(project, ".dsh", "sessions")).read(main, createAgentRegistry())).log.slice().find((event) => event.type === "turn/end")!.seq;
+    fork = await dsh(project, "fork", main, "--at", String(forkAt), "--image", "pixel.png", "what is in this picture?");
+    diagnosed = await dsh(project, "run", "--provider", "sim-anthropic", "--cache-diagnostics", "diagnose the cache");
+    await dsh(project, "resume", diagnosed, "--model", "claude-opus-4-8", "once more");
+    browser = await launchChromium();
+    server = await startDshWeb(project);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    expect(await server?.stop()).toBe(0);
+  });
+
+  it("lists the store's sessions with their first prompt, models, turns, requests, cache-read share and fork parents, filtered by text", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+    await page.goto(server.at(""));
+    const row = page.locator(`tr[data-session="${main}"]`);
+    await expect(row.locator("td.prompt").textContent()).resolves.toBe("look at the project");
+    await expect(row.locator("td").nth(3).textContent()).resolves.toBe("sim/sim-1, sim/sim-2");
+    await expect(row.locator("td").nth(4).textContent()).resolves.toBe("2");
+    expect(Number(await row.locator("td").nth(5).textContent())).toBeGreaterThan(2);
+    await expect(row.locator("td").nth(6).textContent()).resolves.toMatch(/^\d+\.\d %$/);
+    await expect(page.locator(`tr[data-session="${fork}"] td`).nth(7).textContent()).resolves.toBe(main);
+    await shot(page, "sessions");
+    const all = await page.locator("tbody tr").count();
+    expect(all).toBeGreaterThanOrEqual(2);
+    // Only the main session ran on sim-2; the words of a query may come in any order and case.
+    await page.fill("input.filter", "SIM-2 project");
+    await expect(page.locator("tbody tr").count()).resolves.toBe(1);
+    await expect(page.locator(`tr[data-session="${main}"]`).count()).resolves.toBe(1);
+    await expect(page.locator("p.count").textContent()).resolves.toBe(`1 of ${all} session(s)`);
+    await page.fill("input.filter", "no session says this");
+    await expect(page.locator("tbody tr").count()).resolves.toBe(0);
+    await page.close();
+  });
+
+  it("opens a session, shows each request's token split and node diff, and follows a cache break to the event that explains it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(server.at(""));
+    await page.click(`tr[data-session="${main}"] a`);
+    await page.waitForSelector("h1");
+    await expect(page.locator("h1").textContent()).resolves.toBe(main);
+    const cards = page.locator(".request-card");
+    expect(await cards.count()).toBeGreaterThan(2);
+    // Request 2 extends request 1: the model's answer and the tool result are appended, nothing replaced.
+    await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/\d+ message\(s\) kept, 2 appended, 0 replaced/);
+    await expect(page.locator('[data-request="2"] .token-legend').textContent()).resolves.toMatch(/\d+ cached/);
+    await expect(page.locator('[data-request="2"] .bar-cached').count()).resolves.toBe(1);
+    await shot(page, "session");
+
+    // The one break is the resume on another model; its card names the header snapshot, by seq.
+    await page.click(".breaks-summary a.break-link");
+    const breakCard = page.locator(".break-card");
+    await expect(breakCard.count()).resolves.toBe(1);
+    const cause = breakCard.locator("a.seq-link").first();
+    await expect(breakCard.textContent()).resolves.toMatch(/resumed with other settings: model "sim-1" → "sim-2" \(seq \d+\)/);
+    await shot(page, "break");
+    const seq = (await cause.textContent())!.replace("seq ", "");
+    await cause.click();
+    await page.waitForSelector(`#seq-${seq}.selected`);
+    expect(new URL(page.url()).hash).toBe(`#seq=${seq}`);
+    await expect(page.locator(`#seq-${seq} .label`).textContent()).resolves.toMatch(/^header snapshot: resume \(sim\/sim-2\)$/);
+    // A deep link opens the page at that event.
+    const deep = await browser.newPage();
+    await deep.goto(`${server.at(`sessions/${main}`)}#seq=${seq}`);
+    await deep.waitForSelector(`#seq-${seq}.selected`);
+    // A link to a break opens its card in full, clear of the composer at the bottom of the window.
+    const breakHref = (await page.locator(".breaks-summary a.break-link").getAttribute("href"))!;
+    await deep.setViewportSize({ width: 1000, height: 500 });
+    await deep.goto(`${server.at(`sessions/${main}`)}${breakHref}`);
+    await deep.waitForSelector(`#seq-${breakHref.slice("#seq=".length)}.selected .break-card`);
+    await deep.waitForFunction(() => {
+      const view = globalThis as unknown as { document: { querySelector(selector: string): { getBoundingClientRect(): { top: number; bottom: number } } } };
+      const composer = view.document.querySelector(".composer").getBoundingClientRect();
+      const card = view.document.querySelector(".selected .break-card").getBoundingClientRect();
+      const entry = view.document.querySelector(".selected").getBoundingClientRect();
+      // The card is in full view; the request it belongs to starts at the top of the window, or fits above the composer.
+      return card.top >= 0 && card.bottom <= composer.top && entry.top >= 0 && (entry.top <= 40 || entry.bottom <= composer.top);
+    }, undefined, { timeout: 5_000 });
+    await deep.close();
+    await page.close();
+  });
+
+  it("shows the provider's own cache diagnosis on the break card, beside dsh's cause", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(server.at(`sessions/${diagnosed}`));
+    await page.waitForSelector(".break-card");
+    const card = page.locator(".request-card.has-break");
+    await expect(card.count()).resolves.toBe(1);
+    await expect(card.locator(".break-card").textContent()).resolves.toMatch(/model "claude-sonnet-4-6" → "claude-opus-4-8"/);
+    await expect(card.locator(".provider-verdict").getAttribute("data-agreement")).resolves.toBe("agree");
+    await expect(card.locator(".provider-verdict").textContent()).resolves.toMatch(/^provider's diagnosis: miss \(model_changed, \d+ tokens\) — agrees with the log$/);
+    // Requests that agree without a break say nothing more.
+    await expect(page.locator(".provider-verdict").count()).resolves.toBe(1);
+    await shot(page, "diagnosis");
+    await page.close();
+  });
+
+  it("shows a fork's image only after its digest is verified, with a link to the parent", async () => {
+    const page = await browser.newPage();
+    await page.goto(server.at(`sessions/${fork}`));
+    const image = page.locator(".request-card figure img").first();
+    await image.waitFor();
+    // Loaded: its bytes came from the server once their digest matched.
+    await image.evaluate((element) => {
+      const img = element as unknown as ImageLike & { decode(): Promise<void> };
+      return img.complete ? undefined : img.decode();
+    });
+    expect(await image.evaluate((element) => [(element as unknown as ImageLike).complete, (element as unknown as ImageLike).naturalWidth, (element as unknown as ImageLike).naturalHeight])).toEqual([true, 4, 3]);
+    await expect(page.locator("figcaption").first().textContent()).resolves.toMatch(/^verified sha256:/);
+    await expect(page.locator(".facts a").textContent()).resolves.toBe(main);
+    await expect(page.locator(".kind-fork .label").textContent()).resolves.toMatch(/fork point/);
+    await page.close();
+  });
+
+  it("continues the session from the browser with the restored model and no header change", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(server.at(`sessions/${main}`));
+    await page.waitForSelector(".composer");
+    await expect(page.locator('.composer input[name="model"]').inputValue()).resolves.toBe("sim-2");
+    await expect(page.locator(".composer .explicit").count()).resolves.toBe(0); // max tokens is the adapter's: not offered as a choice
+    const before = await page.locator(".request-card").count();
+    await page.fill(".composer textarea", "what did you find?");
+    await page.click(".composer button");
+    await expect.poll(() => page.locator(".request-card").count(), { timeout: 20_000 }).toBeGreaterThan(before);
+    await expect(page.locator(".composer .status").textContent()).resolves.toMatch(/^turn 2 completed$/);
+    await expect(page.locator(".composer .answer").textContent()).resolves.not.toBe("");
+    await shot(page, "continue");
+    await page.close();
+
+    const { log } = await new JsonlStore(join(project, ".dsh", "sessions")).read(main, createAgentRegistry());
+    const snapshots = log.slice().filter((event) => requestHeaderEvent.is(event)).map((event) => (event as typeof event & { data: { reason: string; header: never } }).data);
+    const [previous, resumed] = snapshots.slice(-2);
+    expect(resumed!.reason).toBe("resume");
+    expect(headerEquals(previous!.header, resumed!.header)).toBe(true);
+  });
+
+  it("exports a session as one HTML file that renders offline with its image", async () => {
+    const out = join(project, "..", "session.html");
+    const { code, stderr } = await runCli(["view", fork, "-o", out], { cwd: project });
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/opens offline/);
+    const html = await readFile(out, "utf8");
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on("request", (request) => requested.push(request.url()));
+    await page.goto(pathToFileURL(out).href);
+    const image = page.locator(".request-card figure img").first();
+    await image.waitFor();
+    expect(await image.evaluate((element) => [(element as unknown as ImageLike).naturalWidth, (element as unknown as ImageLike).src.slice(0, 15)])).toEqual([4, "data:image/png;"]);
+    await expect(page.locator("h1").textContent()).resolves.toBe(fork);
+    expect(await page.locator(".composer").count()).toBe(0);
+    expect(requested.filter((url) => !url.startsWith("file:") && !url.startsWith("data:"))).toEqual([]);
+    expect(requested[0]).toBe(pathToFileURL(out).href);
+    await page.close();
+  });
+});

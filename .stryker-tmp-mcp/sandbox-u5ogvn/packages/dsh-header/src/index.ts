@@ -1,0 +1,13 @@
+export { adapterDefaultsSchema, epochHeaderSchema, headerEquals, type AdapterDefaults, type EpochHeader } from "./header.js";
+export {
+  foldHeader,
+  foldRequestHeader,
+  headerReasonSchema,
+  requestHeaderEvent,
+  type HeaderReason,
+  type RequestHeaderSnapshot,
+} from "./snapshot.js";
+export { owedHeaderEvent, owedHeaderSnapshot, type HeaderDecision, type HeaderStep } from "./owed.js";
+export { buildEpochHeader, selectionFromHeader } from "./provenance.js";
+export { registerHeaderEvents } from "./register.js";
+export { describeHeaderChanges } from "./changes.js";

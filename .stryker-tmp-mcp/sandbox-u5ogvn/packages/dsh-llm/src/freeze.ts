@@ -1,0 +1,131 @@
+/** A type whose every nested property is readonly. */
+export type DeepReadonly<T> = T extends AbortSignal
+  ? T
+  : T extends readonly (infer U)[]
+    ? readonly DeepReadonly<U>[]
+    : T extends object
+      ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+      : T;
+
+/** Roots whose whole subtree `deepFreeze` froze; frozen subtrees can never thaw, so they are skipped later. */
+const deepFrozen = new WeakSet<object>();
+
+/** Whether `value` is an object the walk still has to visit. */
+function pending(value: unknown, seen: WeakSet<object>): value is object {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  return !deepFrozen.has(value) && !seen.has(value) && !(value instanceof AbortSignal);
+}
+
+/**
+ * Every object reachable from `value` through array elements and own data properties, once each,
+ * excluding `AbortSignal`s and subtrees already known to be deep-frozen. Arrays are walked by
+ * their elements only, which keeps a request over long shared history cheap to walk.
+ */
+function* reachableObjects(value: unknown): Generator<object> {
+  const seen = new WeakSet<object>();
+  const stack: object[] = pending(value, seen) ? [value] : [];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    if (Array.isArray(current)) {
+      for (const item of current) if (pending(item, seen)) stack.push(item);
+    } else {
+      for (const key of Reflect.ownKeys(current)) {
+        // An accessor's descriptor has no value: getters are never called.
+        const value: unknown = Reflect.getOwnPropertyDescriptor(current, key)?.value;
+        if (pending(value, seen)) stack.push(value);
+      }
+    }
+    yield current;
+  }
+}
+
+/**
+ * Freezes `value` and everything reachable from it, iteratively and safely on cycles, then
+ * returns it. `AbortSignal`s are left live so a frozen request can still be cancelled. Subtrees frozen
+ * by an earlier call are not walked again, so freezing a request over shared history costs one step
+ * per shared message.
+ */
+export function deepFreeze<T>(value: T): DeepReadonly<T> {
+  const frozen: object[] = [];
+  for (const object of reachableObjects(value)) {
+    Object.freeze(object);
+    frozen.push(object);
+  }
+  for (const object of frozen) deepFrozen.add(object);
+  return value as DeepReadonly<T>;
+}
+
+/**
+ * Freezes an array whose elements the caller has already made deep-frozen, and records it as such,
+ * without visiting the elements again. Internal to this package: `freezeRequest` uses it for the
+ * message list, whose every element it has just checked.
+ */
+export function freezeArrayOfFrozen(array: readonly unknown[]): void {
+  Object.freeze(array);
+  deepFrozen.add(array);
+}
+
+/** Whether `value` and everything reachable from it (but `AbortSignal`s) is frozen. */
+export function isDeepFrozen(value: unknown): boolean {
+  for (const object of reachableObjects(value)) if (!Object.isFrozen(object)) return false;
+  return true;
+}
+
+/** Whether `value` is a number JSON cannot carry exactly (`-0`, `NaN`, `±Infinity`). */
+function inexactNumber(value: unknown): boolean {
+  return typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0));
+}
+
+/** Why an inexact number is refused (`String(-0)` would say "0"). */
+function inexactReason(value: unknown): string {
+  return `${Object.is(value, -0) ? "-0" : String(value)} does not survive JSON`;
+}
+
+/**
+ * Deep-freezes a value `JSON.parse` just produced (a tree: no cycles, no shared parts, nothing but
+ * plain objects, arrays and primitives) in one iterative walk, refusing what JSON cannot carry back
+ * exactly. Returns how many object keys it holds — fewer than the source text spelled out means the
+ * text repeated a key — or, as a string, why it is refused: nesting deeper than `maxDepth` levels, or
+ * a `-0` or non-finite number.
+ */
+export function freezeParsedJson(value: unknown, maxDepth: number): number | string {
+  if (typeof value !== "object" || value === null) return inexactNumber(value) ? inexactReason(value) : 0;
+  // One stack for every call (the walk never re-enters itself): most events are small, and fresh arrays per event add up.
+  const stack = walkStack;
+  const depths = walkDepths;
+  const bottom = stack.length;
+  stack.push(value);
+  depths.push(1);
+  let keys = 0;
+  try {
+    while (stack.length > bottom) {
+      const current = stack.pop()!;
+      const depth = depths.pop()!;
+      if (depth > maxDepth) return `nests deeper than ${maxDepth} levels`;
+      Object.freeze(current);
+      const isArray = Array.isArray(current);
+      for (const key in current) {
+        if (!isArray) keys++;
+        const child = (current as Record<string, unknown>)[key];
+        if (typeof child === "object" && child !== null) {
+          stack.push(child);
+          depths.push(depth + 1);
+        } else if (inexactNumber(child)) {
+          return inexactReason(child);
+        }
+      }
+    }
+    return keys;
+  } finally {
+    // Only a refusal leaves entries behind; setting a length is a runtime call worth skipping per event.
+    if (stack.length !== bottom) {
+      stack.length = bottom;
+      depths.length = bottom;
+    }
+  }
+}
+
+const walkStack: object[] = [];
+const walkDepths: number[] = [];

@@ -1,0 +1,66 @@
+import { LlmError } from "./errors.js";
+import { httpError } from "./http-errors.js";
+import { markUnsent } from "./unsent.js";
+import type { StreamChunk } from "./stream.js";
+
+/** What {@link postStreaming} needs for one attempt. */
+export interface StreamingPost {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+  /** The caller's cancellation; an abort is `LLM_ABORTED`. */
+  readonly signal: AbortSignal | undefined;
+  /** How long the response headers may take before the attempt is `LLM_TIMEOUT`. */
+  readonly headersTimeoutMs: number;
+  readonly fetch: typeof fetch;
+}
+
+/** The cause of a network failure in a word: the errno code when there is one. */
+export function networkReason(cause: unknown): string {
+  const inner = cause instanceof Error && cause.cause instanceof Error ? cause.cause : cause;
+  if (inner instanceof Error) return (inner as NodeJS.ErrnoException).code ?? inner.message;
+  return String(inner);
+}
+
+/**
+ * For adapters: POSTs a body and resolves the response once its headers arrived. An abort is
+ * `LLM_ABORTED` (marked unsent when it came before the body was handed over), slow headers
+ * `LLM_TIMEOUT`, anything else before headers `LLM_NETWORK` (retryable).
+ */
+export async function postStreaming(post: StreamingPost): Promise<Response> {
+  const aborted = () => post.signal?.aborted === true;
+  if (aborted()) throw markUnsent(new LlmError("LLM_ABORTED", "the request was aborted before it was sent"));
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), post.headersTimeoutMs);
+  const signal = post.signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, post.signal]);
+  try {
+    return await post.fetch(post.url, { method: "POST", headers: { ...post.headers }, body: post.body, signal });
+  } catch (cause) {
+    if (aborted()) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause });
+    if (timeout.signal.aborted) throw new LlmError("LLM_TIMEOUT", `no response headers from ${post.url} within ${post.headersTimeoutMs} ms`, { cause });
+    throw new LlmError("LLM_NETWORK", `cannot reach ${post.url}: ${networkReason(cause)}`, { cause });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * For adapters: a response turned into chunks by `parse`. A non-2xx status is its typed HTTP error, a
+ * missing body is `LLM_STREAM_INTERRUPTED`; while streaming, an abort is `LLM_ABORTED` and a failure
+ * not already typed (a connection cut mid-body) is `LLM_STREAM_INTERRUPTED`.
+ */
+export async function* streamResponse(
+  response: Response,
+  parse: (body: ReadableStream<Uint8Array>) => AsyncIterable<StreamChunk>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StreamChunk> {
+  if (!response.ok) throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
+  if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
+  try {
+    yield* parse(response.body);
+  } catch (error) {
+    if (signal?.aborted === true) throw new LlmError("LLM_ABORTED", "the request was aborted", { cause: error });
+    if (error instanceof LlmError) throw error;
+    throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
+  }
+}

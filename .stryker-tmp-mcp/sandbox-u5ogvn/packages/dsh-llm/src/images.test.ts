@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import type { ImageAttachmentRef } from "dsh-attachments";
+import { messageImages } from "./images.js";
+import type { Message } from "./messages.js";
+
+const ref = (digit: string, width = 4): ImageAttachmentRef => ({ digest: `sha256:${digit.repeat(64)}`, mediaType: "image/png", byteLength: 70, width, height: 3 });
+const image = (r: ImageAttachmentRef) => ({ type: "image" as const, image: r });
+
+describe("messageImages", () => {
+  it("lists the images of user and tool messages once each, in order of first appearance", () => {
+    const a = ref("a");
+    const b = ref("b");
+    const messages: Message[] = [
+      { role: "system", content: "look", source: "system-prompt" },
+      { role: "user", content: [{ type: "text", text: "see" }, image(b)], source: "user" },
+      { role: "assistant", content: [{ type: "text", text: "ok" }], source: "model" },
+      { role: "tool", callId: "c1", toolName: "shot", content: [image(a), image(b)], isError: false, source: "tool" },
+      { role: "user", content: [image({ ...a })], source: "user" },
+    ];
+    const images = messageImages(messages);
+    // The first reference of each image is the one kept, not an equal later copy.
+    expect(images).toHaveLength(2);
+    expect(images[0]).toBe(b);
+    expect(images[1]).toBe(a);
+  });
+
+  it("keeps two references to the same bytes that claim different metadata", () => {
+    const small = ref("c", 4);
+    const wide = ref("c", 8);
+    expect(messageImages([{ role: "user", content: [image(small), image(wide), image(small)], source: "user" }])).toEqual([small, wide]);
+  });
+
+  it("is empty for a conversation without images", () => {
+    expect(messageImages([{ role: "user", content: [{ type: "text", text: "hi" }], source: "user" }])).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { z } from "zod";
+import type { LogEvent } from "./event.js";
+
+/** The format name written in every JSONL log header. */
+export const JSONL_FORMAT = "dsh-log";
+/** The JSONL format version this code reads and writes. */
+export const JSONL_VERSION = 1;
+
+/** Zod schema of the first line of a JSONL log. */
+export const jsonlHeaderSchema = z.strictObject({
+  format: z.literal(JSONL_FORMAT),
+  version: z.literal(JSONL_VERSION),
+  sessionId: z.string().min(1),
+  createdAt: z.number().int().nonnegative(),
+  parent: z
+    .strictObject({ sessionId: z.string().min(1), seedLength: z.number().int().nonnegative() })
+    .exactOptional(),
+});
+
+/** The first line of a JSONL log: which session it is and, for a fork, where it came from. */
+export type JsonlHeader = z.output<typeof jsonlHeaderSchema>;
+
+/**
+ * The end of a file after its last whole commit, cut off by a crash before it was acknowledged and
+ * dropped on load: a final line cut short, or whole lines of a commit whose last line never arrived.
+ */
+export interface TornTail {
+  /** 1-based line number of the first line dropped. */
+  readonly line: number;
+  /** Byte offset where the dropped part starts: the file's intact length. */
+  readonly offset: number;
+  /** How many bytes were dropped. */
+  readonly bytes: number;
+}
+
+/** The parsed content of a JSONL log file. */
+export interface ParsedJsonl {
+  readonly header: JsonlHeader;
+  readonly events: LogEvent[];
+  readonly tornTail: TornTail | undefined;
+}
+
+/** Serializes one event as one line (with its newline); `data` keeps its key order exactly. */
+export function serializeEventLine(event: LogEvent): string {
+  return `${JSON.stringify({ seq: event.seq, type: event.type, time: event.time, data: event.data })}\n`;
+}
+
+/** The byte a writer puts before the newline of every line of a commit but its last: more of this commit follows. */
+const CONTINUED = 0x20;
+
+/**
+ * The lines of one commit, as a JSONL file holds them: each event's line, where every line but the
+ * last ends in a space before its newline. A commit is all or nothing on load: lines that end so
+ * with no line after them that ends plainly are the start of a commit a crash cut off
+ * ({@link committedEnd}). JSON ignores the space, so every reader parses the events as before.
+ */
+export function serializeCommit(events: readonly LogEvent[]): string {
+  let text = "";
+  for (const [i, event] of events.entries()) {
+    const line = serializeEventLine(event);
+    text += i === events.length - 1 ? line : `${line.slice(0, -1)} \n`;
+  }
+  return text;
+}
+
+/**
+ * The index just after the last whole commit in `bytes[start, end)`: after the last newline whose
+ * line does not end in the continuation space, or `start` when there is none. What follows it is a
+ * commit still being written, or one a crash cut off.
+ */
+export function committedEnd(bytes: Buffer, start: number, end: number): number {
+  for (let newline = bytes.lastIndexOf(0x0a, end - 1); newline >= start; newline = bytes.lastIndexOf(0x0a, newline - 1)) {
+    if (newline === start || bytes[newline - 1] !== CONTINUED) return newline + 1;
+  }
+  return start;
+}
+
+/** Serializes the header line. */
+export function serializeHeaderLine(header: JsonlHeader): string {
+  const { format, version, sessionId, createdAt, parent } = header;
+  return `${JSON.stringify(parent === undefined ? { format, version, sessionId, createdAt } : { format, version, sessionId, createdAt, parent })}\n`;
+}
+
+/** The 1-based line of the event with `seq` in a JSONL log (line 1 is the header). */
+export function lineOfSeq(seq: number): number {
+  return seq + 2;
+}

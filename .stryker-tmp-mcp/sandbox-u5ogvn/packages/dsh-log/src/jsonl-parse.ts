@@ -1,0 +1,187 @@
+import { isUtf8 } from "node:buffer";
+import { describeIssues } from "dsh-base";
+import { MAX_JSON_DEPTH, freezeParsedJson } from "dsh-llm";
+import { LogError } from "./errors.js";
+import type { LogEvent } from "./event.js";
+import { countKeys, findDuplicateKey, restoreNewlines, scanChunk } from "./json-scan.js";
+import { JSONL_FORMAT, JSONL_VERSION, committedEnd, jsonlHeaderSchema, serializeHeaderLine, type JsonlHeader, type ParsedJsonl } from "./jsonl-format.js";
+import { markParsedBatch } from "./verified.js";
+
+const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
+/**
+ * Lines are parsed in chunks of about this many bytes: one `JSON.parse` per chunk instead of per line,
+ * and each chunk's text small enough for the young generation (larger strings wait for a full GC).
+ */
+const CHUNK_BYTES = 48 * 1024;
+
+/**
+ * Parses a JSONL log incrementally, over buffers it may overwrite, so a large file is read once, in
+ * pieces, without copies. Feed it whole lines with {@link lines}, which returns their events;
+ * {@link end} takes the length of the unterminated rest (a torn tail). Every line that does not mean
+ * exactly one thing is refused naming the line (see {@link parseJsonl}).
+ */
+export class JsonlParser {
+  #header: JsonlHeader | undefined;
+  #events: LogEvent[] = [];
+  #line = 1;
+  #offset = 0;
+
+  /**
+   * Parses the whole lines in `bytes[start, end)` (`end` just after a newline), overwriting them, and
+   * returns their events (deep-frozen, unadmitted); `bytes[start - 1]` must exist and may be overwritten too.
+   */
+  lines(bytes: Buffer, start: number, end: number): LogEvent[] {
+    this.#events = [];
+    if (!isUtf8(bytes.subarray(start, end))) throw this.#invalidUtf8(bytes, start, end);
+    let at = start;
+    if (this.#header === undefined) {
+      const headerEnd = bytes.indexOf(0x0a, start);
+      this.#header = parseHeader(bytes.toString("utf8", start, headerEnd));
+      this.#line++;
+      at = headerEnd + 1;
+    }
+    while (at < end) {
+      // A chunk ends at the last newline within CHUNK_BYTES, or after its first line if that is longer.
+      let newline = bytes.lastIndexOf(0x0a, Math.min(end, at + CHUNK_BYTES) - 1);
+      if (newline < at) newline = bytes.indexOf(0x0a, at);
+      this.#chunk(bytes, at, newline);
+      at = newline + 1;
+    }
+    this.#offset += end - start;
+    return this.#events;
+  }
+
+  /** The header, and the torn tail: `tail` bytes followed the last newline (a line cut short, dropped and reported). */
+  end(tail: number): Pick<ParsedJsonl, "header" | "tornTail"> {
+    if (this.#header === undefined) throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
+    return { header: this.#header, tornTail: tail > 0 ? { line: this.#line, offset: this.#offset, bytes: tail } : undefined };
+  }
+
+  /**
+   * The lines in `bytes[start, newline)`. The fast path scans them once, parses them as one JSON array
+   * (made in place: `[` before, commas between, `]` at the final newline) and checks the chunk as a
+   * whole; any doubt restores the bytes and goes line by line, naming the line at fault.
+   */
+  #chunk(bytes: Buffer, start: number, newline: number): void {
+    const scan = scanChunk(bytes, start, newline);
+    if (typeof scan !== "number") {
+      bytes[start - 1] = 0x5b;
+      bytes[newline] = 0x5d;
+      const values = parseOrUndefined(bytes.toString("utf8", start - 1, newline + 1));
+      bytes[newline] = 0x0a;
+      if (Array.isArray(values) && values.length === scan.lines && chunkKeys(values) === scan.keys) {
+        for (const value of values) this.#events.push(value as LogEvent);
+        this.#line += scan.lines;
+        return;
+      }
+    }
+    restoreNewlines(bytes, start, typeof scan === "number" ? -scan - 1 : newline);
+    for (const text of bytes.toString("utf8", start, newline).split("\n")) this.#events.push(parseEventLine(text, this.#line++));
+  }
+
+  #invalidUtf8(bytes: Buffer, start: number, end: number): LogError {
+    let line = this.#line;
+    for (let at = start; at < end; line++) {
+      const newline = bytes.indexOf(0x0a, at);
+      if (!isUtf8(bytes.subarray(at, newline))) break;
+      at = newline + 1;
+    }
+    return new LogError("LOG_CORRUPT", "the line is not valid UTF-8", { line });
+  }
+}
+
+/**
+ * Parses a JSONL log from its bytes (which it leaves as they are). An unterminated final line, and
+ * the whole lines of a commit whose last line never arrived, are a torn tail (never acknowledged, so
+ * dropped and reported, its offset in bytes); any other line that
+ * does not mean exactly one thing — invalid UTF-8, unreadable JSON, a key repeated in one object,
+ * `-0` or a number too large for a double, nesting deeper than 512 levels — is refused naming the
+ * line. Events come back deep-frozen and unadmitted: the caller admits them through a registry.
+ */
+export function parseJsonl(bytes: Uint8Array): ParsedJsonl {
+  const copy = Buffer.allocUnsafe(bytes.byteLength + 1);
+  copy.set(bytes, 1);
+  const complete = committedEnd(copy, 1, copy.length);
+  const parser = new JsonlParser();
+  const events = complete > 1 ? parser.lines(copy, 1, complete) : [];
+  const { header, tornTail } = parser.end(copy.length - Math.max(1, complete));
+  Object.freeze(events);
+  markParsedBatch(events);
+  return { header, events, tornTail };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Freezes parsed event lines and returns the object keys they hold, or -1 if one is not an object with exactly the envelope keys. */
+function chunkKeys(values: readonly unknown[]): number {
+  let keys = 0;
+  for (const value of values) {
+    // A number, null, an array or a string has no keys, or only index keys: no envelope.
+    let envelope = 0;
+    for (const key in value as object) {
+      if (!ENVELOPE_KEYS.includes(key)) return -1;
+      envelope++;
+    }
+    if (envelope !== ENVELOPE_KEYS.length) return -1;
+    const dataKeys = freezeParsedJson((value as LogEvent).data, MAX_JSON_DEPTH);
+    if (typeof dataKeys === "string") return -1;
+    Object.freeze(value);
+    keys += dataKeys + ENVELOPE_KEYS.length;
+  }
+  return keys;
+}
+
+function parseHeader(line: string): JsonlHeader {
+  const value = parseJsonLine(line, 1);
+  if (typeof value !== "object" || value === null || (value as { format?: unknown }).format !== JSONL_FORMAT) {
+    throw new LogError("LOG_UNSUPPORTED_FORMAT", `not a ${JSONL_FORMAT} file`, { line: 1 });
+  }
+  const version = (value as { version?: unknown }).version;
+  if (version !== JSONL_VERSION) {
+    throw new LogError(
+      "LOG_UNSUPPORTED_FORMAT",
+      `${JSONL_FORMAT} version ${JSON.stringify(version)} is not supported (this reader knows version ${JSONL_VERSION})`,
+      { line: 1 },
+    );
+  }
+  const parsed = jsonlHeaderSchema.safeParse(value);
+  if (!parsed.success) throw new LogError("LOG_CORRUPT", `invalid header: ${describeIssues(parsed.error.issues)}`, { line: 1 });
+  if (serializeHeaderLine(parsed.data) !== `${line}\n`) {
+    const duplicate = findDuplicateKey(line);
+    throw new LogError("LOG_CORRUPT", duplicate === undefined ? "the header is not in the form the writer writes" : `the header repeats the key ${JSON.stringify(duplicate)}`, { line: 1 });
+  }
+  return parsed.data;
+}
+
+/** The line-by-line path: the same checks as the fast path, each failure naming its line. */
+function parseEventLine(line: string, lineNumber: number): LogEvent {
+  const value = parseJsonLine(line, lineNumber);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new LogError("LOG_CORRUPT", "an event line must be a JSON object", { line: lineNumber });
+  }
+  const keys = Object.keys(value);
+  if (keys.length !== ENVELOPE_KEYS.length || !ENVELOPE_KEYS.every((key) => keys.includes(key))) {
+    throw new LogError("LOG_CORRUPT", `an event line must have exactly the keys ${ENVELOPE_KEYS.join(", ")}`, { line: lineNumber });
+  }
+  const event = value as LogEvent;
+  const dataKeys = freezeParsedJson(event.data, MAX_JSON_DEPTH);
+  if (typeof dataKeys === "string") throw new LogError("LOG_INVALID_EVENT", `data ${dataKeys}`, { line: lineNumber });
+  if (dataKeys + ENVELOPE_KEYS.length !== countKeys(line)) {
+    throw new LogError("LOG_CORRUPT", `the line repeats the key ${JSON.stringify(findDuplicateKey(line))} in one object`, { line: lineNumber });
+  }
+  return Object.freeze(event);
+}
+
+function parseJsonLine(line: string, lineNumber: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (cause) {
+    throw new LogError("LOG_CORRUPT", `unreadable JSON: ${(cause as Error).message}`, { cause, line: lineNumber });
+  }
+}

@@ -1,0 +1,134 @@
+import { mkdir, open, readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { LogError } from "./errors.js";
+import type { LogEvent } from "./event.js";
+import { createJsonlLog, openJsonlLog, readJsonlLog, type JsonlLogOptions } from "./jsonl-file.js";
+import { followJsonlFile } from "./jsonl-follow.js";
+import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "./store.js";
+import type { EventRegistry } from "./registry.js";
+import { jsonlHeaderSchema, type JsonlHeader } from "./jsonl-format.js";
+
+function infoOf(header: JsonlHeader): SessionInfo {
+  return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
+}
+
+/** How far into a file its header line may end. */
+const HEADER_BYTES = 4096;
+/** Bytes read at a time when counting a file's lines. */
+const COUNT_BYTES = 1 << 18;
+
+/** The first line of `bytes` (a file's start), parsed as a log header, or `undefined` when it is not one. */
+function headerOf(bytes: Buffer): JsonlHeader | undefined {
+  const newline = bytes.subarray(0, HEADER_BYTES).indexOf(0x0a);
+  if (newline < 0) return undefined;
+  try {
+    const parsed = jsonlHeaderSchema.safeParse(JSON.parse(bytes.toString("utf8", 0, newline)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The header of the file at `path`, or `undefined` when it is not a log. */
+async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return headerOf(buffer.subarray(0, bytesRead));
+  } catch {
+    return undefined; // unreadable (a directory, say): not a log
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The session a file holds and how many complete event lines follow its header, in one read; `undefined` when it is not a log. */
+async function summaryOfFile(path: string): Promise<SessionSummary | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(COUNT_BYTES);
+    let header: JsonlHeader | undefined;
+    let lines = 0;
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      const bytes = buffer.subarray(0, bytesRead);
+      if (position === 0 && (header = headerOf(bytes)) === undefined) return undefined;
+      for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
+      position += bytesRead;
+    }
+    return header === undefined ? undefined : { ...infoOf(header), events: lines - 1 };
+  } catch {
+    return undefined; // unreadable (a directory, say): not a log
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The default store: a directory of JSONL session logs, `<sessionId>.jsonl` each. A session is found
+ * by file name, or else by the session id in a file's header (logs written under other names).
+ */
+export class JsonlStore implements SessionStore {
+  readonly location: string;
+
+  constructor(directory: string) {
+    this.location = resolve(directory);
+  }
+
+  async create(options: CreateSessionOptions): Promise<StoredSession> {
+    await mkdir(this.location, { recursive: true, mode: 0o700 });
+    const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
+    const path = join(this.location, `${sessionId}.jsonl`);
+    const { header, log } = await createJsonlLog(path, { ...options, sessionId });
+    return { info: infoOf(header), log, location: path };
+  }
+
+  async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
+    const path = await this.#pathOf(sessionId);
+    const { header, log } = await openJsonlLog(path, options);
+    return { info: infoOf(header), log, location: path };
+  }
+
+  async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
+    const path = await this.#pathOf(sessionId);
+    const { header, log } = await readJsonlLog(path, registry);
+    return { info: infoOf(header), log, location: path };
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const out: SessionSummary[] = [];
+    for (const name of await this.#files()) {
+      const summary = await summaryOfFile(join(this.location, name));
+      if (summary !== undefined) out.push(summary);
+    }
+    return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
+  }
+
+  async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
+    yield* followJsonlFile(await this.#pathOf(sessionId), options);
+  }
+
+  async close(): Promise<void> {}
+
+  async #files(): Promise<string[]> {
+    try {
+      return (await readdir(this.location)).filter((name) => name.endsWith(".jsonl") && !name.startsWith(".")).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+  }
+
+  /** The file of `sessionId`: `<id>.jsonl`, else the file whose header names it. */
+  async #pathOf(sessionId: string): Promise<string> {
+    const named = join(this.location, `${checkSessionId(sessionId)}.jsonl`);
+    if (await stat(named).then(() => true, () => false)) return named;
+    for (const name of await this.#files()) {
+      const path = join(this.location, name);
+      if ((await headerOfFile(path))?.sessionId === sessionId) return path;
+    }
+    throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+  }
+}

@@ -1,0 +1,83 @@
+import type { LogEvent } from "./event.js";
+import type { CreateJsonlLogOptions, JsonlLogOptions } from "./jsonl-file.js";
+import type { EventLog } from "./log.js";
+import type { EventRegistry } from "./registry.js";
+import { LogError } from "./errors.js";
+
+/** Which session a log is, when it was created and, for a fork, its parent and seed length. */
+export interface SessionInfo {
+  readonly sessionId: string;
+  readonly createdAt: number;
+  readonly parent?: { readonly sessionId: string; readonly seedLength: number };
+}
+
+/** The info of a session stored as columns (`parent_id` and `seed_length` null for a session that is not a fork). */
+export function sessionInfo(sessionId: string, createdAt: number, parentId: string | null, seedLength: number | null): SessionInfo {
+  return { sessionId, createdAt, ...(parentId === null ? {} : { parent: { sessionId: parentId, seedLength: seedLength ?? 0 } }) };
+}
+
+/** A session as `list()` shows it: its info and how many events it holds. */
+export interface SessionSummary extends SessionInfo {
+  readonly events: number;
+}
+
+/** A session opened from a store: its info, its log, and where it lives (a file path or a URL). */
+export interface StoredSession {
+  readonly info: SessionInfo;
+  readonly log: EventLog;
+  readonly location: string;
+}
+
+/** Options of {@link SessionStore.create}: an id and time (generated when absent), and the content of a fork or a copy. */
+export type CreateSessionOptions = CreateJsonlLogOptions;
+
+/** Options of {@link SessionStore.follow}. */
+export interface FollowOptions {
+  /** The first seq to deliver (0 delivers the whole session, then what is appended). */
+  readonly fromSeq: number;
+  /** Ends the iteration. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Where sessions live: a JSONL directory, SQLite or PostgreSQL. Every store admits events on load
+ * exactly as the JSONL reader does, lets one writer append to a session at a time (a second one gets
+ * `LOG_LOCKED` or `LOG_CONFLICT` and writes nothing), and acknowledges an append only once it is
+ * committed.
+ */
+export interface SessionStore {
+  /** Where the store is, for messages (a directory or a URL without credentials). */
+  readonly location: string;
+  /** Creates a session (`LOG_EXISTS` if the id is taken), with a fork's seed written in the same step. */
+  create(options: CreateSessionOptions): Promise<StoredSession>;
+  /** Opens a session for appending, as its one writer; `close()` its log to let another writer in. */
+  open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession>;
+  /** Reads a session without writing to it. */
+  read(sessionId: string, registry: EventRegistry): Promise<StoredSession>;
+  /** Every session, oldest first. */
+  list(): Promise<SessionSummary[]>;
+  /** The session's events from `fromSeq` on, in committed batches, as other processes append them, until `signal` aborts. */
+  follow(sessionId: string, options: FollowOptions): AsyncIterable<readonly LogEvent[]>;
+  /** Releases the store's connections. */
+  close(): Promise<void>;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Refuses a session id that could name something else (a path, a pattern): 1-128 characters of `[A-Za-z0-9._-]`. */
+export function checkSessionId(sessionId: string): string {
+  if (!SESSION_ID.test(sessionId) || sessionId.includes("..")) {
+    throw new LogError("LOG_BAD_SESSION_ID", `${JSON.stringify(sessionId)} is not a session id: use 1-128 characters of [A-Za-z0-9._-]`);
+  }
+  return sessionId;
+}
+
+/**
+ * Copies a session into `target`, byte for byte: the same id, creation time, lineage and events,
+ * admitted on the way in with the source log's registry (`LOG_EXISTS` if the target holds the id).
+ * The copy rebuilds the same requests; close its log when done.
+ */
+export function copySession(source: Pick<StoredSession, "info" | "log">, target: Pick<SessionStore, "create">): Promise<StoredSession> {
+  const { info, log } = source;
+  return target.create({ registry: log.registry, sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent } });
+}

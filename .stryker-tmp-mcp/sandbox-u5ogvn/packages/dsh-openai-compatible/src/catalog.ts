@@ -1,0 +1,77 @@
+import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults, type ReasoningEffort } from "dsh-llm";
+
+/** What a provider documents about one of its models. */
+export interface ModelInfo {
+  /** Prompt plus output, in tokens. */
+  readonly contextWindow: number;
+  /** The most output tokens one call may ask for. */
+  readonly maxOutputTokens: number;
+  /** The reasoning effort the provider applies when a request names none (sent explicitly and logged as an adapter default). */
+  readonly defaultReasoningEffort?: ReasoningEffort;
+  /** Whether the model thinks before answering when the request does not say. */
+  readonly thinkingByDefault: boolean;
+  /** Whether user messages may hold images. */
+  readonly imageInput: boolean;
+}
+
+/** A model name the provider no longer serves, and what to use instead. */
+export interface RetiredModel {
+  readonly replacement: string;
+  /** When the provider stopped serving it, as an ISO 8601 instant. */
+  readonly retiredAt: string;
+}
+
+/** The models one provider serves through this adapter, and the names it retired. */
+export interface ModelCatalog {
+  readonly provider: string;
+  readonly models: Readonly<Record<string, ModelInfo>>;
+  readonly retired: Readonly<Record<string, RetiredModel>>;
+}
+
+const deepseekV4: ModelInfo = deepFreeze({ contextWindow: 1_048_576, maxOutputTokens: 393_216, defaultReasoningEffort: "high", thinkingByDefault: true, imageInput: false });
+
+/** DeepSeek's models (V4: thinking on by default at effort `high`; `deepseek-chat` and `deepseek-reasoner` retired). */
+export const DEEPSEEK_MODELS: ModelCatalog = deepFreeze({
+  provider: "deepseek",
+  models: { "deepseek-v4-flash": deepseekV4, "deepseek-v4-pro": deepseekV4 },
+  retired: {
+    "deepseek-chat": { replacement: "deepseek-v4-flash", retiredAt: "2026-07-24T15:59:00Z" },
+    "deepseek-reasoner": { replacement: "deepseek-v4-flash", retiredAt: "2026-07-24T15:59:00Z" },
+  },
+});
+
+/** OpenAI's current Chat Completions models (reasoning models: `max_completion_tokens`, `reasoning_effort`). */
+export const OPENAI_MODELS: ModelCatalog = deepFreeze({
+  provider: "openai",
+  models: {
+    "gpt-5.5": { contextWindow: 1_050_000, maxOutputTokens: 128_000, thinkingByDefault: true, imageInput: true },
+    "gpt-5.2": { contextWindow: 400_000, maxOutputTokens: 128_000, thinkingByDefault: true, imageInput: true },
+    "gpt-5-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, thinkingByDefault: true, imageInput: true },
+  },
+  retired: {},
+});
+
+/**
+ * What `catalog` says of `model`: its info, or `undefined` for a name it does not know (which is
+ * sent as is, without defaults). A retired name throws `LLM_MODEL_RETIRED` naming its replacement.
+ */
+export function lookupModel(catalog: ModelCatalog, model: string): ModelInfo | undefined {
+  const retired = Object.hasOwn(catalog.retired, model) ? catalog.retired[model] : undefined;
+  if (retired !== undefined) {
+    throw new LlmError("LLM_MODEL_RETIRED", `${catalog.provider} retired ${model} on ${retired.retiredAt.slice(0, 10)}: use ${retired.replacement}`, {
+      retryable: false,
+    });
+  }
+  return Object.hasOwn(catalog.models, model) ? catalog.models[model] : undefined;
+}
+
+/** The defaults the adapter supplies for `model` (they land in the header's `adapterDefaults`); none for an unknown model. */
+export function catalogDefaults(catalog: ModelCatalog, model: string): ModelDefaults {
+  const info = lookupModel(catalog, model);
+  return info?.defaultReasoningEffort === undefined ? {} : { reasoningEffort: info.defaultReasoningEffort };
+}
+
+/** A catalog as the adapter holds it: frozen, so nothing running in the process can change what a later request is serialized from. */
+export function frozenCatalog(catalog: ModelCatalog): ModelCatalog {
+  return isDeepFrozen(catalog) ? catalog : deepFreeze(structuredClone(catalog));
+}

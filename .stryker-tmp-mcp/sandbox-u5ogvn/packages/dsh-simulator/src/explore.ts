@@ -1,0 +1,39 @@
+import { truncateText } from "dsh-base";
+import type { ScriptedResponse } from "./scenario.js";
+
+interface WireMessage {
+  role?: unknown;
+  content?: unknown;
+  tool_calls?: { function?: { name?: unknown } }[];
+}
+
+/**
+ * The built-in `explore` policy, for runs without a scenario: list the working directory, read the
+ * first file the listing shows, then answer with what was found. A request that offers no tools
+ * (a summary call) gets a short extractive summary. Decided from the request alone.
+ */
+export function exploreResponse(body: { messages?: unknown; tools?: unknown }): ScriptedResponse {
+  const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : [];
+  if (!Array.isArray(body.tools)) {
+    const input = messages.map((message) => (typeof message.content === "string" ? message.content : "")).join("\n");
+    const lines = input.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("["));
+    return { text: `Earlier, ${lines.length} lines of conversation; it began: ${truncateText(lines[1] ?? lines[0] ?? "", 160)}` };
+  }
+  const lastUser = messages.map((message) => message.role).lastIndexOf("user");
+  const turn = messages.slice(lastUser + 1);
+  const results = turn.filter((message) => message.role === "tool").map((message) => String(message.content ?? ""));
+  if (results.length === 0) {
+    return { text: "Let me look around.", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] };
+  }
+  if (results.length === 1) {
+    const file = results[0]!
+      .split("\n")
+      .map((line) => line.trim())
+      .find((line) => line !== "" && !line.endsWith("/") && !line.startsWith("Error"));
+    if (file !== undefined) return { toolCalls: [{ name: "read_file", arguments: { path: file } }] };
+    return { text: `The directory listing was:\n${results[0]}` };
+  }
+  const read = results[1]!;
+  const firstLine = read.split("\n").find((line) => line.trim() !== "") ?? "";
+  return { text: `I listed the directory and read one file (${read.length} characters). It begins: ${truncateText(firstLine, 120)}` };
+}

@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { tokenize } from "./prompt.js";
+
+/** A content block or tool definition of a Messages API body, as the simulator reads it. */
+export interface MessagesBlock {
+  readonly type?: unknown;
+  readonly text?: unknown;
+  readonly thinking?: unknown;
+  readonly signature?: unknown;
+  readonly data?: unknown;
+  readonly id?: unknown;
+  readonly name?: unknown;
+  readonly input?: unknown;
+  readonly tool_use_id?: unknown;
+  readonly content?: unknown;
+  readonly is_error?: unknown;
+  readonly source?: { readonly media_type?: unknown; readonly data?: unknown };
+  readonly cache_control?: { readonly type?: unknown; readonly ttl?: unknown } | null;
+}
+
+/** A Messages API body, as far as the simulator reads it. */
+export interface MessagesBody {
+  readonly model?: unknown;
+  readonly system?: unknown;
+  readonly tools?: unknown;
+  readonly messages?: unknown;
+  readonly thinking?: unknown;
+}
+
+/** One rendered block: where it sits, its cumulative token count, its prefix hash and its cache marker. */
+export interface RenderedBlock {
+  /** `messages.N.content.M`, `system.M` or `tools.M`, for error messages. */
+  readonly path: string;
+  readonly block: MessagesBlock;
+  /** Tokens from the start of the prompt through this block. */
+  readonly cumulativeTokens: number;
+  /** Hash of the model and every block up to this one, markers left out: the cache key of this prefix. */
+  readonly prefixKey: string;
+  readonly ttl: "5m" | "1h" | undefined;
+}
+
+function asBlocks(value: unknown): MessagesBlock[] {
+  if (typeof value === "string") return [{ type: "text", text: value }];
+  return Array.isArray(value) ? (value as MessagesBlock[]) : [];
+}
+
+/** A block's text as the simulated model reads it; the cache marker is not part of it. */
+function renderBlock(block: MessagesBlock): string {
+  switch (block.type) {
+    case "text":
+      return String(block.text ?? "");
+    case "image":
+      return `<|image ${String(block.source?.media_type)} ${String(block.source?.data ?? "").length}|>`;
+    case "thinking":
+      return `<|thinking|>${String(block.thinking ?? "")}`;
+    case "redacted_thinking":
+      return `<|redacted_thinking|>${String(block.data ?? "")}`;
+    case "tool_use":
+      return `<|tool_use ${String(block.id)} ${String(block.name)}|>${JSON.stringify(block.input ?? {})}`;
+    case "tool_result":
+      return `<|tool_result ${String(block.tool_use_id)}${block.is_error === true ? " error" : ""}|>${asBlocks(block.content).map(renderBlock).join("")}`;
+    default:
+      return `<|${String(block.type)}|>`;
+  }
+}
+
+function renderTool(tool: MessagesBlock): string {
+  const { cache_control: _marker, ...definition } = tool as MessagesBlock & Record<string, unknown>;
+  return `<|tool|>${JSON.stringify(definition)}`;
+}
+
+/**
+ * Renders a Messages API body in Anthropic's order (tools, system, messages), block by block, with
+ * each block's cumulative tokens (gpt-tokenizer's o200k_base, not Claude's own) and a hash chain of
+ * prefixes, so a cache entry is an exact prefix of blocks on the same model. The prompt's tokens are
+ * appended to `tokensOut` when given.
+ */
+export function renderMessagesPrompt(body: MessagesBody, tokensOut?: number[]): RenderedBlock[] {
+  const out: RenderedBlock[] = [];
+  let hash = createHash("sha256").update(String(body.model)).digest("hex");
+  let tokens = 0;
+  const push = (path: string, block: MessagesBlock, text: string) => {
+    const own = tokenize(text);
+    tokens += own.length;
+    if (tokensOut !== undefined) for (const token of own) tokensOut.push(token);
+    hash = createHash("sha256").update(hash).update(text).digest("hex");
+    const ttl = block.cache_control === undefined || block.cache_control === null ? undefined : block.cache_control.ttl === "1h" ? "1h" : "5m";
+    out.push({ path, block, cumulativeTokens: tokens, prefixKey: hash, ttl });
+  };
+  asBlocks(body.tools).forEach((tool, i) => push(`tools.${i}`, tool, renderTool(tool)));
+  asBlocks(body.system).forEach((block, i) => push(`system.${i}`, block, `<|system|>${renderBlock(block)}`));
+  (Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : []).forEach((message, m) => {
+    asBlocks(message.content).forEach((block, i) => push(`messages.${m}.content.${i}`, block, `${i === 0 ? `<|${String(message.role)}|>` : ""}${renderBlock(block)}`));
+  });
+  return out;
+}

@@ -1,0 +1,102 @@
+import { createHash } from "node:crypto";
+
+/** DeepSeek's cache granularity: prefixes are matched from token 0 in units of 64 tokens. */
+export const CACHE_UNIT = 64;
+
+/** Which prefix lengths a cache stores: the first at `first` tokens, then one every `unit` tokens. */
+export interface Granularity {
+  readonly first: number;
+  readonly unit: number;
+}
+
+/** DeepSeek's: every whole 64 tokens. */
+const DEEPSEEK: Granularity = { first: CACHE_UNIT, unit: CACHE_UNIT };
+/** OpenAI's documented rule: prompts of 1024 tokens or more, matched in 128-token increments. */
+export const OPENAI_GRANULARITY: Granularity = Object.freeze({ first: 1024, unit: 128 });
+
+type Tokens = ArrayLike<number> & { slice(start: number, end: number): ArrayLike<number> };
+
+/**
+ * A prefix cache over token sequences, one namespace per model. Every whole 64-token prefix of a
+ * served prompt is stored under a hash chain (each unit's hash covers the model and all units
+ * before it), so a hit is always an exact prefix from token 0 on the same model.
+ */
+export class PrefixCache {
+  readonly #entries = new Set<string>();
+  readonly #maxEntries: number;
+
+  constructor(maxEntries = 1_000_000) {
+    this.#maxEntries = maxEntries;
+  }
+
+  /**
+   * Serves one prompt: returns how many of its leading tokens were cached (one of the lengths
+   * `grain` stores, by default a multiple of {@link CACHE_UNIT}), then stores every such prefix of it.
+   * The oldest entries go first when full.
+   */
+  serve(model: string, tokens: Tokens, grain: Granularity = DEEPSEEK): number {
+    let hit = 0;
+    let missed = false;
+    for (const [length, key] of chain(model, tokens, grain)) {
+      if (!missed && this.#entries.has(key)) hit = length;
+      else missed = true;
+      this.#refresh(key);
+    }
+    this.#evict();
+    return hit;
+  }
+
+  /**
+   * Serves a prompt at explicit breakpoints: `ends` are the token lengths at which its segments end,
+   * and `marked` says which of them a breakpoint marks. Returns the longest segment end whose exact
+   * prefix an earlier prompt marked (0 if none), then stores this prompt's marked prefixes; prefixes
+   * shorter than `minimum` tokens are neither read nor stored.
+   */
+  serveMarked(model: string, tokens: Tokens, ends: readonly number[], marked: readonly boolean[], minimum: number): number {
+    let hit = 0;
+    let hash = createHash("sha256").update(`marked:${model}`).digest("hex");
+    let start = 0;
+    ends.forEach((end, i) => {
+      hash = createHash("sha256").update(hash).update(Uint32Array.from(tokens.slice(start, end))).digest("hex");
+      start = end;
+      if (end < minimum) return;
+      if (this.#entries.has(hash)) hit = end;
+      if (marked[i] === true) this.#refresh(hash);
+    });
+    this.#evict();
+    return hit;
+  }
+
+  #refresh(key: string): void {
+    this.#entries.delete(key);
+    this.#entries.add(key);
+  }
+
+  #evict(): void {
+    for (const key of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries) break;
+      this.#entries.delete(key);
+    }
+  }
+
+  /** Every stored key, least recently used first, to save and {@link restore} elsewhere. */
+  keys(): string[] {
+    return [...this.#entries];
+  }
+
+  /** Adds saved keys (least recently used first) as if their prompts had been served. */
+  restore(keys: Iterable<string>): void {
+    for (const key of keys) this.#entries.add(key);
+  }
+}
+
+function* chain(model: string, tokens: Tokens, grain: Granularity): Generator<[number, string]> {
+  // DeepSeek's chain starts from the model alone, as it did before other granularities existed.
+  let previous = createHash("sha256").update(grain === DEEPSEEK ? model : `${grain.first}/${grain.unit}:${model}`).digest("hex");
+  let start = 0;
+  for (let end = grain.first; end <= tokens.length; end += grain.unit) {
+    previous = createHash("sha256").update(previous).update(Uint32Array.from(tokens.slice(start, end))).digest("hex");
+    start = end;
+    yield [end, previous];
+  }
+}

@@ -1,0 +1,265 @@
+import { createHash } from "node:crypto";
+import { appendFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { chatFrames } from "./chat-stream.js";
+import { DEFAULT_REASONING, deepseekVerdict } from "./deepseek.js";
+import { readCacheFile, writeCacheFile } from "./cache-file.js";
+import { ExplicitCache } from "./explicit-cache.js";
+import { exploreResponse } from "./explore.js";
+import { messagesExploreView } from "./messages-explore.js";
+import { renderMessagesPrompt, type MessagesBody } from "./messages-prompt.js";
+import { messagesVerdict, minCacheableTokens, signThinking } from "./messages-rules.js";
+import { messagesFrames } from "./messages-stream.js";
+import { Diagnostician } from "./fingerprints.js";
+import { PrefixCache } from "./prefix-cache.js";
+import { promptTokens } from "./prompt.js";
+import type { ResponsesBody } from "./responses-prompt.js";
+import { responsesVerdict } from "./responses-rules.js";
+import { responsesExploreView, serveResponsesCache } from "./responses-serve.js";
+import { responsesFrames } from "./responses-stream.js";
+import type { Scenario, ScriptedResponse } from "./scenario.js";
+
+/** Options of {@link startSimulator}. */
+export interface SimulatorOptions {
+  readonly scenario: Scenario;
+  /** Loopback only: `127.0.0.1` (default) or `::1`. */
+  readonly host?: "127.0.0.1" | "::1";
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>` or `x-api-key: <apiKey>`. */
+  readonly apiKey?: string;
+  /** How long a `stall` fault holds the connection open before closing it (default 30 s). */
+  readonly stallMs?: number;
+  /** Appends every received body, as a JSON string per line, to this file. */
+  readonly recordTo?: string;
+  /**
+   * Keeps both prompt caches in this file across simulators (processes), as a provider's outlive a
+   * client: read at start, merged into on close. Explicit-cache entries age in wall-clock time
+   * while no simulator runs.
+   */
+  readonly cacheFile?: string;
+}
+
+/** What the simulator did for one request. */
+export interface SimulatedExchange {
+  /** The raw request body, exactly as received. */
+  readonly body: string;
+  /** The whole prompt, in tokens. */
+  readonly promptTokens: number;
+  readonly cacheHitTokens: number;
+  /** Tokens written to the explicit cache (Messages API only; 0 elsewhere). */
+  readonly cacheWriteTokens: number;
+  readonly fault: ScriptedResponse["fault"];
+}
+
+/** A running simulator. */
+export interface Simulator {
+  /** The Chat Completions API root, e.g. `http://127.0.0.1:41234/v1`. */
+  readonly url: string;
+  /** The server root, e.g. `http://127.0.0.1:41234`: the base URL of an Anthropic-format client (`/v1/messages`). */
+  readonly origin: string;
+  /** Every request, in arrival order. */
+  readonly exchanges: readonly SimulatedExchange[];
+  /** Moves the virtual clock that explicit cache entries expire on (it starts at 0 and moves only here). */
+  advanceClock(ms: number): void;
+  close(): Promise<void>;
+}
+
+const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses)" };
+
+/**
+ * Starts a loopback server that answers from a scenario in three dialects: OpenAI-compatible Chat
+ * Completions (`/v1/chat/completions`, DeepSeek's automatic prefix cache), OpenAI's Responses API
+ * (`/v1/responses`, stateless, encrypted reasoning checked on the way back, OpenAI's prefix cache)
+ * and Anthropic's Messages API (`/v1/messages`, explicit breakpoints with TTLs on a virtual clock).
+ * It injects faults and records the raw bodies it received.
+ */
+export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
+  const prefixCache = new PrefixCache();
+  const explicitCache = new ExplicitCache();
+  const diagnostician = new Diagnostician();
+  const startedAt = Date.now();
+  if (options.cacheFile !== undefined) {
+    const saved = await readCacheFile(options.cacheFile);
+    prefixCache.restore(saved.prefixes);
+    diagnostician.restore(saved.fingerprints ?? []);
+    // The virtual clock starts at 0 now: a wall-clock expiry is that far ahead of it.
+    explicitCache.restore(saved.explicit.map(([key, expiry]) => [key, expiry - startedAt] as const));
+  }
+  const exchanges: SimulatedExchange[] = [];
+  const sockets = new Set<import("node:net").Socket>();
+  let next = 0;
+  let clock = 0;
+  const server: Server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, 500, `simulator failure: ${(error as Error).message}`);
+      else response.destroy();
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? "").split("?")[0];
+    const messagesApi = path === "/v1/messages";
+    const responsesApi = path === "/v1/responses" || path === "/responses";
+    if (request.method !== "POST" || !(messagesApi || responsesApi || path === "/v1/chat/completions" || path === "/chat/completions")) {
+      sendError(response, 404, `no route for ${request.method} ${path}`);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    if (options.recordTo !== undefined) await appendFile(options.recordTo, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
+    /** Answers with an HTTP error, recording the request as one that reached no model. */
+    const refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => {
+      exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, cacheWriteTokens: 0, fault });
+      sendError(response, status, message, headers, type, messagesApi);
+    };
+    const key = options.apiKey;
+    if (key !== undefined && request.headers.authorization !== `Bearer ${key}` && request.headers["x-api-key"] !== key) {
+      refuse(401, "invalid API key", undefined, {}, "authentication_error");
+      return;
+    }
+    let body: MessagesBody & ResponsesBody & { messages?: unknown; tools?: unknown; thinking?: unknown };
+    try {
+      body = JSON.parse(raw) as typeof body;
+    } catch {
+      refuse(400, "the body is not JSON", undefined, {}, "invalid_request_error");
+      return;
+    }
+    const model = String(body.model ?? "sim");
+    if (responsesApi) {
+      await serveResponses(body, raw, response, refuse);
+      return;
+    }
+    const blocks = messagesApi ? renderMessagesPrompt(body) : [];
+    const verdict = messagesApi ? messagesVerdict(body, blocks) : deepseekVerdict(body);
+    if (verdict.refused) {
+      refuse(400, verdict.message, undefined, {}, "invalid_request_error");
+      return;
+    }
+    const script = "policy" in options.scenario ? exploreResponse(messagesApi ? messagesExploreView(body) : body) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    // In thinking mode the model always reasons first.
+    const scripted = verdict.thinking && (script.reasoning ?? "") === "" ? { ...script, reasoning: DEFAULT_REASONING } : script;
+    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
+      const limited = scripted.fault === "http-429";
+      refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" }, limited ? "rate_limit_error" : "api_error");
+      return;
+    }
+    // Numbered from 1, as the exchange about to be recorded.
+    const n = exchanges.length + 1;
+    if (messagesApi) {
+      const outcome = explicitCache.serve(blocks, minCacheableTokens(model), clock);
+      const written = outcome.written5m + outcome.written1h;
+      exchanges.push({ body: raw, promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
+      const signature = verdict.thinking ? signThinking(scripted.reasoning ?? "") : undefined;
+      const key = callKey(blocks.at(-1)?.prefixKey ?? raw);
+      // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
+      const id = `msg_sim_${callKey(raw)}`;
+      await deliver(response, messagesFrames(id, model, scripted, outcome, signature, key, diagnostician.messages(body, blocks, id)), scripted.fault);
+      return;
+    }
+    const tokens = promptTokens(body);
+    const hit = prefixCache.serve(model, tokens);
+    exchanges.push({ body: raw, promptTokens: tokens.length, cacheHitTokens: hit, cacheWriteTokens: 0, fault: scripted.fault });
+    await deliver(response, chatFrames(n, model, scripted, tokens.length, hit, callKey(raw)), scripted.fault);
+  }
+
+  /** One Responses API request: its rules, then the scripted answer with OpenAI's prefix cache. */
+  async function serveResponses(body: ResponsesBody, raw: string, response: ServerResponse, refuse: (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void): Promise<void> {
+    const verdict = responsesVerdict(body);
+    if (verdict.refused) {
+      refuse(verdict.status, verdict.message, undefined, {}, "invalid_request_error");
+      return;
+    }
+    const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
+      const limited = scripted.fault === "http-429";
+      refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" }, limited ? "rate_limit_error" : "server_error");
+      return;
+    }
+    const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
+    exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
+    const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
+    // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
+    const id = `resp_sim_${callKey(raw)}`;
+    const diagnosis = diagnostician.responses(body, cache.ends, id);
+    const answer = { id, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens, ...(diagnosis === undefined ? {} : { extra: { prompt_cache_diagnostics: diagnosis } }) };
+    await deliver(response, responsesFrames(answer, scripted), scripted.fault);
+  }
+
+  /** Streams the frames, or plays the scripted fault with them. */
+  async function deliver(response: ServerResponse, frames: readonly string[], fault: ScriptedResponse["fault"]): Promise<void> {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    if (fault === "truncate") {
+      // Let the first half reach the client before the connection drops, as a mid-stream failure would.
+      await new Promise((resolve) => response.write(frames.slice(0, Math.max(1, Math.floor(frames.length / 2))).join(""), resolve));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      response.destroy();
+      return;
+    }
+    if (fault === "malformed") {
+      response.write(frames[0]!);
+      response.end('data: {"choices": [ this is not json\n\n');
+      return;
+    }
+    if (fault === "stall") {
+      response.write(frames[0]!);
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, options.stallMs ?? 30_000);
+        response.on("close", () => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+      });
+      response.destroy();
+      return;
+    }
+    for (const text of frames) response.write(text);
+    response.end();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/v1`,
+    origin: `http://${host}:${address.port}`,
+    exchanges,
+    advanceClock(ms: number) {
+      if (!(ms >= 0)) throw new RangeError("the clock only moves forward");
+      clock += ms;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (options.cacheFile === undefined) return;
+      // Virtual time runs from the start, plus whatever advanceClock added: saved as wall-clock expiries.
+      const explicit = explicitCache.entries().map(([key, expiry]) => [key, startedAt + expiry] as const);
+      await writeCacheFile(options.cacheFile, { prefixes: prefixCache.keys(), explicit, fingerprints: diagnostician.saved() }, startedAt + clock);
+    },
+  };
+}
+
+/** An error response in the dialect's shape: Anthropic's `{type: "error", error}` or OpenAI's `{error}`. */
+function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, type = "simulator_error", anthropic = false): void {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(JSON.stringify(anthropic ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: type } }));
+}
+
+/**
+ * The key in the tool-call ids of the answer to a request: a digest of what the model reads (the
+ * body, or for the Messages API its prompt without cache markers), so ids never repeat within a
+ * session (every step's prompt differs from the last), also across processes, and a retry of the
+ * same request gets the same ids.
+ */
+function callKey(prompt: string): string {
+  return createHash("sha256").update(prompt).digest("hex").slice(0, 12);
+}

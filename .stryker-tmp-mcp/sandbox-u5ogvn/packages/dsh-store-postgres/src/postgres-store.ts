@@ -1,0 +1,212 @@
+import pg from "pg";
+import { maskUrlPassword } from "dsh-base";
+import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
+import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
+import { NOTIFY_CHANNEL, migrate } from "./schema.js";
+import { followSession } from "./follow.js";
+
+/** Options of {@link PostgresStore.connect}. */
+export interface PostgresStoreOptions {
+  /** Most connections the pool opens (default 10); a follower uses one more of its own. */
+  readonly maxConnections?: number;
+  /** How long a follower whose connection the server ended tries to open it again, in ms (default 30,000). */
+  readonly followReconnectMs?: number;
+}
+
+interface SessionRow {
+  readonly id: string;
+  readonly created_at: string;
+  readonly parent_id: string | null;
+  readonly seed_length: number | null;
+  readonly head: number;
+  readonly writer_epoch: number;
+}
+
+function infoOf(row: SessionRow): SessionInfo {
+  return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
+}
+
+async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const result = await work();
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Sessions in PostgreSQL (`pg`), for many workers on many machines. Event lines are `text`, never
+ * `jsonb` (which reorders keys and drops duplicates), so a rebuild is byte-identical. Opening a
+ * session for writing takes a new writer epoch; every append locks the session row and checks that
+ * epoch and the expected head in the same transaction as the insert, so a superseded writer gets
+ * `LOG_CONFLICT` and writes nothing. Appends notify followers (LISTEN/NOTIFY), who catch up by seq.
+ */
+export class PostgresStore implements SessionStore {
+  readonly location: string;
+  readonly #url: string;
+  readonly #pool: pg.Pool;
+  readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
+  readonly #reconnectMs: number;
+
+  private constructor(url: string, pool: pg.Pool, reconnectMs: number) {
+    this.#url = url;
+    this.#reconnectMs = reconnectMs;
+    this.location = maskUrlPassword(url);
+    this.#pool = pool;
+  }
+
+  /** Connects to `url` (`postgres://user:password@host:port/database`) and creates the schema if it is absent. */
+  static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
+    pool.on("error", () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000);
+  }
+
+  async create(options: CreateSessionOptions): Promise<StoredSession> {
+    const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
+    const initial = initialContent(options);
+    const row: SessionRow = {
+      id: sessionId,
+      created_at: String(options.createdAt ?? Date.now()),
+      parent_id: initial.parent?.sessionId ?? null,
+      seed_length: initial.parent?.seedLength ?? null,
+      head: initial.seed.length,
+      writer_epoch: 1,
+    };
+    // The seed is admitted once, by the log that will write to it, before anything is stored.
+    const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
+    await this.#transaction(async (client) => {
+      const inserted = await client.query(
+        "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+        [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
+      );
+      if (inserted.rowCount === 0) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
+      await insertEvents(client, sessionId, log.slice());
+    });
+    return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
+  }
+
+  async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
+    const { rows } = await this.#pool.query<SessionRow>("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = $1 RETURNING *", [checkSessionId(sessionId)]);
+    const row = rows[0];
+    if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return { info: infoOf(row), log: await this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
+  }
+
+  async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
+    const row = await this.#existing(sessionId);
+    return { info: infoOf(row), log: await this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const { rows } = await this.#pool.query<SessionRow>("SELECT * FROM dsh_sessions ORDER BY created_at, id");
+    return rows.map((row) => ({ ...infoOf(row), events: row.head }));
+  }
+
+  /**
+   * Follows a session: LISTEN for its notifications and catch up by seq on each. A connection the
+   * server ends (a restart) is opened again and the follower catches up; one that cannot be opened
+   * again within `followReconnectMs` ends the follow with `LOG_STORE_UNAVAILABLE`, saying why.
+   */
+  async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
+    const info = infoOf(await this.#existing(sessionId));
+    yield* followSession({ url: this.#url, location: this.location, pool: this.#pool, reconnectMs: this.#reconnectMs }, info, options);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  /**
+   * Runs `work` in one transaction on a pooled connection. Should the server end the connection
+   * between two statements (a restart), the next statement fails and the pool drops it; the `error`
+   * event the client also emits is heard here, as an unheard one would crash the process.
+   */
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    const ignore = () => undefined;
+    client.on("error", ignore);
+    try {
+      return await inTransaction(client, () => work(client));
+    } finally {
+      client.off("error", ignore);
+      client.release();
+    }
+  }
+
+  async #existing(sessionId: string): Promise<SessionRow> {
+    const { rows } = await this.#pool.query<SessionRow>("SELECT * FROM dsh_sessions WHERE id = $1", [checkSessionId(sessionId)]);
+    if (rows[0] === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return rows[0];
+  }
+
+  /** The session's events, checked against its head as read in the same statement (one snapshot, whatever a writer does meanwhile). */
+  async #load(row: SessionRow, options: EventLogOptions): Promise<EventLog> {
+    const { rows } = await this.#pool.query<{ head: number; line: string | null }>(
+      "SELECT s.head, e.line FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq",
+      [row.id],
+    );
+    if (rows[0] === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${row.id} in ${this.location}`);
+    return loadSessionLines(infoOf(row), rows.flatMap(({ line }) => (line === null ? [] : [line])), options, rows[0].head);
+  }
+
+  /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
+  #sink(row: SessionRow): BatchingSink {
+    return new BatchingSink((events) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, events }), async () => undefined);
+  }
+
+  /**
+   * Commits the batches of many sessions in one transaction: their rows are locked (in id order, so
+   * concurrent committers cannot deadlock), each batch is written only if its writer's epoch is
+   * current and the head is where it expects, and followers are notified on commit. Refused batches
+   * get `LOG_CONFLICT` and leave nothing behind.
+   */
+  async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
+    return this.#transaction(async (client) => {
+      const ids = [...new Set(batches.map((batch) => batch.sessionId))].sort();
+      const { rows } = await client.query<SessionRow>("SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE", [ids]);
+      const current = new Map(rows.map((row) => [row.id, row]));
+      const outcomes: (Error | undefined)[] = [];
+      const accepted: PendingBatch[] = [];
+      for (const batch of batches) {
+        const row = current.get(batch.sessionId)!;
+        const stale = staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
+        outcomes.push(stale);
+        if (stale === undefined) accepted.push(batch);
+      }
+      if (accepted.length > 0) {
+        const events = accepted.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
+        await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])", [
+          events.map(([id]) => id),
+          events.map(([, event]) => event.seq),
+          events.map(([, event]) => eventLine(event)),
+        ]);
+        const heads = accepted.map((batch) => [batch.sessionId, batch.events.at(-1)!.seq + 1] as const);
+        await client.query("UPDATE dsh_sessions AS s SET head = v.head FROM unnest($1::text[], $2::integer[]) AS v (id, head) WHERE s.id = v.id", [heads.map(([id]) => id), heads.map(([, head]) => head)]);
+        await client.query("SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id", [NOTIFY_CHANNEL, heads.map(([id]) => id)]);
+      }
+      return outcomes;
+    });
+  }
+}
+
+/** Inserts event lines in one statement. */
+async function insertEvents(client: pg.PoolClient, sessionId: string, events: readonly LogEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT $1, * FROM unnest($2::integer[], $3::text[])", [sessionId, events.map((event) => event.seq), events.map(eventLine)]);
+}

@@ -1,0 +1,159 @@
+import { resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import DatabaseConstructor, { type Database } from "better-sqlite3";
+import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
+import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
+import { prepareDatabase } from "./schema.js";
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /** How long to wait for another process's write transaction (default 5 s). */
+  readonly busyTimeoutMs?: number;
+  /** How often a follower polls for new events (default 100 ms). */
+  readonly pollMs?: number;
+}
+
+interface SessionRow {
+  readonly id: string;
+  readonly created_at: number;
+  readonly parent_id: string | null;
+  readonly seed_length: number | null;
+  readonly head: number;
+  readonly writer_epoch: number;
+}
+
+function infoOf(row: SessionRow): SessionInfo {
+  return sessionInfo(row.id, row.created_at, row.parent_id, row.seed_length);
+}
+
+/**
+ * Sessions in one SQLite file (`better-sqlite3`): event lines stored as text exactly as a JSONL file
+ * holds them, committed with full fsync in WAL mode. Opening a session for writing takes a new writer
+ * epoch; every append checks that epoch and the expected head in the same transaction, so a writer
+ * that was superseded gets `LOG_CONFLICT` and writes nothing.
+ */
+export class SqliteStore implements SessionStore {
+  readonly location: string;
+  readonly #db: Database;
+  readonly #pollMs: number;
+  readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.location = resolve(path);
+    this.#db = new DatabaseConstructor(this.location);
+    this.#pollMs = options.pollMs ?? 100;
+    try {
+      prepareDatabase(this.#db, options.busyTimeoutMs ?? 5_000);
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
+  }
+
+  async create(options: CreateSessionOptions): Promise<StoredSession> {
+    const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
+    const initial = initialContent(options);
+    const row: SessionRow = {
+      id: sessionId,
+      created_at: options.createdAt ?? Date.now(),
+      parent_id: initial.parent?.sessionId ?? null,
+      seed_length: initial.parent?.seedLength ?? null,
+      head: initial.seed.length,
+      writer_epoch: 1,
+    };
+    // The seed is admitted once, by the log that will write to it, before anything is stored.
+    const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
+    this.#db.transaction(() => {
+      if (this.#row(sessionId) !== undefined) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
+      this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch)").run(row);
+      this.#insert(sessionId, log.slice());
+    }).immediate();
+    return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
+  }
+
+  async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
+    // Head and rows are read in the transaction that takes the writer role, so they agree unless the database is damaged.
+    return this.#db.transaction(() => {
+      const found = this.#existing(sessionId);
+      this.#db.prepare("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = ?").run(sessionId);
+      const row = { ...found, writer_epoch: found.writer_epoch + 1 };
+      return { info: infoOf(row), log: this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
+    }).immediate();
+  }
+
+  async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
+    // One read transaction: a writer appending meanwhile cannot make the head and the rows disagree.
+    return this.#db.transaction(() => {
+      const row = this.#existing(sessionId);
+      return { info: infoOf(row), log: this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+    })();
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const rows = this.#db.prepare("SELECT * FROM dsh_sessions ORDER BY created_at, id").all() as SessionRow[];
+    return rows.map((row) => ({ ...infoOf(row), events: row.head }));
+  }
+
+  async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
+    const info = infoOf(this.#existing(sessionId));
+    const query = this.#db.prepare("SELECT line FROM dsh_events WHERE session_id = ? AND seq >= ? ORDER BY seq").pluck();
+    let next = options.fromSeq;
+    while (!options.signal.aborted) {
+      const lines = query.all(sessionId, next) as string[];
+      if (lines.length > 0) {
+        const events = parseSessionLines(info, lines);
+        next = events.at(-1)!.seq + 1;
+        yield events;
+      }
+      await sleep(this.#pollMs, undefined, { signal: options.signal }).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  #row(sessionId: string): SessionRow | undefined {
+    return this.#db.prepare("SELECT * FROM dsh_sessions WHERE id = ?").get(checkSessionId(sessionId)) as SessionRow | undefined;
+  }
+
+  #existing(sessionId: string): SessionRow {
+    const row = this.#row(sessionId);
+    if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return row;
+  }
+
+  #load(row: SessionRow, options: EventLogOptions): EventLog {
+    const lines = this.#db.prepare("SELECT line FROM dsh_events WHERE session_id = ? ORDER BY seq").pluck().iterate(row.id) as IterableIterator<string>;
+    return loadSessionLines(infoOf(row), lines, options, row.head);
+  }
+
+  #insert(sessionId: string, events: readonly LogEvent[]): void {
+    const insert = this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line) VALUES (?, ?, ?)");
+    for (const event of events) insert.run(sessionId, event.seq, eventLine(event));
+  }
+
+  /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
+  #sink(row: SessionRow): BatchingSink {
+    return new BatchingSink((events) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, events }), async () => undefined);
+  }
+
+  /**
+   * Commits the batches of many sessions in one `BEGIN IMMEDIATE` transaction: each is written only
+   * if its writer's epoch is still current and the session's head is where it expects; the others
+   * are refused with `LOG_CONFLICT` and leave nothing behind.
+   */
+  async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
+    return this.#db.transaction(() =>
+      batches.map((batch) => {
+        const { sessionId, events } = batch;
+        const current = this.#existing(sessionId);
+        const stale = staleBatchError(batch, { head: current.head, epoch: current.writer_epoch });
+        if (stale !== undefined) return stale;
+        this.#insert(sessionId, events);
+        this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?").run(events.at(-1)!.seq + 1, sessionId);
+        return undefined;
+      }),
+    ).immediate();
+  }
+}

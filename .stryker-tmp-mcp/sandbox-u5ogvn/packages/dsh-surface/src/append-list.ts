@@ -1,0 +1,32 @@
+/**
+ * An immutable view of the first `length` items of a shared array. Appending to the newest view
+ * pushes onto the shared array in O(1); appending to an older view copies first, so every view
+ * keeps seeing exactly what it saw.
+ */
+export class AppendList<T> {
+  readonly #items: T[];
+  readonly length: number;
+
+  private constructor(items: T[], length: number) {
+    this.#items = items;
+    this.length = length;
+  }
+
+  static of<T>(items: readonly T[] = []): AppendList<T> {
+    return new AppendList([...items], items.length);
+  }
+
+  append(item: T): AppendList<T> {
+    const items = this.#items.length === this.length ? this.#items : this.#items.slice(0, this.length);
+    items.push(item);
+    return new AppendList(items, this.length + 1);
+  }
+
+  at(index: number): T | undefined {
+    return index >= 0 && index < this.length ? this.#items[index] : undefined;
+  }
+
+  toArray(): T[] {
+    return this.#items.slice(0, this.length);
+  }
+}

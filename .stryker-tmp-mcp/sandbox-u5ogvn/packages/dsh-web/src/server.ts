@@ -1,0 +1,190 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { appScript } from "./assets.js";
+import { WebError } from "./errors.js";
+import { renderPage } from "./page.js";
+import type { ContinueLine, SessionListItem, SessionView } from "./view-types.js";
+
+/** A continued turn as the browser asks for it: the prompt, and the model only when the user changed it. */
+export interface ContinueInput {
+  readonly prompt: string;
+  readonly model?: string;
+}
+
+/** Where the server gets sessions from and how it continues one; the CLI supplies it over a store. */
+export interface WebBackend {
+  listSessions(): Promise<readonly SessionListItem[]>;
+  /** The session page's data; throws `WEB_NOT_FOUND` for an unknown id. */
+  loadSession(id: string): Promise<SessionView>;
+  /** The verified bytes of an image the session references. */
+  image(id: string, digest: string): Promise<{ readonly bytes: Uint8Array; readonly mediaType: string }>;
+  /** Runs one turn, reporting progress through `emit`; absent, the page has no composer. */
+  continueSession?(id: string, input: ContinueInput, emit: (line: ContinueLine) => void): Promise<void>;
+}
+
+/** A running web server. */
+export interface WebServer {
+  /** `http://127.0.0.1:PORT/`. */
+  readonly url: string;
+  /** This launch's secret: every request needs it, as the `dsh_token` cookie or the `x-dsh-token` header. */
+  readonly token: string;
+  /** The URL to open (and print): the app's start page with the secret, which the first visit turns into a cookie. */
+  readonly openUrl: string;
+  close(): Promise<void>;
+}
+
+const COOKIE = "dsh_token";
+
+const MAX_BODY = 1 << 20;
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new WebError("WEB_BAD_REQUEST", "request body too large");
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseContinue(text: string): ContinueInput {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new WebError("WEB_BAD_REQUEST", "the body is not JSON");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new WebError("WEB_BAD_REQUEST", "the body must be a JSON object");
+  // Only what the page sends: a field it never sends (a provider, a key) is refused, not ignored.
+  const extra = Object.keys(body).find((key) => key !== "prompt" && key !== "model");
+  if (extra !== undefined) throw new WebError("WEB_BAD_REQUEST", `unexpected field ${JSON.stringify(extra)}: a turn takes prompt and model only`);
+  const { prompt, model } = body as Record<string, unknown>;
+  if (typeof prompt !== "string" || prompt.trim() === "") throw new WebError("WEB_BAD_REQUEST", "prompt must be a non-empty string");
+  if (model !== undefined && (typeof model !== "string" || model === "")) throw new WebError("WEB_BAD_REQUEST", "model must be a non-empty string when given");
+  return { prompt, ...(typeof model === "string" ? { model } : {}) };
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+  response.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+  response.end(body);
+}
+
+/**
+ * Refuses requests not addressed to this loopback server by name (DNS rebinding) and state-changing
+ * requests from another origin: a page elsewhere cannot make this server spend tokens.
+ */
+function guard(request: IncomingMessage, port: number): void {
+  const allowed = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  if (!allowed.has(request.headers.host ?? "")) throw new WebError("WEB_FORBIDDEN", "unexpected Host header");
+  if (request.method === "GET") return;
+  const origin = request.headers.origin;
+  if (origin !== undefined && !allowed.has(origin.replace(/^http:\/\//, ""))) throw new WebError("WEB_FORBIDDEN", "cross-origin request");
+  if (!(request.headers["content-type"] ?? "").startsWith("application/json")) throw new WebError("WEB_FORBIDDEN", "content-type must be application/json");
+}
+
+/** Whether `given` is `token`, compared in constant time. */
+function sameToken(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieToken(request: IncomingMessage): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === COOKIE) return value.join("=");
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a request without this launch's secret (any other local process or user could otherwise
+ * read every session and spend tokens continuing one). A page visited with `?token=` answers by
+ * setting the secret as an HTTP-only, same-site cookie and redirecting to itself without it.
+ * Returns whether the request was answered here.
+ */
+function authorize(request: IncomingMessage, response: ServerResponse, url: URL, token: string): boolean {
+  if (sameToken(cookieToken(request), token) || sameToken(request.headers["x-dsh-token"] as string | undefined, token)) return false;
+  if (request.method === "GET" && !url.pathname.startsWith("/api/") && sameToken(url.searchParams.get("token") ?? undefined, token)) {
+    response.writeHead(303, { location: url.pathname, "set-cookie": `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`, "cache-control": "no-store" });
+    response.end();
+    return true;
+  }
+  throw new WebError("WEB_FORBIDDEN", "this server needs the secret of its launch: open the link dsh web printed");
+}
+
+async function route(backend: WebBackend, request: IncomingMessage, response: ServerResponse, port: number, token: string): Promise<void> {
+  guard(request, port);
+  const url = new URL(request.url ?? "/", "http://localhost");
+  if (authorize(request, response, url, token)) return;
+  const path = url.pathname;
+  const parts = path.split("/").filter((part) => part !== "").map((part) => decodeURIComponent(part));
+  if (request.method === "GET" && (parts.length === 0 || (parts.length === 2 && parts[0] === "sessions"))) {
+    send(response, 200, "text/html; charset=utf-8", renderPage({ title: parts[1] ?? "dsh sessions", script: await appScript() }));
+    return;
+  }
+  if (parts[0] !== "api") throw new WebError("WEB_NOT_FOUND", `no page at ${path}`);
+  if (request.method === "GET" && parts.length === 2 && parts[1] === "sessions") {
+    send(response, 200, "application/json", JSON.stringify(await backend.listSessions()));
+    return;
+  }
+  if (parts[1] !== "sessions" || parts[2] === undefined) throw new WebError("WEB_NOT_FOUND", `no API at ${path}`);
+  const id = parts[2];
+  if (request.method === "GET" && parts.length === 3) {
+    send(response, 200, "application/json", JSON.stringify(await backend.loadSession(id)));
+    return;
+  }
+  if (request.method === "GET" && parts.length === 5 && parts[3] === "images") {
+    const image = await backend.image(id, parts[4]!);
+    send(response, 200, image.mediaType, image.bytes);
+    return;
+  }
+  if (request.method === "POST" && parts.length === 4 && parts[3] === "turns" && backend.continueSession !== undefined) {
+    const input = parseContinue(await readBody(request));
+    response.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
+    const emit = (line: ContinueLine) => response.write(`${JSON.stringify(line)}\n`);
+    try {
+      await backend.continueSession(id, input, emit);
+    } catch (error) {
+      emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    }
+    response.end();
+    return;
+  }
+  throw new WebError("WEB_NOT_FOUND", `no API at ${request.method ?? "?"} ${path}`);
+}
+
+/**
+ * Serves the web app over `backend` on loopback (`port` 0 picks a free one), with a secret made for
+ * this launch that every request must carry (open `openUrl`).
+ */
+export async function startWebServer(backend: WebBackend, options: { readonly port?: number } = {}): Promise<WebServer> {
+  let port = 0;
+  const token = randomBytes(24).toString("base64url");
+  const server = createServer((request, response) => {
+    route(backend, request, response, port, token).catch((error: unknown) => {
+      const status = error instanceof WebError ? error.status : 500;
+      const message = error instanceof Error ? error.message : String(error);
+      if (response.headersSent) response.end();
+      else send(response, status, "application/json", JSON.stringify({ error: message }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    token,
+    openUrl: `http://127.0.0.1:${port}/?token=${token}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+      }),
+  };
+}

@@ -1,0 +1,200 @@
+import { basename } from "node:path";
+import { clipText } from "dsh-base";
+import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
+import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
+import type { Message } from "dsh-llm";
+import type { LogEvent } from "dsh-log";
+import { advanceSurface, emptySurface, surfaceNodeLabel, type SurfaceView } from "dsh-surface";
+import { contentText, timelineEntry } from "./timeline.js";
+import type { ComposerView, ImageView, NodeView, ProviderVerdictView, RequestView, SessionListItem, SessionView } from "./view-types.js";
+
+/** Who a session is: its id, creation time, and for a fork its parent and seed length. */
+export interface SessionIdentity {
+  readonly sessionId: string;
+  readonly createdAt: number;
+  readonly parent?: { readonly sessionId: string; readonly seedLength: number };
+}
+
+/** What the caller measured of one request (a tokenizer and the provider's serializer live outside this package). */
+export interface RequestFacts {
+  /** Prompt tokens of the request. */
+  readonly promptTokens: number;
+  /** Leading prompt tokens identical to the previous request's. */
+  readonly stableTokens: number;
+  /** Cache-read tokens the provider reported, if it reported usage. */
+  readonly cacheReadTokens: number | undefined;
+  readonly isBreak: boolean;
+  /** For a break, the logged events that explain it (each naming `seq N`). */
+  readonly explanations: readonly string[];
+  readonly misses: readonly string[];
+  /** The provider's cache diagnosis and how it compares with the log, when the session asked for one. */
+  readonly provider?: ProviderVerdictView;
+  /** The start of the exact wire body (see `RequestView.wire`) and its whole size in bytes. */
+  readonly wire?: string;
+  readonly wireBytes?: number;
+  readonly images?: readonly ImageView[];
+}
+
+/** The inputs of {@link buildSessionView}. */
+export interface SessionViewInput {
+  readonly info: SessionIdentity;
+  readonly events: readonly LogEvent[];
+  /** The session's requests, rebuilt (`reconstructRequests`). */
+  readonly requests: readonly ReconstructedRequest[];
+  /** One per request, in the same order; without them, {@link usageFacts} (provider usage and message prefixes). */
+  readonly facts?: readonly RequestFacts[];
+  readonly composer?: ComposerView;
+}
+
+const TEXT_LIMIT = 2000;
+
+function nodeText(message: Message): string {
+  const text = message.role === "system" ? message.content : contentText(message.content);
+  return clipText(text, TEXT_LIMIT);
+}
+
+/**
+ * Facts about each request from the log alone, for callers without a tokenizer: prompt tokens and
+ * cache reads as the provider reported them, a break wherever a request's messages, model or tools do
+ * not extend the previous request's (the events between the two dispatches named as its cause), and
+ * a repeated prefix of the previous request's whole prompt otherwise.
+ */
+export function usageFacts(events: readonly LogEvent[], requests: readonly ReconstructedRequest[]): RequestFacts[] {
+  const usage = new Map<string, { input: number; read: number }>();
+  for (const event of events) {
+    if (stepEndEvent.is(event) && event.data.usage !== undefined) usage.set(`${event.data.turn}.${event.data.step}`, { input: event.data.usage.inputTokens, read: event.data.usage.cacheReadTokens });
+  }
+  return requests.map((request, index) => {
+    const reported = usage.get(`${request.turn}.${request.step}`);
+    const promptTokens = reported?.input ?? 0;
+    const previous = requests[index - 1];
+    const isBreak = previous !== undefined && requestBreak(previous.request, request.request) !== undefined;
+    const previousTokens = previous === undefined ? 0 : (usage.get(`${previous.turn}.${previous.step}`)?.input ?? 0);
+    return {
+      promptTokens,
+      stableTokens: previous === undefined || isBreak ? 0 : Math.min(previousTokens, promptTokens),
+      cacheReadTokens: reported?.read,
+      isBreak,
+      explanations: isBreak ? [`see the events from seq ${previous!.dispatchSeq + 1} to seq ${request.dispatchSeq - 1}`] : [],
+      misses: [],
+    };
+  });
+}
+
+/** How much of the first prompt the list shows. */
+const PROMPT_PREVIEW = 160;
+
+/**
+ * A session as the list shows it, from its events alone (no request is rebuilt); `location` (a file
+ * path or a URL) gives the file name of a session that lives in a file.
+ */
+export function sessionListItem(info: SessionIdentity, events: readonly LogEvent[], location?: string): SessionListItem {
+  const models: string[] = [];
+  let prompt: string | undefined;
+  let turns = 0;
+  let requests = 0;
+  let promptTokens = 0;
+  let read = 0;
+  let reported = false;
+  for (const event of events) {
+    if (turnStartEvent.is(event)) turns++;
+    else if (requestDispatchEvent.is(event)) requests++;
+    else if (prompt === undefined && event.type === "user/message") prompt = clipText(contentText((event.data as { content?: unknown }).content).trim(), PROMPT_PREVIEW);
+    else if (requestHeaderEvent.is(event)) {
+      const model = `${event.data.header.config.provider}/${event.data.header.config.model}`;
+      if (!models.includes(model)) models.push(model);
+    } else if (stepEndEvent.is(event) && event.data.usage !== undefined) {
+      reported = true;
+      promptTokens += event.data.usage.inputTokens;
+      read += event.data.usage.cacheReadTokens;
+    }
+  }
+  return {
+    id: info.sessionId,
+    createdAt: info.createdAt,
+    models,
+    turns,
+    requests,
+    cacheReadShare: reported && promptTokens > 0 ? read / promptTokens : null,
+    ...(prompt === undefined || prompt === "" ? {} : { prompt }),
+    ...(location === undefined || location.includes("://") ? {} : { file: basename(location) }),
+    ...(info.parent === undefined ? {} : { parent: { id: info.parent.sessionId, seedLength: info.parent.seedLength } }),
+  };
+}
+
+/** Each node of a request: kept from the previous request, a replacement (compaction, trim, prompt change), or appended. */
+function nodeViews(previous: ReadonlySet<number>, replacements: ReadonlySet<number>, seqs: readonly number[], messages: readonly Message[]): NodeView[] {
+  return seqs.map((seq, node) => {
+    const status = previous.has(seq) ? "kept" : replacements.has(seq) ? "replaced" : "appended";
+    return { node, seq, role: surfaceNodeLabel(messages[node]!), status, text: nodeText(messages[node]!) };
+  });
+}
+
+/**
+ * The session page's data: the timeline of every event, and per request its header snapshot (with
+ * the changes from the previous one), a token split (read from the cache, repeated but not read,
+ * new), each surface node kept, appended or replaced relative to the previous request (with the seq
+ * of the event that is the node), its break and misses, wire body and verified images. Pure.
+ */
+export function buildSessionView(input: SessionViewInput): SessionView {
+  const { events, requests } = input;
+  const facts = input.facts ?? usageFacts(events, requests);
+  const numberOf = new Map(requests.map((request, index) => [request.dispatchSeq, index + 1]));
+  const seedLength = input.info.parent?.seedLength;
+  const timeline = events.map((event) => timelineEntry(event, numberOf.get(event.seq), seedLength));
+  const nodesAt = new Map<number, number[]>();
+  const headersBefore = new Map<number, LogEvent>();
+  let surface: SurfaceView = emptySurface;
+  let pendingHeader: LogEvent | undefined;
+  const replacements = new Set<number>();
+  for (const event of events) {
+    surface = advanceSurface(surface, event);
+    if ((event.data as { replaces?: unknown }).replaces !== undefined) replacements.add(event.seq);
+    if (requestHeaderEvent.is(event)) pendingHeader = event;
+    if (numberOf.has(event.seq)) {
+      nodesAt.set(event.seq, surface.state.nodes.toArray().map((node) => node.seq));
+      if (pendingHeader !== undefined) headersBefore.set(event.seq, pendingHeader);
+      pendingHeader = undefined;
+    }
+  }
+  let previousSeqs: readonly number[] = [];
+  let previousHeader: EpochHeader | undefined;
+  const views: RequestView[] = requests.map((request, index) => {
+    const fact = facts[index]!;
+    const seqs = nodesAt.get(request.dispatchSeq) ?? [];
+    const header = headersBefore.get(request.dispatchSeq);
+    const snapshot = header !== undefined && requestHeaderEvent.is(header) ? header.data : undefined;
+    const cacheRead = Math.min(fact.cacheReadTokens ?? 0, fact.promptTokens);
+    const repeated = Math.max(0, Math.min(fact.stableTokens, fact.promptTokens) - cacheRead);
+    const view: RequestView = {
+      number: index + 1,
+      turn: request.turn,
+      step: request.step,
+      dispatchSeq: request.dispatchSeq,
+      provider: request.request.config.provider,
+      model: request.request.config.model,
+      ...(snapshot === undefined
+        ? {}
+        : { header: { seq: header!.seq, reason: snapshot.reason, changes: previousHeader === undefined ? [] : describeHeaderChanges(previousHeader, snapshot.header) } }),
+      tokens: { prompt: fact.promptTokens, cacheRead, repeated, fresh: Math.max(0, fact.promptTokens - cacheRead - repeated), reported: fact.cacheReadTokens !== undefined },
+      nodes: nodeViews(new Set(previousSeqs), replacements, seqs, request.request.messages),
+      removed: previousSeqs.filter((seq) => !seqs.includes(seq)).length,
+      ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
+      misses: fact.misses,
+      ...(fact.provider === undefined ? {} : { diagnosis: fact.provider }),
+      ...(fact.wire === undefined ? {} : { wire: fact.wire }),
+      ...(fact.wireBytes === undefined ? {} : { wireBytes: fact.wireBytes }),
+      images: fact.images ?? [],
+    };
+    previousSeqs = seqs;
+    previousHeader = request.snapshot.header;
+    return view;
+  });
+  return {
+    session: sessionListItem(input.info, events),
+    timeline,
+    requests: views,
+    forkPoints: forkPoints(events),
+    ...(input.composer === undefined ? {} : { composer: input.composer }),
+  };
+}

@@ -1,0 +1,121 @@
+// The JSON the web app renders: built on the server (or into a static page), read by the browser.
+
+/** A session in the list. */
+export interface SessionListItem {
+  readonly id: string;
+  readonly createdAt: number;
+  /** `provider/model` of every request, in order of first use. */
+  readonly models: readonly string[];
+  readonly turns: number;
+  readonly requests: number;
+  /** Cache-read tokens over prompt tokens of the requests that reported usage; `null` without usage. */
+  readonly cacheReadShare: number | null;
+  /** The start of the session's first user message. */
+  readonly prompt?: string;
+  /** The name of the file the session lives in (JSONL stores). */
+  readonly file?: string;
+  /** The session it was forked from; `broken` says why that lineage points nowhere (the parent is gone, or shorter than the seed). */
+  readonly parent?: { readonly id: string; readonly seedLength: number; readonly broken?: string };
+  /** Why the session could not be read (a damaged log): it is listed, not opened. */
+  readonly problem?: string;
+}
+
+/** What a timeline entry is, for its icon and filtering. */
+export type TimelineKind = "turn" | "step" | "header" | "request" | "message" | "tool" | "compaction" | "trim" | "retry" | "interruption" | "fork" | "other";
+
+/** One logged event as the timeline shows it. */
+export interface TimelineEntry {
+  readonly seq: number;
+  readonly type: string;
+  readonly time: number;
+  readonly kind: TimelineKind;
+  /** One line for a person. */
+  readonly label: string;
+  readonly turn?: number;
+  /** For `request/dispatch`: the 1-based request number. */
+  readonly request?: number;
+  /** The event's data, pretty-printed (clipped). */
+  readonly detail: string;
+}
+
+/** How a surface node of a request relates to the previous request. */
+export interface NodeView {
+  readonly node: number;
+  /** The seq of the event that is this node (an append or a replacement). */
+  readonly seq: number;
+  readonly role: string;
+  readonly status: "kept" | "appended" | "replaced";
+  /** The node as text (clipped). */
+  readonly text: string;
+}
+
+/** An image a request carries, shown only once its bytes matched the recorded digest. */
+export interface ImageView {
+  readonly digest: string;
+  readonly mediaType: string;
+  /** Where the verified bytes are (a URL or a data URL); absent when verification failed. */
+  readonly src?: string;
+  readonly error?: string;
+}
+
+/** The provider's verdict on a request's cache (`hit`, `miss` with its reason, …) beside dsh's attribution: `agree`, `disagree`, `provider-only`, `no-verdict`. */
+export interface ProviderVerdictView {
+  readonly verdict: string;
+  readonly reason?: string;
+  readonly missedTokens?: number;
+  readonly agreement: string;
+}
+
+/** One dispatched request. */
+export interface RequestView {
+  readonly number: number;
+  readonly turn: number;
+  readonly step: number;
+  readonly dispatchSeq: number;
+  readonly provider: string;
+  readonly model: string;
+  /** The reason of the header snapshot written for this request, if one was. */
+  readonly header?: { readonly seq: number; readonly reason: string; readonly changes: readonly string[] };
+  /** Prompt tokens split into read from the cache, repeated from the previous request but not read, and new. */
+  readonly tokens: { readonly prompt: number; readonly cacheRead: number; readonly repeated: number; readonly fresh: number; readonly reported: boolean };
+  readonly nodes: readonly NodeView[];
+  /** Nodes of the previous request that this one no longer has. */
+  readonly removed: number;
+  /** A cache break: this request does not extend the previous one, and the logged events that explain it. */
+  readonly break?: { readonly explanations: readonly string[] };
+  /** Why repeated prefix was not read (Messages API). */
+  readonly misses: readonly string[];
+  /** The provider's own diagnosis of this request's cache, when the session asked for one, and whether the log agrees. */
+  readonly diagnosis?: ProviderVerdictView;
+  /** The exact wire body when the provider's serializer is known: all of it, or its start when it is longer than the page shows. */
+  readonly wire?: string;
+  /** The whole wire body's size in bytes. */
+  readonly wireBytes?: number;
+  readonly images: readonly ImageView[];
+}
+
+/** The model selection a continued turn starts from: restored from the log, adapter-held values left out. */
+export interface ComposerView {
+  readonly provider: string;
+  readonly model: string;
+  /** Explicit choices the log holds besides provider and model (never adapter defaults). */
+  readonly explicit: Readonly<Record<string, unknown>>;
+}
+
+/** Everything the session page shows. */
+export interface SessionView {
+  readonly session: SessionListItem;
+  readonly timeline: readonly TimelineEntry[];
+  readonly requests: readonly RequestView[];
+  /** Seqs a fork can start from (ends of closed turns). */
+  readonly forkPoints: readonly number[];
+  /** Present when the page can continue the session. */
+  readonly composer?: ComposerView;
+}
+
+/** A line of the stream answering a continue request (newline-delimited JSON). */
+export type ContinueLine =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "tool"; readonly name: string }
+  | { readonly type: "done"; readonly turn: number; readonly reason: string }
+  | { readonly type: "error"; readonly message: string };

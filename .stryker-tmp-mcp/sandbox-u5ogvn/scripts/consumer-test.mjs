@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+// The consumer test: build and pack every public package, install the tarballs into a fresh npm
+// project (nothing from the workspace), and use them as a downstream user would: import every
+// package under plain Node, under vitest and from an esbuild bundle, type-check and run each README
+// example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24).
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { installedVersion, nodeBinary, pnpm, root, run } from "./toolchain.mjs";
+
+const majors = process.argv.slice(2).map(Number);
+const packages = readdirSync(join(root, "packages"))
+  .map((name) => ({ name, dir: join(root, "packages", name), manifest: JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => manifest.private !== true);
+
+const work = mkdtempSync(join(tmpdir(), "dsh-consumer-"));
+const packs = join(work, "packs");
+const project = join(work, "project");
+mkdirSync(packs);
+mkdirSync(join(project, "checks"), { recursive: true });
+console.log(`consumer test in ${work}`);
+
+const { command, prefix } = pnpm();
+run(command, [...prefix, "build"], { quiet: true });
+for (const { dir } of packages) run(command, [...prefix, "pack", "--pack-destination", packs], { cwd: dir, quiet: true });
+
+// A fresh npm project: the tarballs, and the tools a downstream project would bring.
+writeFileSync(join(project, "package.json"), JSON.stringify({ name: "dsh-consumer", private: true, type: "module" }, null, 2));
+const tools = ["zod", "vitest", "typescript", "tsx", "esbuild", "@types/node"].map((name) => `${name}@${installedVersion(name)}`);
+const tarballs = readdirSync(packs).map((file) => join(packs, file));
+run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs, ...tools], { cwd: project });
+
+/** The file paths an `exports` map names (its leaves, not its subpath keys). */
+const targetsOf = (exports) => (typeof exports === "string" ? [exports] : Object.values(exports).flatMap(targetsOf));
+
+// Every path a published manifest names is in its tarball (no export condition points at sources).
+for (const { name } of packages) {
+  const installed = join(project, "node_modules", name);
+  const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+  const targets = [manifest.main, manifest.types, ...Object.values(manifest.bin ?? {}), ...targetsOf(manifest.exports)];
+  for (const target of targets) {
+    if (target !== undefined && !existsSync(join(installed, target))) throw new Error(`${name}'s published manifest names ${target}, which its tarball lacks`);
+  }
+  for (const file of ["README.md", "LICENSE"]) if (!existsSync(join(installed, file))) throw new Error(`${name}'s tarball lacks ${file}`);
+}
+
+// Every package (and subpath) is importable and exports what its README's API table lists as values.
+const entries = packages.flatMap(({ name, manifest }) => Object.keys(manifest.exports).map((sub) => (sub === "." ? name : `${name}/${sub.slice(2)}`)));
+const importCheck = `${entries.map((entry, i) => `import * as m${i} from ${JSON.stringify(entry)};`).join("\n")}
+const modules = { ${entries.map((entry, i) => `${JSON.stringify(entry)}: m${i}`).join(", ")} };
+for (const [entry, module] of Object.entries(modules)) {
+  if (Object.keys(module).length === 0) throw new Error(\`\${entry} exports nothing\`);
+}
+export const loaded = Object.keys(modules).length;
+`;
+writeFileSync(join(project, "checks", "imports.mjs"), `${importCheck}console.log(\`imported \${loaded} entry points\`);\n`);
+
+// Each README example, copied as a user would copy it.
+const examples = packages.filter(({ dir }) => existsSync(join(dir, "examples", "quickstart.ts")));
+// better-sqlite3 is a native module: npm built it here for the Node that installed it (no prebuilt
+// binaries without the network), so its example runs on that Node line only.
+const installMajor = process.versions.node.split(".")[0];
+const NATIVE = new Set(["dsh-store-sqlite"]);
+
+/** A PostgreSQL server for the dsh-store-postgres example (it reads DATABASE_URL); stops when this process ends. */
+async function startPostgres() {
+  const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", join(root, "packages", "dsh-store-conformance", "src", "serve-postgres.ts")], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the test PostgreSQL server exited (${code})`)));
+  });
+  child.stdout.destroy();
+  return { url, stop: () => child.stdin.end() };
+}
+const postgres = await startPostgres();
+process.on("exit", () => postgres.stop());
+mkdirSync(join(project, "examples"));
+// The quick start's "In your own code" program, as a reader copies it, with the simulator standing in for DeepSeek.
+const quickStart = readFileSync(join(root, "docs", "quick-start.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
+if (!quickStart.includes('"https://api.deepseek.com"')) throw new Error("the quick start's program no longer names DeepSeek's URL, which this test replaces");
+const simulated = quickStart.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)");
+writeFileSync(join(project, "doc-quick-start.ts"), simulated);
+writeFileSync(join(project, "doc-quick-start-again.ts"), simulated);
+writeFileSync(
+  join(project, "doc-quick-start-sim.ts"),
+  `import { startSimulator } from "dsh-simulator";
+const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "clock", arguments: { zone: "Asia/Tokyo" } }] }, { text: "It is noon in Tokyo." }, { text: "Still noon." }] } });
+process.env.SIM_URL = sim.url;
+try {
+  await import("./doc-quick-start.ts");
+  await import("./doc-quick-start-again.ts");
+} finally {
+  await sim.close();
+}
+`,
+);
+for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
+writeFileSync(
+  join(project, "checks", "consumer.test.ts"),
+  `import { expect, it } from "vitest";
+import { loaded } from "./imports.mjs";
+
+it("imports every package under vitest", () => {
+  expect(loaded).toBe(${entries.length});
+});
+${examples.map(({ name }) => `
+it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.stringify(installMajor)})` : ""}("runs the ${name} README example", async () => {
+  const { main } = await import("../examples/${name}.js");
+  await expect(main()).resolves.not.toBe(false);
+});`).join("\n")}
+`,
+);
+writeFileSync(
+  join(project, "tsconfig.json"),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts"] }, null, 2),
+);
+const local = (name) => join(project, "node_modules", ".bin", name);
+
+console.log("\n== type-check the README examples against the installed declarations");
+run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
+console.log("\n== bundle every package with esbuild");
+// The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node built-ins.
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+
+for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
+  const node = nodeBinary(major);
+  console.log(`\n== Node ${major}: plain import, bundle, vitest, README examples, the dsh binary`);
+  run(node, ["checks/imports.mjs"], { cwd: project, quiet: true });
+  run(node, ["bundle/imports.mjs"], { cwd: project, quiet: true });
+  const env = { DATABASE_URL: postgres.url };
+  run(node, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", project, "checks"], { cwd: project, quiet: true, env });
+  for (const { name } of examples) {
+    if (NATIVE.has(name) && String(major) !== installMajor) {
+      console.log(`skipping ${name}'s example on Node ${major}: its native module was built for Node ${installMajor}, which installed it`);
+      continue;
+    }
+    run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, quiet: true, env });
+  }
+  const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
+  rmSync(join(project, "session.jsonl"), { force: true });
+  const quick = run(node, ["--import", "tsx", "doc-quick-start-sim.ts"], { cwd: project, quiet: true }).stdout;
+  if (!quick.includes("It is noon in Tokyo.") || !quick.includes("Still noon.")) throw new Error(`the quick start's program printed ${quick}`);
+  const cache = run(node, [cli, "cache", "session.jsonl"], { cwd: project, quiet: true }).stdout;
+  if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
+  run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
+  run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
+  // The installed CLI on every store: a JSONL directory, a SQLite file (native: the installing Node
+  // only) and the PostgreSQL server; a turn, a resume and a rebuild on each.
+  const stores = [`sessions-${major}`, ...(String(major) === installMajor ? [`sqlite:sessions-${major}.db`] : []), postgres.url];
+  for (const store of stores) {
+    const before = new Set(run(node, [cli, "sessions", "--store", store, "--json"], { cwd: project, quiet: true }).stdout.split("\n").filter(Boolean));
+    run(node, [cli, "run", "--store", store, "What is here?"], { cwd: project, quiet: true });
+    const added = run(node, [cli, "sessions", "--store", store, "--json"], { cwd: project, quiet: true }).stdout.split("\n").filter((line) => line !== "" && !before.has(line));
+    if (added.length !== 1) throw new Error(`dsh run on ${store} added ${added.length} sessions, not one`);
+    const id = JSON.parse(added[0]).sessionId;
+    run(node, [cli, "resume", "--store", store, id, "Anything else?"], { cwd: project, quiet: true });
+    const bodies = run(node, [cli, "requests", "--wire", "--store", store, id], { cwd: project, quiet: true }).stdout.trim().split("\n");
+    if (bodies.length < 2) throw new Error(`dsh requests on ${store} rebuilt ${bodies.length} requests`);
+    console.log(`the installed dsh ran, resumed and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
+  }
+}
+console.log("\nconsumer test passed");
+// The server's child process would keep this one alive: stop it and end here.
+postgres.stop();
+process.exit(0);
