@@ -29,6 +29,11 @@ export interface AgentOptions {
   readonly tools?: ToolRegistry | readonly AgentTool[];
   /** The most steps one turn may take (default 32). */
   readonly maxSteps?: number;
+  /**
+   * The most tool calls of one answer that run at once (default 8; 1 runs them one after another).
+   * Results are logged in the model's order whatever order they finish in.
+   */
+  readonly toolConcurrency?: number;
   readonly retry?: RetryPolicy;
   /** Relieves token pressure (trim, compact) and compacts on context overflow; without it the agent never does. */
   readonly compaction?: CompactionOptions;
@@ -41,6 +46,12 @@ export interface RunOptions {
   readonly onChunk?: (chunk: StreamChunk) => void;
   /** The source recorded on the input's `user/message` (default `user`). */
   readonly source?: string;
+}
+
+function toolConcurrencyOf(value: number | undefined): number {
+  if (value === undefined) return 8;
+  if (!Number.isInteger(value) || value < 1) throw new AgentError("AGENT_INVALID_OPTIONS", `toolConcurrency must be a whole number of at least 1, not ${value}`);
+  return value;
 }
 
 /** The logs an agent in this process is running a turn on; a second agent on the same log is refused. */
@@ -80,6 +91,7 @@ export class Agent {
       settings: {
         systemPrompt: typeof prompt === "string" ? () => prompt : prompt,
         maxSteps: options.maxSteps ?? 32,
+        toolConcurrency: toolConcurrencyOf(options.toolConcurrency),
         retry: options.retry ?? DEFAULT_RETRY_POLICY,
         compaction: options.compaction,
       },

@@ -3,6 +3,7 @@ import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
 import type { Loop } from "./loop.js";
+import { startCalls } from "./tool-runs.js";
 import { toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome } from "./tools.js";
 
 /** How a step ended and whether the turn goes on. */
@@ -22,8 +23,10 @@ async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], context:
 }
 
 /**
- * Logs the answer, runs its tool calls in model order (each result durable before the next call
- * runs), queues their `additionalContexts` in the inbox, and closes the step with usage.
+ * Logs the answer, runs its tool calls (at most `toolConcurrency` at once; a tool marked `runsAlone`
+ * alone), logs their results in the model's order whatever order they finish in, so the rebuilt
+ * request and the cache prefix never depend on timing, queues their `additionalContexts` in the
+ * inbox, and closes the step with usage.
  */
 export async function finishStep(
   loop: Loop,
@@ -35,10 +38,14 @@ export async function finishStep(
   await loop.log.append(assistantMessageEvent.input({ content: result.content, source: "model" }));
   const calls = result.content.filter((block): block is ToolCallBlock => block.type === "tool-call");
   const truncated = result.finishReason === "length";
+  const scheduled = calls.map((call) => ({ call, alone: tools.find((tool) => tool.schema.name === call.name)?.runsAlone === true }));
+  const outcomes = startCalls(scheduled, loop.settings.toolConcurrency, (call) =>
+    truncated
+      ? Promise.resolve(toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit")))
+      : invoke(call, tools, { callId: call.callId, turn, step, index: calls.indexOf(call), signal }),
+  );
   for (const [index, call] of calls.entries()) {
-    const outcome = truncated
-      ? toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit"))
-      : await invoke(call, tools, { callId: call.callId, turn, step, index, signal });
+    const outcome = await outcomes[index]!;
     await loop.log.append(
       toolResultEvent.input({ callId: call.callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool" }),
     );

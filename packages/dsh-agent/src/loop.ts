@@ -19,6 +19,8 @@ export interface AssembleContext {
 export interface LoopSettings {
   readonly systemPrompt: (context: AssembleContext) => string | Promise<string>;
   readonly maxSteps: number;
+  /** The most tool calls of one answer that run at once. */
+  readonly toolConcurrency: number;
   readonly retry: RetryPolicy;
   readonly compaction: CompactionOptions | undefined;
 }

@@ -37,6 +37,8 @@ export interface ToolOutcome {
 /** A tool the loop can offer: its schema as the model sees it, and how to invoke it from raw arguments. */
 export interface AgentTool {
   readonly schema: ToolSchema;
+  /** Whether its calls must run alone, never beside another call of the same answer (default: they may run in parallel). */
+  readonly runsAlone?: boolean;
   invoke(rawArguments: string, context: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -64,6 +66,8 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   readonly name: string;
   readonly description: string;
   readonly parameters: Schema;
+  /** Its calls run alone, never beside another call of the same answer (a tool with side effects on shared state). */
+  readonly runsAlone?: boolean;
   execute(args: z.output<Schema>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }): AgentTool {
   const parsedSchema = toolSchemaSchema.safeParse({
@@ -77,6 +81,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   const schema = parsedSchema.data;
   return {
     schema,
+    ...(definition.runsAlone === true ? { runsAlone: true } : {}),
     async invoke(rawArguments, context) {
       let json: unknown;
       try {

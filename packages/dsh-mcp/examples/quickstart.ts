@@ -15,7 +15,7 @@ export async function main(): Promise<boolean> {
   const http = createServer(async (request, response) => {
     const server = new McpServer({ name: "clock", version: "1.0.0" });
     server.registerTool("clock", { description: "The time in a time zone.", inputSchema: { zone: z.string() } }, async ({ zone }) => ({ content: [{ type: "text", text: `It is noon in ${zone}.` }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport(); // stateless: a fresh server per request
     await server.connect(transport);
     await transport.handleRequest(request, response);
   });
