@@ -14,6 +14,7 @@ import { closeOrphanedTurn, pendingAfterLastTurn } from "./recovery.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { assertPromptNode } from "./step.js";
 import { ToolRegistry, type AgentTool, type ContentInput } from "./tools.js";
+import type { ToolApprover } from "./approval.js";
 import { runTurn, type TurnResult } from "./turn.js";
 
 /** Options of {@link Agent}. */
@@ -34,6 +35,11 @@ export interface AgentOptions {
    * Results are logged in the model's order whatever order they finish in.
    */
   readonly toolConcurrency?: number;
+  /**
+   * Sees each tool call before it runs and allows or denies it; every decision is logged as a
+   * `tool/approval` (with who made it), and a denied call's result tells the model it was not run.
+   */
+  readonly approve?: ToolApprover;
   readonly retry?: RetryPolicy;
   /** Relieves token pressure (trim, compact) and compacts on context overflow; without it the agent never does. */
   readonly compaction?: CompactionOptions;
@@ -92,6 +98,7 @@ export class Agent {
         systemPrompt: typeof prompt === "string" ? () => prompt : prompt,
         maxSteps: options.maxSteps ?? 32,
         toolConcurrency: toolConcurrencyOf(options.toolConcurrency),
+        approve: options.approve,
         retry: options.retry ?? DEFAULT_RETRY_POLICY,
         compaction: options.compaction,
       },

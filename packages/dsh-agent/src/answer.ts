@@ -3,6 +3,7 @@ import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
 import type { Loop } from "./loop.js";
+import { approveCalls } from "./approval.js";
 import { startCalls } from "./tool-runs.js";
 import { toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome } from "./tools.js";
 
@@ -38,12 +39,18 @@ export async function finishStep(
   await loop.log.append(assistantMessageEvent.input({ content: result.content, source: "model" }));
   const calls = result.content.filter((block): block is ToolCallBlock => block.type === "tool-call");
   const truncated = result.finishReason === "length";
+  const approve = loop.settings.approve;
+  const approvals = truncated || approve === undefined ? undefined : await approveCalls(loop, approve, calls, at);
   const scheduled = calls.map((call) => ({ call, alone: tools.find((tool) => tool.schema.name === call.name)?.runsAlone === true }));
-  const outcomes = startCalls(scheduled, loop.settings.toolConcurrency, (call) =>
-    truncated
-      ? Promise.resolve(toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit")))
-      : invoke(call, tools, { callId: call.callId, turn, step, index: calls.indexOf(call), signal }),
-  );
+  const outcomes = startCalls(scheduled, loop.settings.toolConcurrency, (call) => {
+    const index = calls.indexOf(call);
+    const approval = approvals?.[index];
+    if (truncated) return Promise.resolve(toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit")));
+    if (approval !== undefined && !approval.allowed) {
+      return Promise.resolve(toolErrorOutcome(new ToolError("TOOL_DENIED", `not run: denied by ${approval.by}${approval.reason === undefined ? "" : `: ${approval.reason}`}`)));
+    }
+    return invoke(call, tools, { callId: call.callId, turn, step, index, signal });
+  });
   for (const [index, call] of calls.entries()) {
     const outcome = await outcomes[index]!;
     await loop.log.append(

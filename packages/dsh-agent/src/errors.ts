@@ -23,7 +23,8 @@ export type ToolErrorCode =
   | "TOOL_INVALID_ARGUMENTS"
   | "TOOL_FAILED"
   | "TOOL_ABORTED"
-  | "TOOL_NOT_RUN";
+  | "TOOL_NOT_RUN"
+  | "TOOL_DENIED";
 
 /** A tool failure. Tools may throw it with their own message; the loop returns it to the model. */
 export class ToolError extends DshError<ToolErrorCode> {

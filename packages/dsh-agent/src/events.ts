@@ -142,6 +142,23 @@ export const attachmentQuarantineEvent = defineEvent(
   }),
 );
 
+/**
+ * A decision on one tool call before it ran: allowed or denied, by whom (the hook's own name for the
+ * person or policy), and why. Not model-visible: a denied call's `tool/result` says so to the model.
+ */
+export const toolApprovalEvent = defineEvent(
+  "tool/approval",
+  z.strictObject({
+    turn: turnNumber,
+    step: stepNumber,
+    callId: z.string().min(1),
+    toolName: z.string().min(1),
+    allowed: z.boolean(),
+    by: z.string().min(1),
+    reason: z.string().exactOptional(),
+  }),
+);
+
 /** The agent's event definitions, in the order they are registered. */
 export const agentEventDefinitions = [
   turnStartEvent,
@@ -155,4 +172,5 @@ export const agentEventDefinitions = [
   compactionSummaryEvent,
   compactionEndEvent,
   attachmentQuarantineEvent,
+  toolApprovalEvent,
 ];

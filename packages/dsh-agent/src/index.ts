@@ -1,4 +1,5 @@
 export { Agent, type AgentOptions, type RunOptions } from "./agent.js";
+export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./approval.js";
 export { openAgent, readSession, type AgentSession, type OpenAgentOptions, type StoredSessionRef } from "./open.js";
 export { continuedSelection } from "./continue.js";
 export { compareRequests, type CompareOptions, type RequestComparison, type RequestDifference } from "./compare.js";
@@ -17,6 +18,7 @@ export {
   stepEndEvent,
   stepRejectEvent,
   stepStartEvent,
+  toolApprovalEvent,
   turnEndEvent,
   turnStartEvent,
   type CompactionReason,

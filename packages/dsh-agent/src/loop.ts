@@ -8,6 +8,7 @@ import type { Inbox } from "./inbox.js";
 import { emptyRequestFold, foldRequestEvent, type Dispatch, type RequestFold } from "./request.js";
 import type { RetryPolicy } from "./retry.js";
 import type { ToolRegistry } from "./tools.js";
+import type { ToolApprover } from "./approval.js";
 
 /** What the prompt and tool assemblers are told at each step. */
 export interface AssembleContext {
@@ -21,6 +22,8 @@ export interface LoopSettings {
   readonly maxSteps: number;
   /** The most tool calls of one answer that run at once. */
   readonly toolConcurrency: number;
+  /** Decides each tool call before it runs, when given. */
+  readonly approve: ToolApprover | undefined;
   readonly retry: RetryPolicy;
   readonly compaction: CompactionOptions | undefined;
 }

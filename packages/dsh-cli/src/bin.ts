@@ -14,6 +14,16 @@ async function readStdin(): Promise<string> {
   for await (const chunk of process.stdin) text += String(chunk);
   return text;
 }
+/** One line of standard input per question, the question on standard error (stdout may hold answers). */
+const lines = (async function* () {
+  const { createInterface } = await import("node:readline");
+  yield* createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+})();
+async function ask(question: string): Promise<string | undefined> {
+  process.stderr.write(question);
+  const next = await lines.next();
+  return next.done === true ? undefined : next.value;
+}
 process.once("SIGINT", () => controller.abort());
 process.exitCode = await main(process.argv.slice(2), {
   cwd: process.cwd(),
@@ -21,5 +31,6 @@ process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: readStdin,
+  ask,
   signal: controller.signal,
 });

@@ -6,6 +6,8 @@ export interface CliIo {
   readonly stderr: { write(text: string): unknown };
   /** Reads all of standard input (for a PROMPT given as `-`). */
   readonly stdin?: () => Promise<string>;
+  /** Asks a question on the terminal and reads one line of answer (`undefined` once input has ended). */
+  readonly ask?: (question: string) => Promise<string | undefined>;
   /** Aborted when the user interrupts (Ctrl-C). */
   readonly signal?: AbortSignal;
 }

@@ -16,6 +16,7 @@ import { attachmentStore } from "./session.js";
 import type { OpenedSession } from "./store.js";
 import { workspaceTools } from "./workspace-tools.js";
 import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
+import { terminalApprover } from "./approve.js";
 import type { McpTools } from "dsh-mcp";
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -45,10 +46,11 @@ export const TURN_OPTIONS = {
   "trim-results": { type: "string" },
   image: { type: "string", multiple: true },
   store: { type: "string" },
+  approve: { type: "boolean" },
 } as const;
 
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--store URL]`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--approve] [--store URL]`;
 
 type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
   "cache-diagnostics"?: boolean | undefined;
@@ -63,6 +65,7 @@ type TurnValues = ProviderValues & {
   "trim-results"?: string | undefined;
   image?: string[] | undefined;
   store?: string | undefined;
+  approve?: boolean | undefined;
 };
 
 /** A started provider: the runtime to dispatch through, the MCP servers' tools the flags added, and how to stop both. */
@@ -141,12 +144,14 @@ export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-wi
 export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues, io: CliIo): Agent {
   const tools = new ToolRegistry(workspaceTools(io.cwd));
   provider.mcp?.attach(tools);
+  const approve = values.approve === true ? terminalApprover(io) : undefined;
   return new Agent({
     log,
     runtime: provider.runtime,
     config,
     systemPrompt: values.system ?? DEFAULT_SYSTEM_PROMPT,
     tools,
+    ...(approve === undefined ? {} : { approve }),
     ...agentSettings(values),
   });
 }
