@@ -15,6 +15,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { assertPromptNode } from "./step.js";
 import { ToolRegistry, type AgentTool, type ContentInput } from "./tools.js";
 import type { ToolApprover } from "./approval.js";
+import type { ToolEvent } from "./listeners.js";
 import { runTurn, type TurnResult } from "./turn.js";
 
 /** Options of {@link Agent}. */
@@ -50,6 +51,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Sees every streamed chunk, for progress display. */
   readonly onChunk?: (chunk: StreamChunk) => void;
+  /** Hears each tool call start, report progress and finish, for progress display (never logged, never model-visible). */
+  readonly onToolEvent?: (event: ToolEvent) => void;
   /** The source recorded on the input's `user/message` (default `user`). */
   readonly source?: string;
 }
@@ -150,7 +153,7 @@ export class Agent {
       this.#loop.inbox.push(input, options.source ?? "user");
       const turn = this.log.ruleState(loopAdmission).turns;
       await this.log.append(turnStartEvent.input({ turn }));
-      return runTurn(this.#loop, turn, signal, options.onChunk);
+      return runTurn(this.#loop, turn, signal, { onChunk: options.onChunk, onToolEvent: options.onToolEvent });
     });
   }
 

@@ -4,6 +4,7 @@ import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
 import type { Loop } from "./loop.js";
 import { approveCalls } from "./approval.js";
+import { tell, type ToolEvent, type ToolProgress } from "./listeners.js";
 import { startCalls } from "./tool-runs.js";
 import { toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome } from "./tools.js";
 
@@ -31,7 +32,7 @@ async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], context:
  */
 export async function finishStep(
   loop: Loop,
-  at: { readonly turn: number; readonly step: number; readonly signal: AbortSignal },
+  at: { readonly turn: number; readonly step: number; readonly signal: AbortSignal; readonly onToolEvent?: ((event: ToolEvent) => void) | undefined },
   result: GenerateResult,
   tools: readonly AgentTool[],
 ): Promise<StepOutcome> {
@@ -49,7 +50,14 @@ export async function finishStep(
     if (approval !== undefined && !approval.allowed) {
       return Promise.resolve(toolErrorOutcome(new ToolError("TOOL_DENIED", `not run: denied by ${approval.by}${approval.reason === undefined ? "" : `: ${approval.reason}`}`)));
     }
-    return invoke(call, tools, { callId: call.callId, turn, step, index, signal });
+    const name = call.name;
+    const callId = call.callId;
+    tell(at.onToolEvent, { type: "start", callId, name, turn, step });
+    const reportProgress = (update: ToolProgress) => tell(at.onToolEvent, { type: "progress", callId, name, ...update });
+    return invoke(call, tools, { callId, turn, step, index, signal, reportProgress }).then((outcome) => {
+      tell(at.onToolEvent, { type: "finish", callId, name, isError: outcome.isError });
+      return outcome;
+    });
   });
   for (const [index, call] of calls.entries()) {
     const outcome = await outcomes[index]!;

@@ -1,4 +1,4 @@
-import type { StreamChunk } from "dsh-llm";
+import type { TurnListeners } from "./listeners.js";
 import { userMessageEvent, type SurfaceManager } from "dsh-surface";
 import { finishStep, type StepOutcome } from "./answer.js";
 import { generateWithRetries, StepFailure } from "./attempts.js";
@@ -75,7 +75,7 @@ export async function runStep(
   turn: number,
   step: number,
   signal: AbortSignal,
-  onChunk: ((chunk: StreamChunk) => void) | undefined,
+  listeners: TurnListeners,
 ): Promise<StepOutcome | "blocked"> {
   const opened = await openStep(loop, turn, step);
   if (opened === "blocked") return "blocked";
@@ -84,9 +84,9 @@ export async function runStep(
   try {
     const schemas = opened.tools.map((tool) => tool.schema);
     const request = await dispatchRequest(loop, { turn, step, tools: schemas, startsRequestSeries: opened.startsRequestSeries, signal });
-    const result = await generateWithRetries(loop, request, { turn, step, signal, onChunk });
+    const result = await generateWithRetries(loop, request, { turn, step, signal, onChunk: listeners.onChunk });
     sent = true;
-    return await finishStep(loop, { turn, step, signal }, result, opened.tools);
+    return await finishStep(loop, { turn, step, signal, onToolEvent: listeners.onToolEvent }, result, opened.tools);
   } catch (error) {
     const reason: StepEndReason = error instanceof StepFailure ? error.reason : signal.aborted ? "aborted" : "error";
     const failure = error instanceof StepFailure ? error.failure : error;

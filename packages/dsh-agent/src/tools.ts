@@ -3,6 +3,7 @@ import type { DeepReadonly, ToolSchema, UserContent } from "dsh-llm";
 import { toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 import { AgentError, ToolError } from "./errors.js";
+import type { ToolProgress } from "./listeners.js";
 
 /** What a tool sees while it runs. */
 export interface ToolContext {
@@ -12,6 +13,8 @@ export interface ToolContext {
   readonly step: number;
   readonly index: number;
   readonly signal: AbortSignal;
+  /** Reports how far the call has come, to the turn's `onToolEvent` listener (never to the model). */
+  readonly reportProgress?: (update: ToolProgress) => void;
 }
 
 /** Model-visible content: plain text, or text and image blocks. */

@@ -1,4 +1,5 @@
-import { LlmError, type StreamChunk, type TokenUsage } from "dsh-llm";
+import type { TurnListeners } from "./listeners.js";
+import { LlmError, type TokenUsage } from "dsh-llm";
 import type { StepOutcome } from "./answer.js";
 import { StepFailure } from "./attempts.js";
 import { compactSurface } from "./compaction.js";
@@ -65,7 +66,7 @@ export async function runTurn(
   loop: Loop,
   turn: number,
   signal: AbortSignal,
-  onChunk: ((chunk: StreamChunk) => void) | undefined,
+  listeners: TurnListeners,
 ): Promise<TurnResult> {
   const { maxSteps, compaction } = loop.settings;
   let text = "";
@@ -76,7 +77,7 @@ export async function runTurn(
       await relievePressure(loop, compaction, signal);
       let outcome: StepOutcome | "blocked";
       try {
-        outcome = await runStep(loop, turn, step, signal, onChunk);
+        outcome = await runStep(loop, turn, step, signal, listeners);
       } catch (error) {
         if (!isOverflow(error) || compactedForOverflow || compaction === undefined) throw error;
         compactedForOverflow = true;

@@ -25,7 +25,7 @@ const named = (tools: McpTools, name: string): AgentTool => tools.tools.find((to
 describe("MCP tools over stdio", () => {
   it("offers each tool with its name, description and input schema exactly as the server gave them", async () => {
     const tools = await connect([stdioSpec()]);
-    expect(tools.tools.map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "fail", "crash", "grow"]);
+    expect(tools.tools.map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "fail", "crash", "grow"]);
     expect(named(tools, "echo").schema).toEqual({
       name: "echo",
       description: "Echo the text back.",
@@ -59,6 +59,14 @@ describe("MCP tools over stdio", () => {
     expect((await named(tools, "echo").invoke('{"text":"x"}', context())).content[0]).toMatchObject({ text: "Error [TOOL_FAILED]: MCP server test could not complete the call: the server is no longer running" });
   });
 
+  it("passes the server's progress notifications to the call's progress reporter", async () => {
+    const tools = await connect([stdioSpec()]);
+    const updates: unknown[] = [];
+    const outcome = await named(tools, "count").invoke('{"n":3}', { ...context(), reportProgress: (update) => updates.push(update) });
+    expect(outcome.content[0]).toMatchObject({ text: "counted to 3" });
+    expect(updates).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3, message: `step ${progress}` })));
+  });
+
   it("reports an aborted call as aborted", async () => {
     const tools = await connect([stdioSpec()]);
     const controller = new AbortController();
@@ -79,7 +87,7 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(registry.get("extra")).toBeUndefined();
     await named(tools, "grow").invoke("{}", context());
     await expect.poll(() => registry.get("extra")?.schema.description).toBe("A tool that came later.");
-    expect(registry.list().map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "fail", "crash", "grow", "extra"]);
+    expect(registry.list().map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "fail", "crash", "grow", "extra"]);
   });
 });
 

@@ -140,7 +140,9 @@ export class McpTools {
         if (args === null || typeof args !== "object" || Array.isArray(args)) return errorOutcome("TOOL_INVALID_ARGUMENTS", "arguments must be a JSON object");
         if (connection.closed) return this.#failed(connection, schema.name, "the server is no longer running");
         try {
-          const result = await connection.client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, { signal: context.signal, timeout });
+          const report = context.reportProgress;
+          const progress = report === undefined ? {} : { onprogress: ({ progress, total, message }: { progress: number; total?: number | undefined; message?: string | undefined }) => report({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) };
+          const result = await connection.client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, { signal: context.signal, timeout, ...progress });
           await this.#refreshAfterCall(index);
           return await toolOutcome(result as Parameters<typeof toolOutcome>[0], this.#options.attachments);
         } catch (error) {

@@ -10,7 +10,7 @@ import { z } from "zod";
 /** A 1x1 PNG. */
 export const PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-/** The server's tools: echo, add (structured), picture (an image), slow (waits), crash (exits), grow (adds a tool and announces it). */
+/** The server's tools: echo, add (structured), picture (an image), slow (waits), count (reports progress), fail, crash (exits), grow (adds a tool and announces it). */
 export function buildServer(): McpServer {
   const server = new McpServer({ name: "dsh-test-server", version: "1.0.0" });
   server.registerTool("echo", { description: "Echo the text back.", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }));
@@ -22,6 +22,15 @@ export function buildServer(): McpServer {
   server.registerTool("slow", { description: "Wait, then answer.", inputSchema: { ms: z.number() } }, async ({ ms }) => {
     await new Promise((resolve) => setTimeout(resolve, ms));
     return { content: [{ type: "text", text: `waited ${ms} ms` }] };
+  });
+  server.registerTool("count", { description: "Count to n, reporting progress.", inputSchema: { n: z.number() } }, async ({ n }, extra) => {
+    const token = extra._meta?.progressToken;
+    for (let i = 1; i <= n; i++) {
+      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: n, message: `step ${i}` } });
+      // A step of work: the SDK writes a notification after the result it was sent before, when nothing happens in between.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return { content: [{ type: "text", text: `counted to ${n}` }] };
   });
   server.registerTool("fail", { description: "Report a failure." }, async () => ({ content: [{ type: "text", text: "it did not work" }], isError: true }));
   server.registerTool("crash", { description: "Exit at once." }, async () => {
