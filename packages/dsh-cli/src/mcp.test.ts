@@ -40,7 +40,7 @@ describe("dsh run with MCP servers", () => {
       expect(results.filter((event) => event.type === "tool/result").map((event) => event.data.content![0]!.text)).toEqual(["echo: hi", ".", '{"sum":3}'].map((text, i) => (i === 1 ? expect.any(String) : text)));
       expect(results.filter((event) => event.type === "request/header").map((event) => event.data.reason)).toEqual(["initial", "resume"]);
       const recorded = (await readFile(wire, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as string);
-      expect(JSON.parse(recorded[0]!).tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["list_dir", "read_file", "echo", "add", "picture", "slow", "count", "fail", "crash", "grow"]);
+      expect(JSON.parse(recorded[0]!).tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(["list_dir", "read_file", "echo", "add", "picture", "slow", "count", "where", "fail", "crash", "grow"]);
       expect((await runCli(["requests", log, "--wire"], { cwd: dir })).stdout).toBe(recorded.map((body) => `${body}\n`).join(""));
     } finally {
       await http.close();

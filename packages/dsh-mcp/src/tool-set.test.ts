@@ -1,5 +1,8 @@
 import { ToolRegistry, type AgentTool, type ToolContext } from "dsh-agent";
 import { MemoryAttachmentStore } from "dsh-attachments";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpError } from "./errors.js";
 import { startHttpServer } from "dsh-testkit/mcp-server";
@@ -25,7 +28,7 @@ const named = (tools: McpTools, name: string): AgentTool => tools.tools.find((to
 describe("MCP tools over stdio", () => {
   it("offers each tool with its name, description and input schema exactly as the server gave them", async () => {
     const tools = await connect([stdioSpec()]);
-    expect(tools.tools.map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "fail", "crash", "grow"]);
+    expect(tools.tools.map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "where", "fail", "crash", "grow"]);
     expect(named(tools, "echo").schema).toEqual({
       name: "echo",
       description: "Echo the text back.",
@@ -67,6 +70,15 @@ describe("MCP tools over stdio", () => {
     expect(updates).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3, message: `step ${progress}` })));
   });
 
+  it("starts the server in the directory and with the environment the spec gives", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dsh-mcp-where-"));
+    closers.push(() => rm(dir, { recursive: true, force: true }));
+    const tools = await connect([stdioSpec({ cwd: dir, env: { DSH_MCP_TEST: "given", PATH: process.env.PATH ?? "" } })]);
+    expect((await named(tools, "where").invoke("{}", context())).content[0]).toMatchObject({ text: `${await realpath(dir)}|given` });
+    const plain = await connect([stdioSpec()]);
+    expect((await named(plain, "where").invoke("{}", context())).content[0]).toMatchObject({ text: `${process.cwd()}|-` });
+  });
+
   it("reports an aborted call as aborted", async () => {
     const tools = await connect([stdioSpec()]);
     const controller = new AbortController();
@@ -87,7 +99,23 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(registry.get("extra")).toBeUndefined();
     await named(tools, "grow").invoke("{}", context());
     await expect.poll(() => registry.get("extra")?.schema.description).toBe("A tool that came later.");
-    expect(registry.list().map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "fail", "crash", "grow", "extra"]);
+    expect(registry.list().map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "where", "fail", "crash", "grow", "extra"]);
+  });
+
+  it("sends the spec's headers, and leaves out a new tool whose name another tool holds, saying so", async () => {
+    const server = await startHttpServer();
+    closers.push(() => server.close());
+    const problems: string[] = [];
+    const tools = await connect([{ url: server.url, headers: { authorization: "Bearer t0ken" }, name: "web" }], { onProblem: (line) => problems.push(line) });
+    expect(server.authorizations.length).toBeGreaterThan(0);
+    expect(new Set(server.authorizations)).toEqual(new Set(["Bearer t0ken"]));
+    const builtIn: AgentTool = { schema: { name: "extra", description: "mine", parameters: {} }, invoke: async () => ({ content: [], isError: false, additionalContexts: [] }) };
+    const registry = new ToolRegistry([builtIn]);
+    tools.attach(registry);
+    await named(tools, "grow").invoke("{}", context());
+    await expect.poll(() => problems).toContain("MCP server web now offers extra, which another tool holds: left out");
+    expect(registry.get("extra")).toBe(builtIn);
+    expect(tools.tools.map((tool) => tool.schema.name)).not.toContain("extra");
   });
 });
 

@@ -32,6 +32,7 @@ export function buildServer(): McpServer {
     }
     return { content: [{ type: "text", text: `counted to ${n}` }] };
   });
+  server.registerTool("where", { description: "Say where the server runs." }, async () => ({ content: [{ type: "text", text: `${process.cwd()}|${process.env.DSH_MCP_TEST ?? "-"}` }] }));
   server.registerTool("fail", { description: "Report a failure." }, async () => ({ content: [{ type: "text", text: "it did not work" }], isError: true }));
   server.registerTool("crash", { description: "Exit at once." }, async () => {
     process.stderr.write("crashing on purpose\n");
@@ -44,11 +45,13 @@ export function buildServer(): McpServer {
   return server;
 }
 
-/** The server over Streamable HTTP on loopback, one MCP session per client; `url` is its endpoint. */
-export async function startHttpServer(): Promise<{ readonly url: string; close(): Promise<void> }> {
+/** The server over Streamable HTTP on loopback, one MCP session per client; `url` is its endpoint, `authorizations` the `authorization` headers it received. */
+export async function startHttpServer(): Promise<{ readonly url: string; readonly authorizations: readonly string[]; close(): Promise<void> }> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const authorizations: string[] = [];
   const http = createServer((request: IncomingMessage, response) => {
     void (async () => {
+      if (typeof request.headers.authorization === "string") authorizations.push(request.headers.authorization);
       const id = request.headers["mcp-session-id"];
       let transport = typeof id === "string" ? sessions.get(id) : undefined;
       if (transport === undefined) {
@@ -61,6 +64,7 @@ export async function startHttpServer(): Promise<{ readonly url: string; close()
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    authorizations,
     async close() {
       for (const transport of sessions.values()) await transport.close().catch(() => undefined);
       http.closeAllConnections();

@@ -1,0 +1,120 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpError } from "./errors.js";
+
+/** One MCP server: a command to start (stdio) or a URL to reach (Streamable HTTP). */
+export interface McpServerSpec {
+  /** How errors and the log name it (default: the command, or the URL's host). */
+  readonly name?: string;
+  /** The program to start; it speaks MCP on its standard input and output. */
+  readonly command?: string;
+  readonly args?: readonly string[];
+  /** Its environment (default: a minimal one, as the SDK's); its working directory. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url?: string;
+  /** Headers sent with every HTTP request (an `authorization` header, say). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Put before each of its tool names (`fs_` makes `read` `fs_read`), to tell servers apart. */
+  readonly prefix?: string;
+  /** How long one call may take before the model gets an error result (default 60 s). */
+  readonly callTimeoutMs?: number;
+}
+
+/** The lines of a stdio server's standard error kept for an error message. */
+const STDERR_TAIL = 2048;
+
+/** A connected server: its client, its current tools, and what it last wrote to standard error. */
+export interface McpConnection {
+  readonly name: string;
+  readonly spec: McpServerSpec;
+  readonly client: Client;
+  /** The end of what a stdio server wrote to standard error, for a failure's message. */
+  stderrTail(): string;
+  /** Whether the connection is gone (the server exited, the HTTP session ended). */
+  readonly closed: boolean;
+}
+
+function transportOf(spec: McpServerSpec, stderr: (text: string) => void): Transport {
+  if (spec.command !== undefined) {
+    const transport = new StdioClientTransport({
+      command: spec.command,
+      args: [...(spec.args ?? [])],
+      ...(spec.env === undefined ? {} : { env: { ...spec.env } }),
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => stderr(chunk.toString("utf8")));
+    return transport;
+  }
+  return new StreamableHTTPClientTransport(new URL(spec.url!), spec.headers === undefined ? {} : { requestInit: { headers: { ...spec.headers } } });
+}
+
+/** The name a spec goes by. */
+export function serverName(spec: McpServerSpec): string {
+  if (spec.name !== undefined) return spec.name;
+  if (spec.command !== undefined) return [spec.command, ...(spec.args ?? [])].join(" ");
+  try {
+    return new URL(spec.url ?? "").host;
+  } catch {
+    return String(spec.url);
+  }
+}
+
+/** Every tool the server lists, all pages of it. */
+export async function listAllTools(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+/**
+ * Starts or reaches one server and completes the MCP handshake. `onToolsChanged` receives the server's
+ * new tool list whenever it announces one (`notifications/tools/list_changed`), `onClose` the end of the
+ * connection. A spec with neither or both of a command and a URL is `MCP_INVALID_SERVER`; a server
+ * that cannot be started or reached, or does not complete the handshake, `MCP_CONNECT`.
+ */
+export async function connectServer(spec: McpServerSpec, onToolsChanged: (tools: Tool[]) => void, onClose: () => void): Promise<McpConnection> {
+  if ((spec.command === undefined) === (spec.url === undefined)) {
+    throw new McpError("MCP_INVALID_SERVER", `an MCP server needs a command or a URL, not ${spec.command === undefined ? "neither" : "both"}`);
+  }
+  const name = serverName(spec);
+  let tail = "";
+  let closed = false;
+  let connected = false;
+  const client = new Client(
+    { name: "dsh", version: "1" },
+    { listChanged: { tools: { onChanged: (error, tools) => error === null && tools !== null && onToolsChanged(tools), debounceMs: 0 } } },
+  );
+  client.onclose = () => {
+    closed = true;
+    // A server that never completed the handshake is reported by the connect failure alone.
+    if (connected) onClose();
+  };
+  try {
+    await client.connect(transportOf(spec, (text) => (tail = (tail + text).slice(-STDERR_TAIL))));
+  } catch (cause) {
+    await client.close().catch(() => undefined);
+    const said = tail.trim() === "" ? "" : ` (it wrote: ${tail.trim().split("\n").at(-1)})`;
+    throw new McpError("MCP_CONNECT", `cannot connect to MCP server ${name}: ${(cause as Error).message}${said}`, { cause });
+  }
+  connected = true;
+  return {
+    name,
+    spec,
+    client,
+    stderrTail: () => tail,
+    get closed() {
+      return closed;
+    },
+  };
+}
