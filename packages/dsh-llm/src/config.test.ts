@@ -15,7 +15,7 @@ describe("callConfigEquals", () => {
     expect(callConfigEquals({ provider: "p", model: "m" }, { provider: "p", model: "m", stop: [] })).toBe(false);
   });
 
-  it.each([["model", "n"], ["provider", "q"], ["temperature", 0.5], ["maxTokens", 10], ["reasoningEffort", "high"], ["cachePolicy", "rolling-v1"], ["cacheTtl", "1h"]])(
+  it.each([["model", "n"], ["provider", "q"], ["temperature", 0.5], ["maxTokens", 10], ["reasoningEffort", "high"], ["cachePolicy", "rolling-v1"], ["cacheTtl", "1h"], ["cacheDiagnostics", true]])(
     "sees a change of %s",
     (key, value) => {
       expect(callConfigEquals({ provider: "p", model: "m" }, { provider: "p", model: "m", [key]: value })).toBe(false);

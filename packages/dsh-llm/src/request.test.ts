@@ -44,6 +44,19 @@ describe("freezeRequest", () => {
   });
 });
 
+describe("freezeRequest and the previous answer's id", () => {
+  it("keeps a non-empty id, frozen with the request, and refuses anything else", () => {
+    const frozen = freezeRequest({ ...request(), previousResponseId: "resp_1" });
+    expect(frozen.previousResponseId).toBe("resp_1");
+    expect(Object.isFrozen(frozen)).toBe(true);
+    for (const previousResponseId of ["", 7, undefined]) {
+      expect(() => freezeRequest({ ...request(), previousResponseId } as GenerateOptions)).toThrow(
+        expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: "invalid request: previousResponseId must be a non-empty string" }),
+      );
+    }
+  });
+});
+
 describe("freezeRequest on shared history", () => {
   it("validates a message once it was frozen in a request, and leaves a refused request's parts unfrozen", () => {
     const first = freezeRequest(request());

@@ -120,6 +120,28 @@ describe("StreamAssembler", () => {
     ]);
   });
 
+  it("keeps what the provider says of its answer, a later report completing an earlier one, also after the finish", () => {
+    const result = assemble([
+      { type: "response-info", responseId: "resp_1" },
+      { type: "text-delta", text: "hi" },
+      { type: "finish", reason: "stop" },
+      { type: "response-info", cacheDiagnosis: { verdict: "miss", reason: "model_changed" } },
+    ]);
+    expect(result).toStrictEqual({ content: [{ type: "text", text: "hi" }], finishReason: "stop", usage: undefined, responseId: "resp_1", cacheDiagnosis: { verdict: "miss", reason: "model_changed" } });
+    expect(assemble([{ type: "response-info", responseId: "a" }, { type: "response-info", responseId: "b" }, { type: "finish", reason: "stop" }]).responseId).toBe("b");
+    expect(assemble([{ type: "finish", reason: "stop" }])).toStrictEqual({ content: [], finishReason: "stop", usage: undefined });
+    expect(() => assemble([{ type: "response-info", responseId: "" }, { type: "finish", reason: "stop" }])).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }));
+  });
+
+  it("keeps the item id of a tool call named in any of its deltas", () => {
+    const call = assemble([
+      { type: "tool-call-delta", index: 0, callId: "c", name: "t", argumentsDelta: "{" },
+      { type: "tool-call-delta", index: 0, argumentsDelta: "}", itemId: "fc_9" },
+      { type: "finish", reason: "tool-calls" },
+    ]).content[0];
+    expect(call).toEqual({ type: "tool-call", callId: "c", name: "t", arguments: "{}", itemId: "fc_9" });
+  });
+
   it("refuses a call whose item id changes mid-stream, and an item that is not JSON", () => {
     expect(() => assemble([{ type: "tool-call-delta", index: 0, callId: "c", name: "t", argumentsDelta: "", itemId: "fc_1" }, { type: "tool-call-delta", index: 0, argumentsDelta: "{}", itemId: "fc_2" }])).toThrowError(
       expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: "tool call 0 changed its item id mid-stream" }),
