@@ -16,6 +16,7 @@ import { assertPromptNode } from "./step.js";
 import { ToolRegistry, type AgentTool, type ContentInput } from "./tools.js";
 import type { ToolApprover } from "./approval.js";
 import type { ToolEvent } from "./listeners.js";
+import type { StructuredOutput } from "./output.js";
 import { runTurn, type TurnResult } from "./turn.js";
 
 /** Options of {@link Agent}. */
@@ -55,6 +56,11 @@ export interface RunOptions {
   readonly onToolEvent?: (event: ToolEvent) => void;
   /** The source recorded on the input's `user/message` (default `user`). */
   readonly source?: string;
+  /**
+   * Reads the final answer as a structured value (give the same output's `responseFormat` in the call
+   * config, so the provider is asked for it): the result's `output` holds the value, or why it is not one.
+   */
+  readonly output?: StructuredOutput<unknown>;
 }
 
 function toolConcurrencyOf(value: number | undefined): number {
@@ -153,7 +159,9 @@ export class Agent {
       this.#loop.inbox.push(input, options.source ?? "user");
       const turn = this.log.ruleState(loopAdmission).turns;
       await this.log.append(turnStartEvent.input({ turn }));
-      return runTurn(this.#loop, turn, signal, { onChunk: options.onChunk, onToolEvent: options.onToolEvent });
+      const result = await runTurn(this.#loop, turn, signal, { onChunk: options.onChunk, onToolEvent: options.onToolEvent });
+      if (options.output === undefined || result.reason !== "completed") return result;
+      return { ...result, output: options.output.parse(result.text) };
     });
   }
 

@@ -1,6 +1,7 @@
 export { Agent, type AgentOptions, type RunOptions } from "./agent.js";
 export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./approval.js";
 export type { ToolEvent, ToolProgress } from "./listeners.js";
+export { structuredOutput, type StructuredOutput } from "./output.js";
 export { openAgent, readSession, type AgentSession, type OpenAgentOptions, type StoredSessionRef } from "./open.js";
 export { continuedSelection } from "./continue.js";
 export { compareRequests, type CompareOptions, type RequestComparison, type RequestDifference } from "./compare.js";

@@ -28,6 +28,8 @@ export interface TurnResult {
   readonly text: string;
   /** The turn's token totals (the compaction summary's own call not included). */
   readonly usage: TurnUsage;
+  /** With `run(input, { output })` and a completed turn: the final answer as a value, or why it is not one. */
+  readonly output?: { readonly value: unknown } | { readonly error: string };
 }
 
 const NO_USAGE: TurnUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -169,3 +169,14 @@ describe("serializeRequest", () => {
     );
   });
 });
+
+describe("structured output", () => {
+  it("joins the effort in output_config as a json_schema format, the schema's keys sorted", async () => {
+    const messages = [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }], source: "user" }];
+    const responseFormat = { name: "w", schema: { type: "object", properties: { b: { type: "string" } } } };
+    const withEffort = await serializeRequest(freezeRequest({ config: { provider: "anthropic", model: "claude-opus-4-8", maxTokens: 100, reasoningEffort: "high", responseFormat }, messages }));
+    expect(withEffort).toContain('"output_config":{"effort":"high","format":{"type":"json_schema","schema":{"properties":{"b":{"type":"string"}},"type":"object"}}},"stream":true}');
+    const alone = await serializeRequest(freezeRequest({ config: { provider: "anthropic", model: "claude-opus-4-8", maxTokens: 100, responseFormat }, messages }));
+    expect(alone).toContain('"output_config":{"format":{"type":"json_schema","schema":{"properties":{"b":{"type":"string"}},"type":"object"}}},"stream":true}');
+  });
+});

@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, type FrozenGenerateOptions, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields } from "dsh-llm";
 import { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
 import { breakpointPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
@@ -59,6 +59,11 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
   }
   if (config.stop !== undefined) rest.stop_sequences = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, thinkingFields(config.reasoningEffort, maxTokens, info));
+  // Structured output joins the effort in output_config: {effort?, format}.
+  if (config.responseFormat !== undefined) {
+    const effort = rest.output_config as { readonly [key: string]: WireValue } | undefined;
+    rest.output_config = { ...effort, format: { type: "json_schema", schema: canonicalJson(config.responseFormat.schema) } };
+  }
   // The opt-in: the previous answer's id, or null on a session's first request.
   if (config.cacheDiagnostics === true) rest.diagnostics = { previous_message_id: request.previousResponseId ?? null };
   addExtensionFields(rest, config.extensions, OWNED);

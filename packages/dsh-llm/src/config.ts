@@ -11,6 +11,18 @@ export const cacheTtlSchema = z.enum(["5m", "1h"]);
 export type CacheTtl = DeepReadonly<z.output<typeof cacheTtlSchema>>;
 
 /**
+ * A JSON-schema response format: the answer's text must be JSON that the schema accepts. Each adapter
+ * sends it in its provider's own form (`response_format`, `output_config.format`, `text.format`).
+ */
+export const responseFormatSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "response format names are 1-64 characters of [A-Za-z0-9_-]"),
+  schema: jsonObjectSchema,
+  /** OpenAI's strict mode: the schema is enforced exactly (every property required, no others). */
+  strict: z.boolean().exactOptional(),
+});
+export type ResponseFormat = DeepReadonly<z.output<typeof responseFormatSchema>>;
+
+/**
  * The per-call scalars of a request. `cachePolicy` names the adapter's rule for placing explicit
  * cache breakpoints and `cacheTtl` their lifetime, so a policy change is logged drift like any other. Absent fields are absent, never `undefined`;
  * `stop: []` and nested `extensions` are kept exactly as given.
@@ -30,6 +42,8 @@ export const llmCallConfigSchema = z.strictObject({
    * the bytes sent, so it is a logged choice like any other.
    */
   cacheDiagnostics: z.boolean().exactOptional(),
+  /** The JSON schema the answer must follow (structured output), logged with every other choice. */
+  responseFormat: responseFormatSchema.exactOptional(),
   extensions: jsonObjectSchema.exactOptional(),
 });
 
@@ -47,6 +61,7 @@ export function callConfigEquals(a: LlmCallConfig, b: LlmCallConfig): boolean {
     a.cachePolicy === b.cachePolicy &&
     a.cacheTtl === b.cacheTtl &&
     a.cacheDiagnostics === b.cacheDiagnostics &&
+    jsonEquals(a.responseFormat, b.responseFormat) &&
     jsonEquals(a.extensions, b.extensions)
   );
 }

@@ -21,7 +21,7 @@ export type {
 } from "./messages.js";
 export { messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
-export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort } from "./config.js";
+export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort, type ResponseFormat } from "./config.js";
 export type { TokenUsage } from "./usage.js";
 export type { CacheDiagnosis } from "./diagnosis.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";

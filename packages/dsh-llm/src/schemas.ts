@@ -24,7 +24,7 @@ export {
   userMessageSchema,
 } from "./messages.js";
 export { toolSchemaSchema } from "./tools.js";
-export { cacheTtlSchema, llmCallConfigSchema, reasoningEffortSchema } from "./config.js";
+export { cacheTtlSchema, llmCallConfigSchema, reasoningEffortSchema, responseFormatSchema } from "./config.js";
 export { tokenUsageSchema } from "./usage.js";
 export { cacheDiagnosisSchema } from "./diagnosis.js";
 export { generateOptionsSchema } from "./request.js";

@@ -36,6 +36,15 @@ describe("serializeRequest", () => {
     );
   });
 
+  it("asks OpenAI for a structured answer with its schema, and DeepSeek for JSON", async () => {
+    const responseFormat = { name: "w", schema: { type: "object", properties: { b: { type: "string" } } }, strict: true };
+    const request = freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", responseFormat } });
+    expect(await serializeRequest(request, { dialect: "openai" })).toContain('"response_format":{"type":"json_schema","json_schema":{"name":"w","schema":{"properties":{"b":{"type":"string"}},"type":"object"},"strict":true}},"stream":true');
+    expect(await serializeRequest(request, { dialect: "deepseek" })).toContain('"response_format":{"type":"json_object"},"stream":true');
+    const loose = freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", responseFormat: { name: "w", schema: {} } } });
+    expect(await serializeRequest(loose, { dialect: "openai" })).toContain('"response_format":{"type":"json_schema","json_schema":{"name":"w","schema":{}}}');
+  });
+
   it("uses max_completion_tokens and drops reasoning for OpenAI", async () => {
     const body = JSON.parse(await serializeRequest(freezeRequest(structuredClone(base)), { dialect: "openai" }));
     expect(body.max_completion_tokens).toBe(512);

@@ -16,7 +16,7 @@ type Wire = { [key: string]: JsonValue };
 
 /** The fields this adapter writes; an extension may set `thinking` only when no effort did. */
 const OWNED: OwnFields = {
-  own: new Set(["model", "messages", "tools", "max_tokens", "max_completion_tokens", "temperature", "stop", "reasoning_effort", "thinking", "stream", "stream_options"]),
+  own: new Set(["model", "messages", "tools", "max_tokens", "max_completion_tokens", "temperature", "stop", "reasoning_effort", "thinking", "response_format", "stream", "stream_options"]),
   fillable: new Set(["thinking"]),
 };
 
@@ -148,6 +148,7 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
   if (config.temperature !== undefined) rest.temperature = config.temperature;
   if (config.stop !== undefined) rest.stop = [...config.stop];
   if (config.reasoningEffort !== undefined) Object.assign(rest, effortFields(dialect, config.reasoningEffort));
+  if (config.responseFormat !== undefined) rest.response_format = responseFormatField(dialect, config.responseFormat);
   addExtensionFields(rest, config.extensions, OWNED);
   rest.stream = true;
   rest.stream_options = { include_usage: true };
@@ -160,6 +161,15 @@ function envelopeBytes(request: FrozenGenerateOptions, dialect: Dialect): { read
   };
   if (Object.isFrozen(config) && (request.tools === undefined || Object.isFrozen(request.tools))) envelopes.set(config, envelope);
   return envelope;
+}
+
+/**
+ * The `response_format` of a structured answer: OpenAI's `json_schema` with the schema (keys sorted);
+ * DeepSeek takes only `json_object` (JSON of any shape), so the schema is checked on the answer alone.
+ */
+function responseFormatField(dialect: Dialect, format: NonNullable<FrozenGenerateOptions["config"]["responseFormat"]>): JsonValue {
+  if (dialect === "deepseek") return { type: "json_object" };
+  return { type: "json_schema", json_schema: { name: format.name, schema: canonicalJson(format.schema), ...(format.strict === undefined ? {} : { strict: format.strict }) } };
 }
 
 /** {@link serializeRequestBytes} as a string: the body a log turns back into. Public so a log can be checked against what was sent. */

@@ -151,4 +151,11 @@ describe("serializeRequest", () => {
     expect(await body({ ...base, previousResponseId: "resp_1" }, true)).not.toContain("resp_1");
     await expect(body(diagnosed, false)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: "gpt-5.6 gives no prompt cache diagnostics (GPT-5.6 and later do): leave config.cacheDiagnostics unset" });
   });
+
+  it("asks for a structured answer in text.format, the schema's keys sorted", async () => {
+    const sent = await body(withConfig({ responseFormat: { name: "w", schema: { type: "object", required: ["b"], properties: { b: { type: "string" } } }, strict: true } }));
+    expect(sent).toContain('"text":{"format":{"type":"json_schema","name":"w","schema":{"properties":{"b":{"type":"string"}},"required":["b"],"type":"object"},"strict":true}},"include"');
+    expect(await body(withConfig({ responseFormat: { name: "w", schema: {} } }))).toContain('"text":{"format":{"type":"json_schema","name":"w","schema":{}}}');
+    await expect(body(withConfig({ extensions: { text: {} } }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+  });
 });

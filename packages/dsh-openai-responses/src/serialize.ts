@@ -19,7 +19,7 @@ type Wire = { [key: string]: JsonValue };
  * stateless (`store`, `include`) or anything that would chain it to server-side state.
  */
 const OWNED: OwnFields = {
-  own: new Set(["model", "input", "instructions", "tools", "reasoning", "max_output_tokens", "temperature", "include", "store", "stream", "previous_response_id", "conversation"]),
+  own: new Set(["model", "input", "instructions", "tools", "reasoning", "max_output_tokens", "temperature", "text", "include", "store", "stream", "previous_response_id", "conversation"]),
   fillable: new Set(),
 };
 
@@ -65,6 +65,10 @@ function envelope(request: FrozenGenerateOptions, breakpoints: boolean): Wire {
   if (config.reasoningEffort !== undefined) wire.reasoning = { effort: config.reasoningEffort };
   if (config.maxTokens !== undefined) wire.max_output_tokens = config.maxTokens;
   if (config.temperature !== undefined) wire.temperature = config.temperature;
+  const format = config.responseFormat;
+  if (format !== undefined) {
+    wire.text = { format: { type: "json_schema", name: format.name, schema: canonicalJson(format.schema), ...(format.strict === undefined ? {} : { strict: format.strict }) } };
+  }
   wire.include = INCLUDE;
   wire.store = false;
   wire.stream = true;

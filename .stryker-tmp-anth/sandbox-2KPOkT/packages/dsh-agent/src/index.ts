@@ -1,0 +1,38 @@
+export { Agent, type AgentOptions, type RunOptions } from "./agent.js";
+export type { ApprovalDecision, ApprovalRequest, ToolApprover } from "./approval.js";
+export type { ToolEvent, ToolProgress } from "./listeners.js";
+export { structuredOutput, type StructuredOutput } from "./output.js";
+export { openAgent, readSession, type AgentSession, type OpenAgentOptions, type StoredSessionRef } from "./open.js";
+export { continuedSelection } from "./continue.js";
+export { compareRequests, type CompareOptions, type RequestComparison, type RequestDifference } from "./compare.js";
+export type { AssembleContext } from "./loop.js";
+export type { TurnResult, TurnUsage } from "./turn.js";
+export type { CompactionOptions, CompactionResult, TrimOptions } from "./compaction.js";
+export { summaryRequest } from "./summary.js";
+export { forkPoints, forkSeed } from "./fork.js";
+export {
+  attachmentQuarantineEvent,
+  compactionEndEvent,
+  compactionStartEvent,
+  compactionSummaryEvent,
+  requestDispatchEvent,
+  requestRetryEvent,
+  stepEndEvent,
+  stepRejectEvent,
+  stepStartEvent,
+  toolApprovalEvent,
+  turnEndEvent,
+  turnStartEvent,
+  type CompactionReason,
+  type StepEndReason,
+  type TurnEndReason,
+} from "./events.js";
+export { createAgentRegistry } from "./register.js";
+export { AgentError, ToolError, type AgentErrorCode, type ToolErrorCode } from "./errors.js";
+export type { PreStepContext, PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
+export type { InboxItem } from "./inbox.js";
+export { buildLoopRequest } from "./request.js";
+export { reconstructRequestStream, reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
+export { requestBreak } from "./request-break.js";
+export type { RetryPolicy } from "./retry.js";
+export { ToolRegistry, defineTool, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";

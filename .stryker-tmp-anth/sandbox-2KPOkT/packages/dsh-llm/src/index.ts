@@ -1,0 +1,44 @@
+export { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, jsonTextDepth, type JsonObject, type JsonValue } from "./json.js";
+export type {
+  AssistantContent,
+  AssistantTextBlock,
+  ContentBlock,
+  ImageBlock,
+  ProviderItemBlock,
+  ReasoningBlock,
+  RedactedReasoningBlock,
+  TextBlock,
+  ToolCallBlock,
+  UserContent,
+} from "./content.js";
+export type {
+  AssistantMessage,
+  Message,
+  MessageSource,
+  SystemMessage,
+  ToolResultMessage,
+  UserMessage,
+} from "./messages.js";
+export { messageImages } from "./images.js";
+export type { ToolSchema } from "./tools.js";
+export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort, type ResponseFormat } from "./config.js";
+export type { TokenUsage } from "./usage.js";
+export type { CacheDiagnosis } from "./diagnosis.js";
+export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
+export { httpError, retryAfterSeconds } from "./http-errors.js";
+export { redactError, redactor, type Redactor } from "./redact.js";
+export { readWithIdleTimeout } from "./idle-read.js";
+export { addExtensionFields, type OwnFields } from "./extensions.js";
+export { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
+export { isUnsent, markUnsent, unsentOnFailure } from "./unsent.js";
+export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
+export {
+  freezeRequest,
+  isAgentLoopRequest,
+  markAgentLoopRequest,
+  type FrozenGenerateOptions,
+  type GenerateOptions,
+} from "./request.js";
+export { StreamAssembler, type FinishReason, type GenerateResult, type StreamChunk } from "./stream.js";
+export type { AdapterContext, LlmAdapter, ModelDefaults } from "./adapter.js";
+export { LlmRuntime, type LlmRuntimeOptions, type LlmStreamEvent, type LlmStreamListener } from "./runtime.js";

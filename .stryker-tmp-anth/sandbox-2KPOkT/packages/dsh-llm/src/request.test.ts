@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import type { LlmCallConfig } from "./config.js";
+import { freezeRequest, isAgentLoopRequest, markAgentLoopRequest, type GenerateOptions } from "./request.js";
+
+const config: LlmCallConfig = { provider: "test", model: "m" };
+function request(): GenerateOptions {
+  return {
+    config,
+    messages: [
+      { role: "system", content: "  ", source: "system-prompt" },
+      { role: "user", content: [{ type: "text", text: "hi" }], source: "user" },
+    ],
+  };
+}
+
+describe("freezeRequest", () => {
+  it("deep-freezes a valid request in place", () => {
+    const options = request();
+    const frozen = freezeRequest(options);
+    expect(frozen).toBe(options);
+    expect(() => {
+      (frozen.messages as unknown[]).push({});
+    }).toThrow(TypeError);
+    expect(() => {
+      (frozen.config as { model: string }).model = "other";
+    }).toThrow(TypeError);
+  });
+
+  it.each([
+    ["an unknown key", { ...request(), extra: 1 }, /^invalid request: unknown key extra$/],
+    ["no messages", { ...request(), messages: [] }, /^invalid request: messages must be a non-empty array$/],
+    ["messages that are not an array", { ...request(), messages: "hi" }, /^invalid request: messages must be a non-empty array$/],
+    ["a bad message", { ...request(), messages: [request().messages[0], { role: "user", content: [], source: "user" }] }, /^invalid request messages\[1\]: content: Too small/],
+    ["an empty tool list", { ...request(), tools: [] }, /^invalid request tools: Too small/],
+    ["an undefined tool list", { ...request(), tools: undefined }, /^invalid request tools: /],
+    ["an undefined config field", { ...request(), config: { ...config, maxTokens: undefined } }, /^invalid request config: maxTokens: /],
+    ["a non-signal", { ...request(), signal: {} }, /^invalid request: signal must be an AbortSignal$/],
+    ["an undefined signal", { ...request(), signal: undefined }, /^invalid request: signal must be an AbortSignal$/],
+  ])("rejects %s with LLM_INVALID_REQUEST", (_what, options, message) => {
+    expect(() => freezeRequest(options as GenerateOptions)).toThrowError(message);
+    expect(() => freezeRequest(options as GenerateOptions)).toThrowError(
+      expect.objectContaining({ code: "LLM_INVALID_REQUEST" }),
+    );
+  });
+});
+
+describe("freezeRequest and the previous answer's id", () => {
+  it("keeps a non-empty id, frozen with the request, and refuses anything else", () => {
+    const frozen = freezeRequest({ ...request(), previousResponseId: "resp_1" });
+    expect(frozen.previousResponseId).toBe("resp_1");
+    expect(Object.isFrozen(frozen)).toBe(true);
+    for (const previousResponseId of ["", 7, undefined]) {
+      expect(() => freezeRequest({ ...request(), previousResponseId } as GenerateOptions)).toThrow(
+        expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: "invalid request: previousResponseId must be a non-empty string" }),
+      );
+    }
+  });
+});
+
+describe("freezeRequest on shared history", () => {
+  it("validates a message once it was frozen in a request, and leaves a refused request's parts unfrozen", () => {
+    const first = freezeRequest(request());
+    const next = freezeRequest({ config, messages: [...first.messages, { role: "assistant", content: [], source: "model" }] });
+    expect(next.messages[0]).toBe(first.messages[0]);
+    const fresh = { role: "user" as const, content: [{ type: "text" as const, text: "x" }], source: "user" };
+    expect(() => freezeRequest({ config, messages: [fresh], tools: [] })).toThrowError(/tools/);
+    expect(Object.isFrozen(fresh)).toBe(false);
+  });
+
+  it("validates a message that replaced one of the previous list at the same position", () => {
+    const first = freezeRequest(request());
+    const bad = { role: "user", content: "not an array of parts", source: "user" } as never;
+    expect(() => freezeRequest({ config, messages: [bad, ...first.messages.slice(1)] })).toThrowError(/messages\[0\]/);
+  });
+
+  it("remembers only lists it accepted: a refused tail, or one after a shorter list, is validated every time", () => {
+    const first = freezeRequest(request());
+    const bad = { role: "user", content: "not an array of parts", source: "user" } as never;
+    expect(() => freezeRequest({ config, messages: [...first.messages, bad] })).toThrowError(/messages\[2\]/);
+    expect(() => freezeRequest({ config, messages: [...first.messages, bad] })).toThrowError(/messages\[2\]/);
+    const answer = { role: "assistant" as const, content: [], source: "model" };
+    freezeRequest({ config, messages: [...first.messages, answer, { role: "user", content: [{ type: "text", text: "more" }], source: "user" }] });
+    freezeRequest({ config, messages: [...first.messages] });
+    expect(() => freezeRequest({ config, messages: [...first.messages, answer, bad] })).toThrowError(/messages\[3\]/);
+  });
+
+  it("accepts a new request over the very list it accepted last, and one that adds to it", () => {
+    const first = freezeRequest(request());
+    const again = { config, messages: first.messages } as GenerateOptions;
+    expect(freezeRequest(again)).toBe(again);
+    const longer = { config, messages: [...first.messages, { role: "user", content: [{ type: "text", text: "more" }], source: "user" }] } as GenerateOptions;
+    expect(freezeRequest(longer).messages).toHaveLength(3);
+  });
+
+  it("returns a request it froze before as is, and keeps a signal live", () => {
+    const controller = new AbortController();
+    const frozen = freezeRequest({ ...request(), signal: controller.signal });
+    expect(freezeRequest(frozen)).toBe(frozen);
+    controller.abort();
+    expect(frozen.signal?.aborted).toBe(true);
+  });
+});
+
+describe("markAgentLoopRequest", () => {
+  it("marks exactly the frozen object, never an equal copy", () => {
+    const frozen = markAgentLoopRequest(freezeRequest(request()));
+    expect(isAgentLoopRequest(frozen)).toBe(true);
+    expect(isAgentLoopRequest(freezeRequest(structuredClone(request())))).toBe(false);
+    expect(isAgentLoopRequest({ ...frozen })).toBe(false);
+    expect(isAgentLoopRequest(null)).toBe(false);
+    expect(isAgentLoopRequest("request")).toBe(false);
+  });
+
+  it("refuses a request that is not deep-frozen", () => {
+    expect(() => markAgentLoopRequest(request())).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
+    const shallow = Object.freeze(request());
+    expect(() => markAgentLoopRequest(shallow)).toThrowError(/deep-frozen/);
+  });
+});
