@@ -46,6 +46,14 @@ describe("per-call approval", () => {
     expect(vague.log.slice().filter((event) => event.type === "tool/result").every((event) => (event.data as { isError: boolean }).isError)).toBe(true);
   });
 
+  it("says who denied a call when no reason was given", async () => {
+    const { agent, log } = harness(twoEchoes, { tools: [echoTool], approve: () => ({ allow: false, by: "bob" }) });
+    await agent.run("go");
+    const texts = log.slice().filter((event) => event.type === "tool/result").map((event) => (event.data as { content: { text: string }[] }).content[0]!.text);
+    expect(texts).toEqual(["Error [TOOL_DENIED]: not run: denied by bob", "Error [TOOL_DENIED]: not run: denied by bob"]);
+    expect(log.slice().find((event) => event.type === "tool/approval")!.data).not.toHaveProperty("reason");
+  });
+
   it("asks nothing about calls cut off at the token limit, which never run", async () => {
     let asked = 0;
     const { agent } = harness((_request, index) => (index === 0 ? { toolCalls: [{ name: "echo", arguments: "{}" }], finishReason: "length" as const } : { text: "done" }), {

@@ -51,7 +51,8 @@ describe("parallel tool calls", () => {
 
   it("runs a tool marked runsAlone by itself, and everything one at a time with toolConcurrency 1", async () => {
     const alone = racingTools(true);
-    await harness(twoCalls, { tools: alone.tools }).agent.run("go");
+    // Registered after the other tool: the rule is found by the call's own tool, not the first one.
+    await harness(twoCalls, { tools: [alone.tools[1]!, alone.tools[0]!] }).agent.run("go");
     expect(alone.overlapped()).toBe(false);
     const serial = racingTools();
     await harness(twoCalls, { tools: serial.tools, toolConcurrency: 1 }).agent.run("go");
