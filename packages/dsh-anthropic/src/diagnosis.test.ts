@@ -38,6 +38,11 @@ describe("Anthropic's cache diagnostics", () => {
     expect(anthropicDiagnosis({ cache_miss_reason: { type: "tools_changed", cache_missed_input_tokens: 1200 } }, true)).toEqual({ verdict: "miss", reason: "tools_changed", missedTokens: 1200 });
     expect(anthropicDiagnosis({ cache_miss_reason: { type: "messages_changed", cache_missed_input_tokens: -3 } }, true)).toStrictEqual({ verdict: "miss", reason: "messages_changed" });
     expect(anthropicDiagnosis({ cache_miss_reason: { type: 7 } }, true)).toStrictEqual({ verdict: "miss", reason: "unknown" });
+    expect(anthropicDiagnosis({ cache_miss_reason: { type: "" } }, true)).toStrictEqual({ verdict: "miss", reason: "unknown" });
+    expect(anthropicDiagnosis({ cache_miss_reason: { type: "tools_changed", cache_missed_input_tokens: 0 } }, true)).toStrictEqual({ verdict: "miss", reason: "tools_changed", missedTokens: 0 });
+    for (const odd of [1.5, "12", null]) {
+      expect(anthropicDiagnosis({ cache_miss_reason: { type: "tools_changed", cache_missed_input_tokens: odd } }, true)).toStrictEqual({ verdict: "miss", reason: "tools_changed" });
+    }
     expect(anthropicDiagnosis({ cache_miss_reason: { type: "previous_message_not_found" } }, true)).toEqual({ verdict: "not-found", reason: "previous_message_not_found" });
     expect(anthropicDiagnosis({ cache_miss_reason: { type: "unavailable" } }, true)).toEqual({ verdict: "unavailable", reason: "unavailable" });
   });
@@ -53,6 +58,19 @@ describe("Anthropic's cache diagnostics", () => {
       { type: "response-info", cacheDiagnosis: { verdict: "miss", reason: "system_changed", missedTokens: 4 } },
     ]);
     expect((await collect([{ type: "message_start", message: { id: "" } }, { type: "message_stop" }])).some((chunk) => chunk.type === "response-info")).toBe(false);
+  });
+
+  it("reads no verdict from a null diagnosis on a first request, which compared with nothing", async () => {
+    const fetchStub: typeof fetch = async () =>
+      new Response(`event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: "msg_1", usage: {}, diagnostics: null } })}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`, { status: 200 });
+    const adapter = new AnthropicAdapter({ baseUrl: "https://example.test", apiKey: "k", fetch: fetchStub });
+    const infos = async (extra: Partial<GenerateOptions>) => {
+      const chunks: StreamChunk[] = [];
+      for await (const chunk of adapter.stream(freezeRequest(request(extra)), { attachments: undefined, signal: undefined })) chunks.push(chunk);
+      return chunks.filter((chunk) => chunk.type === "response-info");
+    };
+    expect(await infos({})).toEqual([{ type: "response-info", responseId: "msg_1" }]);
+    expect(await infos({ previousResponseId: "msg_0" })).toEqual([{ type: "response-info", responseId: "msg_1", cacheDiagnosis: { verdict: "hit" } }]);
   });
 
   it("sends the beta header only with the opt-in", async () => {

@@ -5,7 +5,7 @@ import { AnthropicAdapter } from "./adapter.js";
 import { BREAKPOINT_POLICIES, rollingPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, type ClaudeCatalog } from "./catalog.js";
 import { serializeRequest } from "./serialize.js";
-import { serializeOptionsOfWire } from "./wire-profile.js";
+import { messagesWireProfile, serializeOptionsOfWire } from "./wire-profile.js";
 import { toolSessionRequest } from "./test-support/session.js";
 
 describe("the tables the serializer consults", () => {
@@ -69,5 +69,12 @@ describe("the wire profile the header logs", () => {
     expect(() => serializeOptionsOfWire("m", { api: "chat-completions", dialect: "deepseek" })).toThrow(/is not a Messages API profile/);
     expect(() => serializeOptionsOfWire("m", { api: "messages", model: { thinking: "adaptive" } })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
     expect(() => serializeOptionsOfWire("m", undefined)).toThrow(/\(none\)/);
+    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    for (const model of [null, [], "x", { ...sonnet, thinking: "sometimes" }, { ...sonnet, contextWindow: "big" }]) {
+      expect(() => serializeOptionsOfWire("m", { api: "messages", model: model as never })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringContaining("is not a Messages API profile") }));
+    }
+    expect(serializeOptionsOfWire("m", { api: "messages" })).toEqual({ catalog: { models: {}, retired: {} } });
+    expect(serializeOptionsOfWire("m", { api: "messages", model: { ...sonnet } })).toEqual({ catalog: { models: { m: sonnet }, retired: {} } });
+    expect(messagesWireProfile(undefined)).toEqual({ api: "messages" });
   });
 });

@@ -1,4 +1,0 @@
-import { defineConfig } from "tsup";
-import shared from "../../tsup.package.js";
-
-export default defineConfig({ ...shared, entry: ["src/index.ts", "src/for-stores.ts"] });

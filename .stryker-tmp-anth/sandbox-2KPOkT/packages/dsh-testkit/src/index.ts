@@ -1,5 +1,0 @@
-export { makePng } from "./png.js";
-export { captureLog, readmeShowsExample } from "./readme.js";
-export { apiMismatch } from "./api.js";
-export { runUntilKilled } from "./crash-run.js";
-export { streamOfReads } from "./reads.js";
