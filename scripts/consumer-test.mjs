@@ -124,8 +124,9 @@ const local = (name) => join(project, "node_modules", ".bin", name);
 console.log("\n== type-check the README examples against the installed declarations");
 run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
 console.log("\n== bundle every package with esbuild");
-// The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node built-ins.
-run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+// The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node
+// built-ins; so does the MCP SDK's stdio transport (cross-spawn), which dsh-mcp's README says to keep external.
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
 
 for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const node = nodeBinary(major);
