@@ -1,5 +1,5 @@
-import { readImage, type AttachmentStore } from "dsh-attachments";
-import { LlmError, canonicalJson, type AssistantContent, type Message, type ToolSchema, type UserContent } from "dsh-llm";
+import type { AttachmentStore } from "dsh-attachments";
+import { LlmError, imageBase64, canonicalJson, type AssistantContent, type Message, type ToolSchema, type UserContent } from "dsh-llm";
 import { RawJson, type WireValue } from "./wire-json.js";
 
 /** One content block (or tool definition) of the body, before any cache marker is added. */
@@ -51,10 +51,7 @@ async function userBlocks(content: readonly UserContent[], attachments: Attachme
       if (sendableText(block.text)) out.push({ type: "text", text: block.text });
       continue;
     }
-    if (attachments === undefined) {
-      throw new LlmError("LLM_ATTACHMENT", `image ${block.image.digest} cannot be sent: no attachment store was given`);
-    }
-    const data = Buffer.from(await readImage(attachments, block.image)).toString("base64");
+    const data = await imageBase64(attachments, block.image);
     out.push({ type: "image", source: { type: "base64", media_type: block.image.mediaType, data } });
   }
   return out;

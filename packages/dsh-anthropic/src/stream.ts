@@ -1,7 +1,6 @@
-import { LlmError, deepFreeze, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, deepFreeze, readSseStream, type FinishReason, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { truncateText } from "dsh-base";
 import { anthropicDiagnosis, type AnthropicDiagnostics } from "./diagnosis.js";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = deepFreeze({
   end_turn: "stop",
@@ -71,18 +70,32 @@ function blockIndex(event: WireEvent): number {
 }
 
 /** Folds Anthropic stream events into neutral chunks; one instance per response. */
-class EventMapper {
+class EventMapper implements SseFold {
   readonly #comparing: boolean;
   readonly #signatures = new Map<number, string>();
   #usage: AnthropicUsage = {};
   #stopReason: string | undefined;
-  finished = false;
+  done = false;
 
   constructor(comparing: boolean) {
     this.#comparing = comparing;
   }
 
-  map(event: WireEvent): StreamChunk[] {
+  get complete(): boolean {
+    return this.done;
+  }
+
+  fold(data: string): StreamChunk[] {
+    let event: WireEvent;
+    try {
+      event = JSON.parse(data) as WireEvent;
+    } catch (cause) {
+      throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream event: ${truncateText(data, 80)}`, { cause });
+    }
+    return this.#map(event);
+  }
+
+  #map(event: WireEvent): StreamChunk[] {
     switch (event.type) {
       case "message_start": {
         this.#usage = { ...(event.message?.usage ?? {}) };
@@ -103,7 +116,7 @@ class EventMapper {
         if (typeof event.delta?.stop_reason === "string") this.#stopReason = event.delta.stop_reason;
         return this.#info(undefined, event.diagnostics);
       case "message_stop":
-        this.finished = true;
+        this.done = true;
         return [
           { type: "usage", usage: mapAnthropicUsage(this.#usage) },
           { type: "finish", reason: FINISH_REASONS[this.#stopReason ?? ""] ?? "other" },
@@ -164,38 +177,6 @@ class EventMapper {
  * thinking, tool calls (keyed by content-block index), usage and the stop reason. A body that ends
  * before `message_stop` is `LLM_STREAM_INTERRUPTED`; no bytes for `idleTimeoutMs` is `LLM_TIMEOUT`.
  */
-export async function* parseMessagesStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, options: { readonly comparing?: boolean } = {}): AsyncGenerator<StreamChunk> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const mapper = new EventMapper(options.comparing ?? false);
-  const pending: StreamChunk[] = [];
-  let parseError: unknown;
-  const parser = createParser({
-    onEvent(event: EventSourceMessage) {
-      if (parseError !== undefined) return;
-      try {
-        let parsed: WireEvent;
-        try {
-          parsed = JSON.parse(event.data) as WireEvent;
-        } catch (cause) {
-          throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream event: ${truncateText(event.data, 80)}`, { cause });
-        }
-        for (const chunk of mapper.map(parsed)) pending.push(chunk);
-      } catch (error) {
-        parseError = error;
-      }
-    },
-  });
-  try {
-    while (!mapper.finished) {
-      const read = await readWithIdleTimeout(reader, idleTimeoutMs);
-      if (read.done) break;
-      parser.feed(decoder.decode(read.value, { stream: true }));
-      if (parseError !== undefined) throw parseError;
-      yield* pending.splice(0);
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  if (!mapper.finished) throw new LlmError("LLM_STREAM_INTERRUPTED", "the stream ended before message_stop");
+export function parseMessagesStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, options: { readonly comparing?: boolean } = {}): AsyncGenerator<StreamChunk> {
+  return readSseStream(body, idleTimeoutMs, new EventMapper(options.comparing ?? false), "message_stop");
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ImageAttachmentRef } from "dsh-attachments";
-import { messageImages } from "./images.js";
+import { MemoryAttachmentStore, putImage, type ImageAttachmentRef } from "dsh-attachments";
+import { makePng } from "dsh-testkit";
+import { imageBase64, messageImages } from "./images.js";
 import type { Message } from "./messages.js";
 
 const ref = (digit: string, width = 4): ImageAttachmentRef => ({ digest: `sha256:${digit.repeat(64)}`, mediaType: "image/png", byteLength: 70, width, height: 3 });
@@ -32,5 +33,23 @@ describe("messageImages", () => {
 
   it("is empty for a conversation without images", () => {
     expect(messageImages([{ role: "user", content: [{ type: "text", text: "hi" }], source: "user" }])).toEqual([]);
+  });
+});
+
+describe("imageBase64", () => {
+  it("reads the image's checked bytes from the store as base64", async () => {
+    const store = new MemoryAttachmentStore();
+    const png = makePng(2, 2);
+    const stored = await putImage(store, png);
+    expect(await imageBase64(store, stored)).toBe(Buffer.from(png).toString("base64"));
+  });
+
+  it("is LLM_ATTACHMENT, not retryable, without a store", async () => {
+    const missing = ref("d");
+    await expect(imageBase64(undefined, missing)).rejects.toMatchObject({
+      code: "LLM_ATTACHMENT",
+      retryable: false,
+      message: `image ${missing.digest} cannot be sent: no attachment store was given`,
+    });
   });
 });

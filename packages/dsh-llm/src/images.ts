@@ -1,5 +1,15 @@
-import type { ImageAttachmentRef } from "dsh-attachments";
+import { readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
+import { LlmError } from "./errors.js";
 import type { Message } from "./messages.js";
+
+/**
+ * An image's bytes in base64, read (and checked) from the attachment store, for adapters that send
+ * images inline. Without a store it is `LLM_ATTACHMENT`, not retryable.
+ */
+export async function imageBase64(attachments: AttachmentStore | undefined, image: ImageAttachmentRef): Promise<string> {
+  if (attachments === undefined) throw new LlmError("LLM_ATTACHMENT", `image ${image.digest} cannot be sent: no attachment store was given`);
+  return Buffer.from(await readImage(attachments, image)).toString("base64");
+}
 
 /**
  * The image references `messages` carry (images live in user and tool messages), each distinct

@@ -19,7 +19,7 @@ export type {
   ToolResultMessage,
   UserMessage,
 } from "./messages.js";
-export { messageImages } from "./images.js";
+export { imageBase64, messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort, type ResponseFormat } from "./config.js";
 export type { TokenUsage } from "./usage.js";
@@ -28,6 +28,7 @@ export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { httpError, retryAfterSeconds } from "./http-errors.js";
 export { redactError, redactor, type Redactor } from "./redact.js";
 export { readWithIdleTimeout } from "./idle-read.js";
+export { readSseStream, type SseFold } from "./sse.js";
 export { addExtensionFields, type OwnFields } from "./extensions.js";
 export { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
 export { isUnsent, markUnsent, unsentOnFailure } from "./unsent.js";

@@ -1,5 +1,5 @@
-import { readImage, type AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import type { AttachmentStore } from "dsh-attachments";
+import { LlmError, imageBase64, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
@@ -33,13 +33,7 @@ async function userContent(content: readonly UserContent[], attachments: Attachm
       parts.push({ type: "text", text: block.text });
       continue;
     }
-    if (attachments === undefined) {
-      throw new LlmError("LLM_ATTACHMENT", `image ${block.image.digest} cannot be sent: no attachment store was given`, {
-        retryable: false,
-      });
-    }
-    const bytes = await readImage(attachments, block.image);
-    const url = `data:${block.image.mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
+    const url = `data:${block.image.mediaType};base64,${await imageBase64(attachments, block.image)}`;
     parts.push({ type: "image_url", image_url: { url } });
   }
   return parts;

@@ -1,6 +1,5 @@
 import { truncateText } from "dsh-base";
-import { LlmError, deepFreeze, readWithIdleTimeout, type FinishReason, type StreamChunk, type TokenUsage } from "dsh-llm";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { LlmError, deepFreeze, readSseStream, type FinishReason, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = deepFreeze({
   stop: "stop",
@@ -86,47 +85,26 @@ function chunksOf(data: string): StreamChunk[] {
   return out;
 }
 
+/** Folds Chat Completions events: the answer is whole at its finish reason, the stream done at `[DONE]`. */
+class ChatCompletionFold implements SseFold {
+  done = false;
+  complete = false;
+
+  fold(data: string): readonly StreamChunk[] {
+    if (data === "[DONE]") {
+      this.done = true;
+      return [];
+    }
+    const chunks = chunksOf(data);
+    if (chunks.some((chunk) => chunk.type === "finish")) this.complete = true;
+    return chunks;
+  }
+}
+
 /**
  * Parses a Chat Completions SSE body into neutral chunks. A body that ends before a finish reason
  * is `LLM_STREAM_INTERRUPTED`; no bytes for `idleTimeoutMs` is `LLM_TIMEOUT` (both retryable).
  */
-export async function* parseChatCompletionStream(
-  body: ReadableStream<Uint8Array>,
-  idleTimeoutMs: number,
-): AsyncGenerator<StreamChunk> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const pending: StreamChunk[] = [];
-  let parseError: unknown;
-  let done = false;
-  let finished = false;
-  const parser = createParser({
-    onEvent(event: EventSourceMessage) {
-      if (done) return; // nothing after [DONE] belongs to the answer
-      if (event.data === "[DONE]") {
-        done = true;
-        return;
-      }
-      try {
-        pending.push(...chunksOf(event.data));
-      } catch (error) {
-        parseError ??= error;
-      }
-    },
-  });
-  try {
-    while (!done) {
-      const read = await readWithIdleTimeout(reader, idleTimeoutMs);
-      if (read.done) break;
-      parser.feed(decoder.decode(read.value, { stream: true }));
-      if (parseError !== undefined) throw parseError;
-      for (const chunk of pending.splice(0)) {
-        if (chunk.type === "finish") finished = true;
-        yield chunk;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  if (!finished) throw new LlmError("LLM_STREAM_INTERRUPTED", "the stream ended before the model finished");
+export function parseChatCompletionStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): AsyncGenerator<StreamChunk> {
+  return readSseStream(body, idleTimeoutMs, new ChatCompletionFold(), "the model finished");
 }

@@ -1,5 +1,5 @@
-import { readImage, type AttachmentStore } from "dsh-attachments";
-import { LlmError, type AssistantContent, type JsonObject, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import type { AttachmentStore } from "dsh-attachments";
+import { LlmError, imageBase64, type AssistantContent, type JsonObject, type JsonValue, type Message, type UserContent } from "dsh-llm";
 
 /** The `api` of the provider items this adapter logs and sends back. */
 export const RESPONSES_API = "openai-responses";
@@ -16,11 +16,7 @@ async function inputParts(content: readonly UserContent[], attachments: Attachme
       parts.push({ type: "input_text", text: block.text });
       continue;
     }
-    if (attachments === undefined) {
-      throw new LlmError("LLM_ATTACHMENT", `image ${block.image.digest} cannot be sent: no attachment store was given`, { retryable: false });
-    }
-    const bytes = await readImage(attachments, block.image);
-    parts.push({ type: "input_image", image_url: `data:${block.image.mediaType};base64,${Buffer.from(bytes).toString("base64")}`, detail: "auto" });
+    parts.push({ type: "input_image", image_url: `data:${block.image.mediaType};base64,${await imageBase64(attachments, block.image)}`, detail: "auto" });
   }
   return parts;
 }

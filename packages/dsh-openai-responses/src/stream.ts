@@ -1,6 +1,5 @@
 import { truncateText } from "dsh-base";
-import { LlmError, readWithIdleTimeout, type CacheDiagnosis, type FinishReason, type JsonObject, type StreamChunk, type TokenUsage } from "dsh-llm";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { LlmError, readSseStream, type CacheDiagnosis, type FinishReason, type JsonObject, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { RESPONSES_API } from "./items.js";
 
 interface WireUsage {
@@ -73,12 +72,23 @@ const PARTS_PER_ITEM = 1 << 16;
 const INCOMPLETE: Readonly<Record<string, FinishReason>> = Object.freeze({ max_output_tokens: "length", content_filter: "content-filter" });
 
 /** Turns the events of one response into neutral chunks, holding what the deltas said so each finished item can be checked against them. */
-class ResponseFolder {
+class ResponseFolder implements SseFold {
   /** Streamed text per output item and part, to check against the finished item. */
   readonly #streamed = new Map<number, string[]>();
   #calls = 0;
+  done = false;
 
-  fold(event: WireEvent): StreamChunk[] {
+  get complete(): boolean {
+    return this.done;
+  }
+
+  fold(data: string): StreamChunk[] {
+    const chunks = this.#event(parseEvent(data));
+    this.done = chunks.some((chunk) => chunk.type === "finish");
+    return chunks;
+  }
+
+  #event(event: WireEvent): StreamChunk[] {
     switch (event.type) {
       case "response.created":
         return typeof event.response?.id === "string" && event.response.id !== "" ? [{ type: "response-info", responseId: event.response.id }] : [];
@@ -174,40 +184,6 @@ function parseEvent(data: string): WireEvent {
  * `response.completed` or `response.incomplete` is `LLM_STREAM_INTERRUPTED`, and no bytes for
  * `idleTimeoutMs` is `LLM_TIMEOUT` (both retryable).
  */
-export async function* parseResponsesStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): AsyncGenerator<StreamChunk> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const folder = new ResponseFolder();
-  const pending: StreamChunk[] = [];
-  let failure: unknown;
-  let ended = false;
-  let finished = false;
-  const parser = createParser({
-    onEvent(message: EventSourceMessage) {
-      // Nothing after the end of the response belongs to the answer.
-      if (ended || failure !== undefined) return;
-      try {
-        const chunks = folder.fold(parseEvent(message.data));
-        ended = chunks.some((chunk) => chunk.type === "finish");
-        pending.push(...chunks);
-      } catch (error) {
-        failure = error;
-      }
-    },
-  });
-  try {
-    while (!finished) {
-      const read = await readWithIdleTimeout(reader, idleTimeoutMs);
-      if (read.done) break;
-      parser.feed(decoder.decode(read.value, { stream: true }));
-      if (failure !== undefined) throw failure;
-      for (const chunk of pending.splice(0)) {
-        if (chunk.type === "finish") finished = true;
-        yield chunk;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  if (!finished) throw new LlmError("LLM_STREAM_INTERRUPTED", "the stream ended before the response completed");
+export function parseResponsesStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number): AsyncGenerator<StreamChunk> {
+  return readSseStream(body, idleTimeoutMs, new ResponseFolder(), "the response completed");
 }

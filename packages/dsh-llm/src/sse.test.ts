@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { LlmError } from "./errors.js";
+import { readSseStream, type SseFold } from "./sse.js";
+import type { StreamChunk } from "./stream.js";
+
+/** A body that sends `parts` as separate reads, then closes (or stays open when `hang`). */
+function body(parts: readonly string[], hang = false): ReadableStream<Uint8Array> {
+  const bytes = parts.map((part) => new TextEncoder().encode(part));
+  return new ReadableStream({
+    pull(controller) {
+      const next = bytes.shift();
+      if (next !== undefined) controller.enqueue(next);
+      else if (!hang) controller.close();
+    },
+  });
+}
+
+/** A toy dialect: `t:` text, `f` finish (answer whole), `end` done, `bad` a malformed event. */
+class ToyFold implements SseFold {
+  done = false;
+  complete = false;
+  readonly seen: string[] = [];
+
+  constructor(private readonly doneAtFinish: boolean) {}
+
+  fold(data: string): StreamChunk[] {
+    this.seen.push(data);
+    if (data === "bad") throw new LlmError("LLM_MALFORMED_STREAM", "bad event");
+    if (data === "end") {
+      this.done = true;
+      return [];
+    }
+    if (data === "f") {
+      this.complete = true;
+      this.done ||= this.doneAtFinish;
+      return [{ type: "finish", reason: "stop" }];
+    }
+    return [{ type: "text-delta", text: data.slice(2) }];
+  }
+}
+
+async function collect(stream: AsyncGenerator<StreamChunk>): Promise<StreamChunk[]> {
+  const out: StreamChunk[] = [];
+  for await (const chunk of stream) out.push(chunk);
+  return out;
+}
+
+describe("readSseStream", () => {
+  it("yields each event's chunks, with events split across reads, and ignores what comes after the last event", async () => {
+    const fold = new ToyFold(false);
+    const chunks = await collect(readSseStream(body(["data: t:he", "llo\n\ndata: f\n\n", "data: t:late\n\ndata: end\n\ndata: t:after\n\n"]), 1_000, fold, "the end"));
+    expect(chunks).toEqual([{ type: "text-delta", text: "hello" }, { type: "finish", reason: "stop" }, { type: "text-delta", text: "late" }]);
+    expect(fold.seen).toEqual(["t:hello", "f", "t:late", "end"]);
+  });
+
+  it("stops reading once the fold is done, without waiting for the body to close", async () => {
+    const chunks = await collect(readSseStream(body(["data: t:a\n\ndata: f\n\n"], true), 1_000, new ToyFold(true), "the end"));
+    expect(chunks.map((chunk) => chunk.type)).toEqual(["text-delta", "finish"]);
+  });
+
+  it("is LLM_STREAM_INTERRUPTED when the body ends before the answer is whole, naming what it waited for", async () => {
+    const stream = readSseStream(body(["data: t:a\n\n"]), 1_000, new ToyFold(false), "the model finished");
+    await expect(collect(stream)).rejects.toMatchObject({ code: "LLM_STREAM_INTERRUPTED", retryable: true, message: "the stream ended before the model finished" });
+  });
+
+  it("accepts a body that closes after a whole answer without the last event", async () => {
+    expect(await collect(readSseStream(body(["data: f\n\n"]), 1_000, new ToyFold(false), "x"))).toEqual([{ type: "finish", reason: "stop" }]);
+  });
+
+  it("fails with the fold's first error and folds nothing after it", async () => {
+    const fold = new ToyFold(false);
+    const stream = readSseStream(body(["data: t:a\n\ndata: bad\n\ndata: t:b\n\n"]), 1_000, fold, "x");
+    await expect(collect(stream)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "bad event" });
+    expect(fold.seen).toEqual(["t:a", "bad"]);
+  });
+
+  it("is LLM_TIMEOUT when the provider goes silent, and cancels the body", async () => {
+    let cancelled = false;
+    const silent = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
+    await expect(collect(readSseStream(silent, 20, new ToyFold(false), "x"))).rejects.toMatchObject({ code: "LLM_TIMEOUT" });
+    expect(cancelled).toBe(true);
+  });
+});
