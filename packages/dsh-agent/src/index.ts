@@ -35,4 +35,4 @@ export { buildLoopRequest } from "./request.js";
 export { reconstructRequestStream, reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
 export { requestBreak } from "./request-break.js";
 export type { RetryPolicy } from "./retry.js";
-export { ToolRegistry, defineTool, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";
+export { ToolRegistry, defineTool, toolErrorOutcome, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";

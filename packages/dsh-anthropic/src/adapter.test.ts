@@ -114,7 +114,7 @@ describe("AnthropicAdapter against the simulator's Messages API", () => {
     expect(adapter.modelDefaults("claude-opus-4-8")).toEqual({ maxTokens: 16_384, cachePolicy: "rolling-v1", cacheTtl: "5m" });
     expect(new AnthropicAdapter({ modelDefaults: () => ({ cacheTtl: "1h" }) }).modelDefaults("claude-opus-4-8")).toEqual({ cacheTtl: "1h" });
     expect(() => adapter.modelDefaults("claude-3-5-sonnet-20241022")).toThrowError(
-      expect.objectContaining({ code: "LLM_MODEL_RETIRED", retryable: false, message: "model claude-3-5-sonnet-20241022 was retired on 2025-10-22: use claude-sonnet-4-6" }),
+      expect.objectContaining({ code: "LLM_MODEL_RETIRED", retryable: false, message: "anthropic retired claude-3-5-sonnet-20241022 on 2025-10-22: use claude-sonnet-4-6" }),
     );
     // A model the catalog does not know (another Anthropic-format endpoint's) gets the same defaults.
     expect(adapter.modelDefaults("deepseek-v4-pro")).toEqual({ maxTokens: 16_384, cachePolicy: "rolling-v1", cacheTtl: "5m" });

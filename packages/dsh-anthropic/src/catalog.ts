@@ -1,4 +1,4 @@
-import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults } from "dsh-llm";
+import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type RetiredModel } from "dsh-llm";
 
 /** How a Claude model is told to think. */
 export type ThinkingStyle =
@@ -20,12 +20,8 @@ export interface ClaudeModelInfo {
   readonly temperature: boolean;
 }
 
-/** A model name Anthropic no longer serves, and what to use instead. */
-export interface RetiredClaudeModel {
-  readonly replacement: string;
-  /** As an ISO 8601 date. */
-  readonly retiredAt: string;
-}
+/** A model name the provider no longer serves, and the one to use instead. */
+export type RetiredClaudeModel = RetiredModel;
 
 /** The models an Anthropic-format endpoint serves, and the names it retired. */
 export interface ClaudeCatalog {
@@ -70,11 +66,7 @@ export const DEFAULT_MAX_TOKENS = 16_384;
 
 /** A model's info (`undefined` when the catalog does not know it); a retired name throws `LLM_MODEL_RETIRED`. */
 export function lookupClaudeModel(catalog: ClaudeCatalog, model: string): ClaudeModelInfo | undefined {
-  const retired = Object.hasOwn(catalog.retired, model) ? catalog.retired[model] : undefined;
-  if (retired !== undefined) {
-    throw new LlmError("LLM_MODEL_RETIRED", `model ${model} was retired on ${retired.retiredAt}: use ${retired.replacement}`);
-  }
-  return Object.hasOwn(catalog.models, model) ? catalog.models[model] : undefined;
+  return catalogEntry("anthropic", catalog, model);
 }
 
 /**

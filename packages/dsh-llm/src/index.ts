@@ -19,6 +19,7 @@ export type {
   ToolResultMessage,
   UserMessage,
 } from "./messages.js";
+export { catalogEntry, type CatalogTables, type RetiredModel } from "./catalog.js";
 export { imageBase64, messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort, type ResponseFormat } from "./config.js";

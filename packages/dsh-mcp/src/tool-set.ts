@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError, type AgentTool, type ToolContext, type ToolOutcome, type ToolRegistry } from "dsh-agent";
+import { ToolError, toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome, type ToolRegistry } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { describeIssues } from "dsh-base";
 import { toolSchemaSchema } from "dsh-llm/schemas";
@@ -20,7 +20,7 @@ export interface McpToolsOptions {
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 function errorOutcome(code: ConstructorParameters<typeof ToolError>[0], message: string): ToolOutcome {
-  return { content: [{ type: "text", text: `Error [${code}]: ${message}` }], isError: true, additionalContexts: [] };
+  return toolErrorOutcome(new ToolError(code, message));
 }
 
 /** The schema an MCP tool is offered under: its name (prefixed), description and input schema exactly as the server gave them. */

@@ -1,4 +1,5 @@
-import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults, type ReasoningEffort } from "dsh-llm";
+import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type ReasoningEffort, type RetiredModel } from "dsh-llm";
+export type { RetiredModel } from "dsh-llm";
 
 /** What a provider documents about one of its models. */
 export interface ModelInfo {
@@ -14,12 +15,6 @@ export interface ModelInfo {
   readonly imageInput: boolean;
 }
 
-/** A model name the provider no longer serves, and what to use instead. */
-export interface RetiredModel {
-  readonly replacement: string;
-  /** When the provider stopped serving it, as an ISO 8601 instant. */
-  readonly retiredAt: string;
-}
 
 /** The models one provider serves through this adapter, and the names it retired. */
 export interface ModelCatalog {
@@ -56,13 +51,7 @@ export const OPENAI_MODELS: ModelCatalog = deepFreeze({
  * sent as is, without defaults). A retired name throws `LLM_MODEL_RETIRED` naming its replacement.
  */
 export function lookupModel(catalog: ModelCatalog, model: string): ModelInfo | undefined {
-  const retired = Object.hasOwn(catalog.retired, model) ? catalog.retired[model] : undefined;
-  if (retired !== undefined) {
-    throw new LlmError("LLM_MODEL_RETIRED", `${catalog.provider} retired ${model} on ${retired.retiredAt.slice(0, 10)}: use ${retired.replacement}`, {
-      retryable: false,
-    });
-  }
-  return Object.hasOwn(catalog.models, model) ? catalog.models[model] : undefined;
+  return catalogEntry(catalog.provider, catalog, model);
 }
 
 /** The defaults the adapter supplies for `model` (they land in the header's `adapterDefaults`); none for an unknown model. */

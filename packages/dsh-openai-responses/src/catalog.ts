@@ -1,4 +1,4 @@
-import { LlmError, deepFreeze, isDeepFrozen, type ModelDefaults, type ReasoningEffort } from "dsh-llm";
+import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type RetiredModel, type ReasoningEffort } from "dsh-llm";
 
 /** What OpenAI documents about one model on the Responses API. */
 export interface ResponsesModelInfo {
@@ -17,12 +17,8 @@ export interface ResponsesModelInfo {
   readonly imageInput: boolean;
 }
 
-/** A model name OpenAI no longer serves, and what to use instead. */
-export interface RetiredResponsesModel {
-  readonly replacement: string;
-  /** When OpenAI stopped serving it, as an ISO 8601 instant. */
-  readonly retiredAt: string;
-}
+/** A model name the provider no longer serves, and the one to use instead. */
+export type RetiredResponsesModel = RetiredModel;
 
 /** The models this adapter knows, and the names it refuses. */
 export interface ResponsesCatalog {
@@ -60,11 +56,7 @@ export const DEFAULT_RESPONSES_MODEL = "gpt-5.6";
  * without defaults). A retired name throws `LLM_MODEL_RETIRED` naming its replacement.
  */
 export function lookupResponsesModel(catalog: ResponsesCatalog, model: string): ResponsesModelInfo | undefined {
-  const retired = Object.hasOwn(catalog.retired, model) ? catalog.retired[model] : undefined;
-  if (retired !== undefined) {
-    throw new LlmError("LLM_MODEL_RETIRED", `openai retired ${model} on ${retired.retiredAt.slice(0, 10)}: use ${retired.replacement}`, { retryable: false });
-  }
-  return Object.hasOwn(catalog.models, model) ? catalog.models[model] : undefined;
+  return catalogEntry("openai", catalog, model);
 }
 
 /** The defaults the adapter supplies for `model`: its effort, and on models with breakpoints the `rolling-v1` policy. */
