@@ -1,8 +1,8 @@
 import { stepEndEvent, type ReconstructedRequest } from "dsh-agent";
-import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
+import { describeHeaderChanges, type EpochHeader } from "dsh-header";
 import type { LogEvent } from "dsh-log";
-import { isSurfaceEvent } from "dsh-surface";
 import { chatMisses } from "./chat-misses.js";
+import { changesBetween } from "./logged-changes.js";
 import { MessagesMissExplainer, type MessagesPrompt } from "./messages-misses.js";
 import { causesBetween, providerVerdict, type ProviderVerdict } from "./provider-verdict.js";
 import type { CacheDiagnosis } from "dsh-llm";
@@ -70,20 +70,17 @@ function replaceKind(type: string): string {
 export function explainBetween(events: readonly LogEvent[], fromSeq: number, toSeq: number, previous: EpochHeader | undefined): string[] {
   const out: string[] = [];
   const series: string[] = [];
-  let header = previous;
-  for (const event of events.slice(fromSeq + 1, toSeq)) {
-    if (requestHeaderEvent.is(event)) {
-      const { reason, startsSeries } = event.data;
-      const changes = header === undefined ? [] : describeHeaderChanges(header, event.data.header);
-      header = event.data.header;
-      if (changes.length > 0) out.push(`${reason === "resume" ? "resumed with other settings" : "settings changed"}: ${changes.join("; ")} (seq ${event.seq})`);
-      if (reason === "series" || startsSeries === true) series.push(`a new request series was started (seq ${event.seq})`);
-    } else if (isSurfaceEvent(event)) {
-      const replace = event.data.replaces;
-      if (replace === undefined) continue;
-      const what = replace.start === replace.end ? `the message logged at seq ${replace.start}` : `the messages logged at seqs ${replace.start}..${replace.end}`;
-      out.push(`${replaceKind(event.type)}: ${what} (seq ${event.seq})`);
+  for (const change of changesBetween(events, fromSeq, toSeq, previous)) {
+    if (change.kind === "replace") {
+      const { start, end } = change.replaces;
+      const what = start === end ? `the message logged at seq ${start}` : `the messages logged at seqs ${start}..${end}`;
+      out.push(`${replaceKind(change.type)}: ${what} (seq ${change.seq})`);
+      continue;
     }
+    const { reason, startsSeries, header } = change.data;
+    const changes = change.before === undefined ? [] : describeHeaderChanges(change.before, header);
+    if (changes.length > 0) out.push(`${reason === "resume" ? "resumed with other settings" : "settings changed"}: ${changes.join("; ")} (seq ${change.seq})`);
+    if (reason === "series" || startsSeries === true) series.push(`a new request series was started (seq ${change.seq})`);
   }
   return out.length > 0 ? out : series;
 }

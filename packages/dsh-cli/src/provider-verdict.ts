@@ -1,7 +1,7 @@
-import { requestHeaderEvent, type EpochHeader } from "dsh-header";
+import type { EpochHeader } from "dsh-header";
 import { jsonEquals, type CacheDiagnosis, type JsonValue } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
-import { isSurfaceEvent } from "dsh-surface";
+import { changesBetween } from "./logged-changes.js";
 
 /** A logged cause of a cache miss, in the provider-neutral words dsh attributes breaks with. */
 export type LoggedCause = "provider" | "model" | "tools" | "effort" | "cache-key" | "system-prompt" | "messages";
@@ -28,22 +28,19 @@ export interface ProviderVerdict extends CacheDiagnosis {
  */
 export function causesBetween(events: readonly LogEvent[], fromSeq: number, toSeq: number, previous: EpochHeader | undefined): ReadonlySet<LoggedCause> {
   const causes = new Set<LoggedCause>();
-  let header = previous;
-  for (const event of events.slice(fromSeq + 1, toSeq)) {
-    if (requestHeaderEvent.is(event)) {
-      const next = event.data.header;
-      if (header !== undefined) {
-        const [a, b] = [header.config, next.config];
-        if (a.provider !== b.provider) causes.add("provider");
-        if (a.model !== b.model) causes.add("model");
-        if (!jsonEquals((header.tools ?? []) as JsonValue, (next.tools ?? []) as JsonValue)) causes.add("tools");
-        if ((a.reasoningEffort ?? header.adapterDefaults?.reasoningEffort) !== (b.reasoningEffort ?? next.adapterDefaults?.reasoningEffort)) causes.add("effort");
-        if (a.extensions?.prompt_cache_key !== b.extensions?.prompt_cache_key) causes.add("cache-key");
-      }
-      header = next;
-    } else if (isSurfaceEvent(event) && event.data.replaces !== undefined) {
-      causes.add(event.type === "system/message" ? "system-prompt" : "messages");
+  for (const change of changesBetween(events, fromSeq, toSeq, previous)) {
+    if (change.kind === "replace") {
+      causes.add(change.type === "system/message" ? "system-prompt" : "messages");
+      continue;
     }
+    const [header, next] = [change.before, change.data.header];
+    if (header === undefined) continue;
+    const [a, b] = [header.config, next.config];
+    if (a.provider !== b.provider) causes.add("provider");
+    if (a.model !== b.model) causes.add("model");
+    if (!jsonEquals((header.tools ?? []) as JsonValue, (next.tools ?? []) as JsonValue)) causes.add("tools");
+    if ((a.reasoningEffort ?? header.adapterDefaults?.reasoningEffort) !== (b.reasoningEffort ?? next.adapterDefaults?.reasoningEffort)) causes.add("effort");
+    if (a.extensions?.prompt_cache_key !== b.extensions?.prompt_cache_key) causes.add("cache-key");
   }
   return causes;
 }
