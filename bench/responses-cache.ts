@@ -3,7 +3,8 @@ import { Agent, createAgentRegistry, reconstructRequests } from "dsh-agent";
 import { LlmRuntime } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { ResponsesAdapter, serializeRequest } from "dsh-openai-responses";
-import { responsesPromptTokens, startSimulator, type ScriptedResponse } from "dsh-simulator";
+import { responsesPromptTokens, startSimulator } from "dsh-simulator";
+import { checkerScript, runCheckerTurns, sharedPrefixes, stepUsages } from "./checker-session.js";
 import { lookupTool } from "./lookup-tool.js";
 
 export interface ResponsesCacheRow {
@@ -21,44 +22,23 @@ export interface ResponsesCacheRow {
   readonly reasoningItemsBack: number;
 }
 
-function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-}
-
 /** 20 turns of 10 steps (9 tool calls, then an answer), reasoning on every step; the prompt changes once, the model once. */
 async function session(policy: "rolling-v1" | "none", turns: number, stepsPerTurn: number): Promise<ResponsesCacheRow> {
-  const responses: ScriptedResponse[] = [];
-  for (let turn = 0; turn < turns; turn++) {
-    for (let step = 0; step < stepsPerTurn - 1; step++) responses.push({ reasoning: `Part ${step} next.`, toolCalls: [{ name: "lookup", arguments: { key: `t${turn}-s${step}` } }] });
-    responses.push({ reasoning: "All checked.", text: `Turn ${turn} done: all ${stepsPerTurn - 1} parts checked.` });
-  }
-  const simulator = await startSimulator({ scenario: { responses } });
+  const simulator = await startSimulator({ scenario: { responses: checkerScript(turns, stepsPerTurn, true) } });
   try {
     const runtime = new LlmRuntime({ adapters: [new ResponsesAdapter({ baseUrl: simulator.url })] });
     const log = new EventLog({ registry: createAgentRegistry() });
     // Above OpenAI's 1,024-token minimum from the first request on.
     let prompt = `You are a meticulous checker. Check every part with lookup before you answer. ${"Standing instructions. ".repeat(300)}`;
     const agent = new Agent({ log, runtime, config: { provider: "openai-responses", model: "gpt-5.6", cachePolicy: policy }, systemPrompt: () => prompt, tools: [lookupTool], maxSteps: stepsPerTurn });
-    for (let turn = 0; turn < turns; turn++) {
-      if (turn === Math.floor(turns / 2)) prompt = `${prompt} Report numbers exactly.`;
-      if (turn === Math.floor((3 * turns) / 4)) agent.reconfigure({ provider: "openai-responses", model: "gpt-5.6-terra", cachePolicy: policy });
-      await agent.run(`Check batch ${turn}.`);
-    }
+    await runCheckerTurns(agent, turns, () => void (prompt = `${prompt} Report numbers exactly.`), { provider: "openai-responses", model: "gpt-5.6-terra", cachePolicy: policy });
     const requests = await reconstructRequests(log);
     const bodies = await Promise.all(requests.map(({ request }) => serializeRequest(request, { breakpoints: true })));
     const tokens = bodies.map((body) => responsesPromptTokens(JSON.parse(body)));
-    const usage = log.slice().flatMap((event) => (event.type === "step/end" ? [(event.data as { usage: { cacheReadTokens: number; inputTokens: number } }).usage] : []));
-    let physical = 0;
-    let breaks = 0;
-    requests.forEach((current, i) => {
-      if (i === 0) return;
-      const sameModel = requests[i - 1]!.request.config.model === current.request.config.model;
-      const shared = sameModel ? commonPrefix(tokens[i - 1]!, tokens[i]!) : 0;
-      if (shared < tokens[i - 1]!.length) breaks++;
-      if (shared >= 1024) physical += shared;
-    });
+    const usage = stepUsages(log);
+    const prefixes = sharedPrefixes(requests, tokens);
+    const physical = prefixes.reduce((sum, { shared }) => sum + (shared >= 1024 ? shared : 0), 0);
+    const breaks = prefixes.filter(({ isBreak }) => isBreak).length;
     const promptTokens = usage.slice(1).reduce((sum, u) => sum + u.inputTokens, 0);
     const read = usage.slice(1).reduce((sum, u) => sum + u.cacheReadTokens, 0);
     const last = JSON.parse(bodies.at(-1)!) as { input: { type?: string }[] };
