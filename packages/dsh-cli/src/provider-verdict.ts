@@ -1,10 +1,10 @@
-import type { EpochHeader } from "dsh-header";
-import { jsonEquals, type CacheDiagnosis, type JsonValue } from "dsh-llm";
+import { headerCauses, type EpochHeader, type HeaderCause } from "dsh-header";
+import type { CacheDiagnosis } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { changesBetween } from "./logged-changes.js";
 
 /** A logged cause of a cache miss, in the provider-neutral words dsh attributes breaks with. */
-export type LoggedCause = "provider" | "model" | "tools" | "effort" | "cache-key" | "system-prompt" | "messages";
+export type LoggedCause = HeaderCause | "system-prompt" | "messages";
 
 /** How the provider's own verdict on a request's cache compares with what the log says happened. */
 export type Agreement =
@@ -33,14 +33,7 @@ export function causesBetween(events: readonly LogEvent[], fromSeq: number, toSe
       causes.add(change.type === "system/message" ? "system-prompt" : "messages");
       continue;
     }
-    const [header, next] = [change.before, change.data.header];
-    if (header === undefined) continue;
-    const [a, b] = [header.config, next.config];
-    if (a.provider !== b.provider) causes.add("provider");
-    if (a.model !== b.model) causes.add("model");
-    if (!jsonEquals((header.tools ?? []) as JsonValue, (next.tools ?? []) as JsonValue)) causes.add("tools");
-    if ((a.reasoningEffort ?? header.adapterDefaults?.reasoningEffort) !== (b.reasoningEffort ?? next.adapterDefaults?.reasoningEffort)) causes.add("effort");
-    if (a.extensions?.prompt_cache_key !== b.extensions?.prompt_cache_key) causes.add("cache-key");
+    if (change.before !== undefined) for (const cause of headerCauses(change.before, change.data.header)) causes.add(cause);
   }
   return causes;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeHeaderChanges } from "./changes.js";
+import { describeHeaderChanges, headerCauses } from "./changes.js";
 import type { EpochHeader } from "./header.js";
 
 const read = { name: "read_file", description: "Read a file", parameters: { type: "object" } };
@@ -34,5 +34,30 @@ describe("describeHeaderChanges", () => {
     expect(describeHeaderChanges(base, { config: base.config, adapterDefaults: { maxTokens: 100 } })).toEqual(["tools removed: read_file, list_dir"]);
     const changed = { ...read, description: "Read a text file", parameters: { type: "object", required: ["path"] } };
     expect(describeHeaderChanges(base, { ...base, tools: [changed, list] })).toEqual(["tool read_file: description changed", "tool read_file: parameters changed"]);
+  });
+});
+
+describe("headerCauses", () => {
+  it("names nothing for equal headers, nor for settings outside the cached prefix", () => {
+    expect(headerCauses(base, structuredClone(base))).toEqual([]);
+    expect(headerCauses(base, { ...base, config: { ...base.config, maxTokens: 5, temperature: 1 } })).toEqual([]);
+  });
+
+  it("names each setting that reaches the prefix, in a fixed order", () => {
+    const after: EpochHeader = {
+      config: { provider: "other", model: "sim-2", reasoningEffort: "high", extensions: { prompt_cache_key: "k" } },
+      tools: [list, read],
+    };
+    expect(headerCauses(base, after)).toEqual(["provider", "model", "tools", "effort", "cache-key"]);
+    expect(headerCauses(base, { ...base, tools: [read, { ...list, description: "ls" }] })).toEqual(["tools"]);
+    expect(headerCauses({ ...base, tools: undefined }, { ...base, tools: [] })).toEqual([]);
+  });
+
+  it("compares the effort sent, whether the caller gave it or the adapter defaulted it", () => {
+    const given: EpochHeader = { ...base, config: { ...base.config, reasoningEffort: "high" } };
+    const defaulted: EpochHeader = { ...base, adapterDefaults: { reasoningEffort: "high" } };
+    expect(headerCauses(given, defaulted)).toEqual([]);
+    expect(headerCauses(defaulted, { ...base, adapterDefaults: { reasoningEffort: "low" } })).toEqual(["effort"]);
+    expect(headerCauses({ ...base, config: { ...base.config, extensions: { prompt_cache_key: "a" } } }, base)).toEqual(["cache-key"]);
   });
 });

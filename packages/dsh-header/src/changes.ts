@@ -41,3 +41,22 @@ export function describeHeaderChanges(before: EpochHeader, after: EpochHeader): 
   if (!jsonEquals(kept, names(beforeTools).filter((name) => !removed.includes(name)))) changes.push("tools reordered");
   return changes;
 }
+
+/** A setting whose change between two headers breaks a provider's prefix cache, in provider-neutral words. */
+export type HeaderCause = "provider" | "model" | "tools" | "effort" | "cache-key";
+
+/**
+ * The settings that differ between two headers and reach the cached prefix: the provider, the model,
+ * the tools, the reasoning effort (the caller's or the adapter's default) and a `prompt_cache_key`
+ * extension. Other differences (an output limit, a temperature) leave the prefix as it was.
+ */
+export function headerCauses(before: EpochHeader, after: EpochHeader): HeaderCause[] {
+  const [a, b] = [before.config, after.config];
+  const causes: HeaderCause[] = [];
+  if (a.provider !== b.provider) causes.push("provider");
+  if (a.model !== b.model) causes.push("model");
+  if (!jsonEquals((before.tools ?? []) as JsonValue, (after.tools ?? []) as JsonValue)) causes.push("tools");
+  if ((a.reasoningEffort ?? before.adapterDefaults?.reasoningEffort) !== (b.reasoningEffort ?? after.adapterDefaults?.reasoningEffort)) causes.push("effort");
+  if (a.extensions?.prompt_cache_key !== b.extensions?.prompt_cache_key) causes.push("cache-key");
+  return causes;
+}

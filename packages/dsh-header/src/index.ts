@@ -10,4 +10,4 @@ export {
 export { owedHeaderEvent, owedHeaderSnapshot, type HeaderDecision, type HeaderStep } from "./owed.js";
 export { buildEpochHeader, selectionFromHeader } from "./provenance.js";
 export { registerHeaderEvents } from "./register.js";
-export { describeHeaderChanges } from "./changes.js";
+export { describeHeaderChanges, headerCauses, type HeaderCause } from "./changes.js";
