@@ -2,6 +2,7 @@ import { AttachmentError } from "dsh-attachments";
 import { FixtureError } from "dsh-fixtures";
 import { LlmError } from "dsh-llm";
 import { LogError } from "dsh-log";
+import { OtelError } from "dsh-otel";
 
 /** Exit codes of the dsh command. */
 export const EXIT = {
@@ -36,6 +37,7 @@ export function describeFailure(error: unknown): { line: string; exitCode: numbe
   if (error instanceof FixtureError) {
     return { line: `fixture: ${error.message} [${error.code}]`, exitCode: error.code === "FIXTURE_INVALID" ? EXIT.log : error.code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };
   }
+  if (error instanceof OtelError) return { line: `export: ${error.message} [${error.code}]`, exitCode: error.code === "OTEL_INVALID_OPTIONS" ? EXIT.usage : EXIT.failure };
   if (error instanceof AttachmentError) return { line: `attachment: ${error.message} [${error.code}]`, exitCode: EXIT.attachment };
   if (error instanceof LlmError) {
     const what = error.code === "LLM_NETWORK" ? "provider unreachable" : "provider error";

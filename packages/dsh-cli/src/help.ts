@@ -5,6 +5,7 @@ import { COPY_USAGE } from "./commands/copy.js";
 import { FIXTURE_USAGE } from "./commands/fixture.js";
 import { FORK_USAGE } from "./commands/fork.js";
 import { INSPECT_USAGE } from "./commands/inspect.js";
+import { OTEL_USAGE } from "./commands/otel.js";
 import { QUARANTINE_USAGE } from "./commands/quarantine.js";
 import { REQUESTS_USAGE } from "./commands/requests.js";
 import { RESUME_USAGE } from "./commands/resume.js";
@@ -22,6 +23,7 @@ const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly
   requests: { summary: "print every request rebuilt from a log, or its exact HTTP body", usage: REQUESTS_USAGE },
   cache: { summary: "show per request how much the provider's prompt cache could read, and why it broke", usage: CACHE_USAGE },
   inspect: { summary: "print a log's events one per line", usage: INSPECT_USAGE },
+  otel: { summary: "send a session's spans (requests, tool calls, turns) to an OpenTelemetry receiver", usage: OTEL_USAGE },
   quarantine: { summary: "replace an unreadable image in a session by a placeholder", usage: QUARANTINE_USAGE },
   sessions: { summary: "list the sessions of a store", usage: SESSIONS_USAGE },
   copy: { summary: "copy a session to another store or file, byte for byte", usage: COPY_USAGE },

@@ -4,6 +4,7 @@ import { copyCommand } from "./commands/copy.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { forkCommand } from "./commands/fork.js";
 import { inspectCommand } from "./commands/inspect.js";
+import { otelCommand } from "./commands/otel.js";
 import { quarantineCommand } from "./commands/quarantine.js";
 import { requestsCommand } from "./commands/requests.js";
 import { resumeCommand } from "./commands/resume.js";
@@ -24,6 +25,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   requests: requestsCommand,
   cache: cacheCommand,
   inspect: inspectCommand,
+  otel: otelCommand,
   quarantine: quarantineCommand,
   sessions: sessionsCommand,
   copy: copyCommand,

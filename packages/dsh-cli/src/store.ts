@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
 import { maskUrlPassword } from "dsh-base";
 import { JsonlStore, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredSession } from "dsh-log";
@@ -122,4 +122,9 @@ export async function openSessionRef(ref: SessionRef, io: CliIo): Promise<Opened
     return { info: opened.header, log: opened.log, location: ref.path, close: () => opened.log.close() };
   }
   return sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, { registry: createAgentRegistry() }), { closeLog: true });
+}
+
+/** The store a session reference can be followed in: the store itself, or the directory of a JSONL file. */
+export async function followableStore(ref: SessionRef, io: CliIo): Promise<SessionStore> {
+  return ref.kind === "file" ? new JsonlStore(dirname(ref.path)) : openStore(ref.url, io.cwd);
 }

@@ -10,9 +10,10 @@ import type { SpanRecord } from "./span.js";
 export interface SpanOptions extends ProjectionOptions {
   /**
    * The hash of the exact body a request was sent as (for example `sha256:` of the adapter's
-   * serialization), put on its `chat` span as `dsh.request.wire_hash`. Without it spans carry none.
+   * serialization), put on its `chat` span as `dsh.request.wire_hash`. Without it, or when it gives
+   * `undefined`, a span carries none.
    */
-  readonly wireHash?: (request: LoggedRequest) => Promise<string> | string;
+  readonly wireHash?: (request: LoggedRequest) => Promise<string | undefined> | string | undefined;
 }
 
 /** Options of {@link exportSession}, {@link followSession} and {@link exportLive}. */
@@ -28,7 +29,8 @@ async function finish(projected: readonly ProjectedSpan[], wireHash: SpanOptions
       out.push(span);
       continue;
     }
-    out.push({ ...span, attributes: { ...span.attributes, "dsh.request.wire_hash": await wireHash(request) } });
+    const hash = await wireHash(request);
+    out.push(hash === undefined ? span : { ...span, attributes: { ...span.attributes, "dsh.request.wire_hash": hash } });
   }
   return out;
 }

@@ -1,5 +1,4 @@
 import { clipText } from "dsh-base";
-import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import {
   attachmentQuarantineEvent,
@@ -16,12 +15,12 @@ import {
 } from "dsh-agent";
 import { requestHeaderEvent } from "dsh-header";
 import type { AssistantContent } from "dsh-llm";
-import { JsonlStore, type LogEvent, type SessionStore } from "dsh-log";
+import type { LogEvent } from "dsh-log";
 import { isSurfaceEvent, type SurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
-import { openStore, readSessionRef, sessionRef, type SessionRef } from "../store.js";
+import { followableStore, readSessionRef, sessionRef } from "../store.js";
 
 export const INSPECT_USAGE = "dsh inspect LOG [--follow] [--store URL]";
 
@@ -117,11 +116,6 @@ function describe(event: LogEvent): { indent: number; text: string } {
 function eventLine(event: LogEvent): string {
   const line = describe(event);
   return `${String(event.seq).padStart(5)} ${"  ".repeat(line.indent)}${printable(line.text)}`;
-}
-
-/** The store a session reference can be followed in: the store itself, or the directory of a JSONL file. */
-async function followableStore(ref: SessionRef, io: CliIo): Promise<SessionStore> {
-  return ref.kind === "file" ? new JsonlStore(dirname(ref.path)) : openStore(ref.url, io.cwd);
 }
 
 /** `dsh inspect`: a readable timeline of turns, steps, headers and tool calls; with `--follow`, then every event another process appends. */
