@@ -1,7 +1,7 @@
 // 1. Per-step request build cost as history grows, against a naive re-derive-and-clone baseline.
 import { buildLoopRequest, createAgentRegistry } from "dsh-agent";
 import { buildEpochHeader } from "dsh-header";
-import { freezeRequest, markAgentLoopRequest, type Message } from "dsh-llm";
+import { RequestFreezer, freezeRequest, markAgentLoopRequest, type Message } from "dsh-llm";
 import { EventLog, type EventInput } from "dsh-log";
 import { SurfaceManager, assistantMessageEvent, deriveMessagesFromEvents, systemMessageEvent, userMessageEvent } from "dsh-surface";
 import { median, timed, timedSync } from "./util.js";
@@ -23,6 +23,7 @@ export interface BuildCostRow {
 export async function buildCost(checkpoints: readonly number[], iterations: number): Promise<{ rows: BuildCostRow[]; ratio: { incremental: number; naive: number } }> {
   const log = new EventLog({ registry: createAgentRegistry() });
   const surface = new SurfaceManager(log);
+  const freezer = new RequestFreezer();
   const header = buildEpochHeader({ provider: "sim", model: "sim-1" }, { maxTokens: 4096 });
   await log.append(systemMessageEvent.input({ content: "You are a benchmark.", source: "system-prompt" }));
   let steps = 0;
@@ -31,14 +32,14 @@ export async function buildCost(checkpoints: readonly number[], iterations: numb
     const batch: EventInput[] = [];
     for (; steps < target; steps++) batch.push(user(steps), assistant(steps));
     for (let i = 0; i < batch.length; i += 5000) await log.append(batch.slice(i, i + 5000));
-    // Warm the projection cache and the freeze/validation caches as the running loop would have.
-    buildLoopRequest(surface.deriveMessages(), header);
+    // Warm the projection cache and the session's freezer as the running loop would have.
+    buildLoopRequest(surface.deriveMessages(), header, { freezer });
     const incremental: number[] = [];
     const copies: number[] = [];
     const naive: number[] = [];
     for (let i = 0; i < iterations; i++) {
       await log.append(user(steps + i));
-      incremental.push(timedSync(() => markAgentLoopRequest(buildLoopRequest(surface.deriveMessages(), header))).ms);
+      incremental.push(timedSync(() => markAgentLoopRequest(buildLoopRequest(surface.deriveMessages(), header, { freezer }))).ms);
       const messages = surface.deriveMessages();
       copies.push(timedSync(() => messages.slice()).ms);
     }

@@ -49,5 +49,5 @@ export async function dispatchRequest(loop: Loop, step: DispatchStep): Promise<F
   instance.settleSelection(pending.version);
   const dispatch = instance.dispatchAt(loop.log, events.at(-1)!.seq);
   instance.generationAtLastRequest = dispatch.generation;
-  return markAgentLoopRequest(buildLoopRequest(dispatch.messages, dispatch.snapshot.header, step.signal, dispatch.previousResponseId));
+  return markAgentLoopRequest(buildLoopRequest(dispatch.messages, dispatch.snapshot.header, { signal: step.signal, previousResponseId: dispatch.previousResponseId, freezer: instance.freezer }));
 }

@@ -31,7 +31,7 @@ export { createAgentRegistry } from "./register.js";
 export { AgentError, ToolError, type AgentErrorCode, type ToolErrorCode } from "./errors.js";
 export type { PreStepContext, PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
 export type { InboxItem } from "./inbox.js";
-export { buildLoopRequest, emptyRequestFold, foldRequestEvent, type Dispatch, type RequestFold } from "./request.js";
+export { buildLoopRequest, type LoopRequestOptions, emptyRequestFold, foldRequestEvent, type Dispatch, type RequestFold } from "./request.js";
 export { reconstructRequestStream, reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
 export { requestBreak } from "./request-break.js";
 export type { RetryPolicy } from "./retry.js";

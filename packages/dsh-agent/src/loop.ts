@@ -1,4 +1,4 @@
-import type { LlmCallConfig, LlmRuntime } from "dsh-llm";
+import { RequestFreezer, type LlmCallConfig, type LlmRuntime } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import type { SurfaceManager } from "dsh-surface";
 import type { CompactionOptions } from "./compaction.js";
@@ -41,6 +41,8 @@ export class LoopInstance {
   wroteHeader = false;
   /** The surface generation of this instance's previous request (-1 before the first). */
   generationAtLastRequest = -1;
+  /** Validates and freezes this instance's requests, each one's new messages only. */
+  readonly freezer = new RequestFreezer();
 
   constructor(selection: LlmCallConfig) {
     this.#selection = selection;

@@ -1,6 +1,6 @@
 import { readImage, type AttachmentStore } from "dsh-attachments";
 import type { RequestHeaderSnapshot } from "dsh-header";
-import { messageImages, type FrozenGenerateOptions } from "dsh-llm";
+import { RequestFreezer, messageImages, type FrozenGenerateOptions } from "dsh-llm";
 import { EventLog, type EventRegistry, type LogEvent } from "dsh-log";
 import { createAgentRegistry } from "./register.js";
 import { buildLoopRequest, emptyRequestFold, foldRequestEvent, type RequestFold } from "./request.js";
@@ -56,6 +56,7 @@ export async function* reconstructRequestStream(
   options: ReconstructOptions = {},
 ): AsyncGenerator<ReconstructedRequest> {
   const verified = new Set<string>();
+  const freezer = new RequestFreezer();
   let fold: RequestFold = emptyRequestFold;
   let waiting: Omit<ReconstructedRequest, "sent"> | undefined;
   const finish = async (sent: boolean): Promise<ReconstructedRequest> => {
@@ -73,7 +74,7 @@ export async function* reconstructRequestStream(
     if (dispatch === undefined) continue;
     // Admission opens no step before the last one ended, so no request is still waiting here.
     const { turn, step, dispatchSeq, snapshot, messages, previousResponseId } = dispatch;
-    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header, undefined, previousResponseId) };
+    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header, { previousResponseId, freezer }) };
   }
   // A step the log never ended (it stops inside it: a crash) may have sent its request.
   if (waiting !== undefined) yield await finish(true);

@@ -1,23 +1,37 @@
 import { foldHeader, type EpochHeader, type RequestHeaderSnapshot } from "dsh-header";
-import { freezeRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
+import { freezeRequest, type FrozenGenerateOptions, type Message, type RequestFreezer } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { advanceSurface, emptySurface, type SurfaceView } from "dsh-surface";
 import { AgentError } from "./errors.js";
 import { requestDispatchEvent, stepEndEvent } from "./events.js";
 
+/** Options of {@link buildLoopRequest}. */
+export interface LoopRequestOptions {
+  /** The step's live signal. */
+  readonly signal?: AbortSignal | undefined;
+  /** The previous answer's id, sent only when the header asks for cache diagnostics. */
+  readonly previousResponseId?: string | undefined;
+  /**
+   * The session's freezer, which validates and freezes only what the previous request did not hold;
+   * without one the whole request is checked.
+   */
+  readonly freezer?: RequestFreezer | undefined;
+}
+
 /**
- * Builds the frozen request of a loop step from the surface messages (system first), the header and
- * the previous answer's id (sent only when the header asks for cache diagnostics). The live loop and
- * `reconstructRequests` both call this, so they cannot diverge.
+ * Builds the frozen request of a loop step from the surface messages (system first) and the header.
+ * The live loop and `reconstructRequests` both call this, so they cannot diverge.
  */
-export function buildLoopRequest(messages: readonly Message[], header: EpochHeader, signal?: AbortSignal, previousResponseId?: string): FrozenGenerateOptions {
-  return freezeRequest({
+export function buildLoopRequest(messages: readonly Message[], header: EpochHeader, options: LoopRequestOptions = {}): FrozenGenerateOptions {
+  const { signal, previousResponseId, freezer } = options;
+  const request = {
     config: header.config,
     messages,
     ...(header.tools === undefined ? {} : { tools: header.tools }),
     ...(previousResponseId === undefined ? {} : { previousResponseId }),
     ...(signal === undefined ? {} : { signal }),
-  });
+  };
+  return freezer === undefined ? freezeRequest(request) : freezer.freeze(request);
 }
 
 /** The latest answer a provider named: which provider, and its id. */

@@ -7,22 +7,19 @@ export type DeepReadonly<T> = T extends AbortSignal
       ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
       : T;
 
-/** Roots whose whole subtree `deepFreeze` froze; frozen subtrees can never thaw, so they are skipped later. */
-const deepFrozen = new WeakSet<object>();
-
 /** Whether `value` is an object the walk still has to visit. */
-function pending(value: unknown, seen: WeakSet<object>): value is object {
+function pending(value: unknown, seen: Set<object>): value is object {
   if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
-  return !deepFrozen.has(value) && !seen.has(value) && !(value instanceof AbortSignal);
+  return !seen.has(value) && !(value instanceof AbortSignal);
 }
 
 /**
  * Every object reachable from `value` through array elements and own data properties, once each,
- * excluding `AbortSignal`s and subtrees already known to be deep-frozen. Arrays are walked by
- * their elements only, which keeps a request over long shared history cheap to walk.
+ * excluding `AbortSignal`s. Arrays are walked by their elements only. The set of visited objects
+ * lives for one walk: nothing is recorded process-wide.
  */
 function* reachableObjects(value: unknown): Generator<object> {
-  const seen = new WeakSet<object>();
+  const seen = new Set<object>();
   const stack: object[] = pending(value, seen) ? [value] : [];
   while (stack.length > 0) {
     const current = stack.pop()!;
@@ -43,28 +40,11 @@ function* reachableObjects(value: unknown): Generator<object> {
 
 /**
  * Freezes `value` and everything reachable from it, iteratively and safely on cycles, then
- * returns it. `AbortSignal`s are left live so a frozen request can still be cancelled. Subtrees frozen
- * by an earlier call are not walked again, so freezing a request over shared history costs one step
- * per shared message.
+ * returns it. `AbortSignal`s are left live so a frozen request can still be cancelled.
  */
 export function deepFreeze<T>(value: T): DeepReadonly<T> {
-  const frozen: object[] = [];
-  for (const object of reachableObjects(value)) {
-    Object.freeze(object);
-    frozen.push(object);
-  }
-  for (const object of frozen) deepFrozen.add(object);
+  for (const object of reachableObjects(value)) Object.freeze(object);
   return value as DeepReadonly<T>;
-}
-
-/**
- * Freezes an array whose elements the caller has already made deep-frozen, and records it as such,
- * without visiting the elements again. Internal to this package: `freezeRequest` uses it for the
- * message list, whose every element it has just checked.
- */
-export function freezeArrayOfFrozen(array: readonly unknown[]): void {
-  Object.freeze(array);
-  deepFrozen.add(array);
 }
 
 /** Whether `value` and everything reachable from it (but `AbortSignal`s) is frozen. */

@@ -35,7 +35,9 @@ export { networkReason, postStreaming, streamResponse, type StreamingPost } from
 export { isUnsent, markUnsent, unsentOnFailure } from "./unsent.js";
 export { deepFreeze, freezeParsedJson, isDeepFrozen, type DeepReadonly } from "./freeze.js";
 export {
+  RequestFreezer,
   freezeRequest,
+  requestMemo,
   isAgentLoopRequest,
   markAgentLoopRequest,
   type FrozenGenerateOptions,

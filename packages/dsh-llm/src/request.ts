@@ -2,7 +2,7 @@ import { describeIssues } from "dsh-base";
 import { z } from "zod";
 import { llmCallConfigSchema, type LlmCallConfig } from "./config.js";
 import { LlmError } from "./errors.js";
-import { deepFreeze, freezeArrayOfFrozen, isDeepFrozen, type DeepReadonly } from "./freeze.js";
+import { deepFreeze, type DeepReadonly } from "./freeze.js";
 import { messageSchema, type Message } from "./messages.js";
 import { toolSchemaSchema, type ToolSchema } from "./tools.js";
 
@@ -33,71 +33,122 @@ export interface GenerateOptions {
 /** A deep-frozen {@link GenerateOptions}: any attempt to mutate it throws in strict mode. */
 export type FrozenGenerateOptions = DeepReadonly<GenerateOptions>;
 
-/** Parts of requests already validated and deep-frozen; being frozen, they stay valid. */
-const validated = new WeakSet<object>();
-/** Requests `freezeRequest` returned; freezing one again returns it without a walk. */
-const frozenRequests = new WeakSet<object>();
 /**
- * The messages of the list `freezeRequest` last accepted, in a private array that is never frozen
- * (V8 reads frozen arrays several times slower). A loop's next request usually repeats them and adds
- * a few: the shared prefix is recognized by identity, one comparison per message, and only the new
- * tail is looked up (and, if new, validated); updating the mirror touches only that tail.
+ * Requests a freezer returned, each with that freezer: freezing one again returns it without a walk,
+ * only these can be marked, and an adapter finds the session's memo through it.
  */
-const lastMessages: unknown[] = [];
+const frozenRequests = new WeakMap<object, RequestFreezer>();
 
-/** Validates `value` unless it was validated (and frozen) before; returns whether it was checked now. */
-function checkPart(schema: z.ZodType, value: unknown, what: string | (() => string)): boolean {
-  if (validated.has(value as object)) return false;
+const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools", "previousResponseId", "signal"]);
+
+/** Validates `value` against `schema`, throwing `LLM_INVALID_REQUEST` naming the part. */
+function check(schema: z.ZodType, value: unknown, what: string | (() => string)): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const name = typeof what === "string" ? what : what();
     throw new LlmError("LLM_INVALID_REQUEST", `invalid request ${name}: ${describeIssues(parsed.error.issues)}`);
   }
-  return true;
 }
 
-const requestKeys: ReadonlySet<string> = new Set(["config", "messages", "tools", "previousResponseId", "signal"]);
+/**
+ * Validates and deep-freezes requests, remembering what it accepted last: the config, the tool list
+ * and the messages (in a private array that is never frozen: V8 reads frozen arrays several times
+ * slower). A loop's next request repeats the previous messages and adds a few, so the shared prefix
+ * is recognized by identity, one comparison per message, and only new messages are validated and
+ * frozen. One freezer per session: dropping the session drops what it remembers, and nothing is
+ * recorded process-wide but the request objects themselves.
+ */
+export class RequestFreezer {
+  #config: unknown;
+  #tools: unknown;
+  readonly #messages: unknown[] = [];
+  /** The members of `#messages`, for a list that reorders or drops some of them (a compaction). */
+  #known = new Set<unknown>();
+  readonly #memos = new Map<symbol, Map<object, unknown>>();
+
+  /**
+   * A cache an adapter keeps for this session under its own `key` (the wire bytes of each message,
+   * say), held as long as the freezer is: nothing process-wide grows with the sessions. Entries of
+   * messages a later request no longer holds (a compaction replaced them) are dropped.
+   */
+  memo<V>(key: symbol): Map<object, V> {
+    let memo = this.#memos.get(key);
+    if (memo === undefined) this.#memos.set(key, (memo = new Map()));
+    return memo as Map<object, V>;
+  }
+
+  /**
+   * Validates `options` and returns them deep-frozen, in place; throws `LLM_INVALID_REQUEST` on a bad
+   * shape and then freezes nothing. A request a freezer returned before comes back as is.
+   */
+  freeze(options: GenerateOptions): FrozenGenerateOptions {
+    if (frozenRequests.has(options)) return options;
+    for (const key of Object.keys(options)) {
+      if (!requestKeys.has(key)) throw new LlmError("LLM_INVALID_REQUEST", `invalid request: unknown key ${key}`);
+    }
+    const { config, messages, tools, signal } = options;
+    const fresh: unknown[] = [];
+    if (config !== this.#config || config === undefined) {
+      check(llmCallConfigSchema, config, "config");
+      fresh.push(config);
+    }
+    if (!Array.isArray(messages) || messages.length === 0) {
+      throw new LlmError("LLM_INVALID_REQUEST", "invalid request: messages must be a non-empty array");
+    }
+    const shared = Math.min(this.#messages.length, messages.length);
+    let known = 0;
+    while (known < shared && messages[known] === this.#messages[known]) known++;
+    for (let index = known; index < messages.length; index++) {
+      const message = messages[index];
+      if (this.#known.has(message)) continue;
+      check(messageSchema, message, () => `messages[${index}]`);
+      fresh.push(message);
+    }
+    if ("tools" in options && (tools !== this.#tools || tools === undefined)) {
+      check(toolListSchema, tools, "tools");
+      fresh.push(tools);
+    }
+    if ("previousResponseId" in options && (typeof options.previousResponseId !== "string" || options.previousResponseId === "")) {
+      throw new LlmError("LLM_INVALID_REQUEST", "invalid request: previousResponseId must be a non-empty string");
+    }
+    if ("signal" in options && !(signal instanceof AbortSignal)) {
+      throw new LlmError("LLM_INVALID_REQUEST", "invalid request: signal must be an AbortSignal");
+    }
+    // Every part is valid: freeze what is new, then the containers (every message is now deep-frozen).
+    for (const part of fresh) deepFreeze(part);
+    Object.freeze(messages);
+    Object.freeze(options);
+    frozenRequests.set(options, this);
+    this.#remember(options, known);
+    return options as FrozenGenerateOptions;
+  }
+
+  #remember(options: GenerateOptions, known: number): void {
+    this.#config = options.config;
+    if ("tools" in options) this.#tools = options.tools;
+    const { messages } = options;
+    if (known < this.#messages.length) {
+      const known = new Set<unknown>(messages);
+      this.#known = known;
+      for (const memo of this.#memos.values()) for (const message of memo.keys()) if (!known.has(message)) memo.delete(message);
+    } else for (let index = known; index < messages.length; index++) this.#known.add(messages[index]);
+    this.#messages.length = known;
+    for (let index = known; index < messages.length; index++) this.#messages.push(messages[index]);
+  }
+}
 
 /**
- * Validates `options` and returns them deep-frozen; throws `LLM_INVALID_REQUEST` on a bad shape.
- * A request it returned before comes back as is; messages and tool lists seen in an earlier frozen
- * request are not validated again.
+ * Validates `options` and returns them deep-frozen, in place; throws `LLM_INVALID_REQUEST` on a bad
+ * shape. A request frozen before comes back as is. Each call checks the whole request: a loop that
+ * sends growing history uses one {@link RequestFreezer} per session instead.
  */
 export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
-  if (frozenRequests.has(options)) return options;
-  for (const key of Object.keys(options)) {
-    if (!requestKeys.has(key)) throw new LlmError("LLM_INVALID_REQUEST", `invalid request: unknown key ${key}`);
-  }
-  const { config, messages, tools, signal } = options;
-  const checked: unknown[] = [];
-  if (checkPart(llmCallConfigSchema, config, "config")) checked.push(config);
-  if (!Array.isArray(messages) || messages.length === 0) {
-    throw new LlmError("LLM_INVALID_REQUEST", "invalid request: messages must be a non-empty array");
-  }
-  const shared = Math.min(lastMessages.length, messages.length);
-  let known = 0;
-  while (known < shared && messages[known] === lastMessages[known]) known++;
-  for (let index = known; index < messages.length; index++) {
-    const message = messages[index];
-    if (checkPart(messageSchema, message, () => `messages[${index}]`)) checked.push(message);
-  }
-  if ("tools" in options && checkPart(toolListSchema, tools, "tools")) checked.push(tools);
-  if ("previousResponseId" in options && (typeof options.previousResponseId !== "string" || options.previousResponseId === "")) {
-    throw new LlmError("LLM_INVALID_REQUEST", "invalid request: previousResponseId must be a non-empty string");
-  }
-  if ("signal" in options && !(signal instanceof AbortSignal)) {
-    throw new LlmError("LLM_INVALID_REQUEST", "invalid request: signal must be an AbortSignal");
-  }
-  // Messages validated before are deep-frozen (`validated` holds nothing else); freeze the new ones,
-  // then the list itself without walking its elements a second time.
-  for (const part of checked) deepFreeze(part);
-  freezeArrayOfFrozen(messages);
-  const frozen = deepFreeze(options);
-  for (const part of checked) validated.add(part as object);
-  frozenRequests.add(frozen);
-  lastMessages.length = known;
-  for (let index = known; index < messages.length; index++) lastMessages.push(messages[index]);
-  return frozen;
+  return new RequestFreezer().freeze(options);
+}
+
+/** The memo `key` of the session whose freezer froze `request` (see {@link RequestFreezer.memo}); none for a request frozen otherwise. */
+export function requestMemo<V>(request: FrozenGenerateOptions, key: symbol): Map<object, V> | undefined {
+  return frozenRequests.get(request)?.memo<V>(key);
 }
 
 const loopRequests = new WeakSet<object>();
@@ -107,8 +158,8 @@ const loopRequests = new WeakSet<object>();
  * this exact deep-frozen object carries it, never a copy or an equal-looking one-shot request.
  */
 export function markAgentLoopRequest(request: FrozenGenerateOptions): FrozenGenerateOptions {
-  if (!isDeepFrozen(request)) {
-    throw new LlmError("LLM_INVALID_REQUEST", "only a deep-frozen request can be marked as an agent loop request");
+  if (!frozenRequests.has(request)) {
+    throw new LlmError("LLM_INVALID_REQUEST", "only a deep-frozen request (one freezeRequest returned) can be marked as an agent loop request");
   }
   loopRequests.add(request);
   return request;

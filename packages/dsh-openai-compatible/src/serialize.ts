@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, imageBase64, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { LlmError, imageBase64, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
@@ -71,11 +71,11 @@ async function wireMessage(message: Message, options: SerializeOptions): Promise
 }
 
 /**
- * The wire bytes of frozen messages, per dialect. A message never changes, so it is serialized once;
- * an entry is a pure function of its key, never written again, so concurrent serializations share it
- * safely. Nothing else in serialization outlives one call.
+ * The keys of the session memos that hold the wire bytes of frozen messages, one per dialect. A
+ * message never changes, so it is serialized once per session; an entry is a pure function of its
+ * key, never written again, so concurrent serializations share it safely.
  */
-const fragments = new WeakMap<object, Partial<Record<Dialect, Buffer>>>();
+const FRAGMENTS: Readonly<Record<Dialect, symbol>> = { deepseek: Symbol("chat-completions deepseek fragments"), openai: Symbol("chat-completions openai fragments") };
 
 function holdsImage(message: Message): boolean {
   return message.role !== "system" && message.role !== "assistant" && message.content.some((block) => block.type === "image");
@@ -86,11 +86,9 @@ function holdsImage(message: Message): boolean {
  * reused by every later request that contains them; a message with an image is serialized afresh, as
  * its bytes are read and verified at every serialization.
  */
-async function messageBytes(message: Message, options: SerializeOptions): Promise<Buffer> {
-  const cached = fragments.get(message)?.[options.dialect];
-  if (cached !== undefined) return cached;
+async function messageBytes(message: Message, options: SerializeOptions, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
   const bytes = Buffer.from(JSON.stringify(await wireMessage(message, options)));
-  if (Object.isFrozen(message) && !holdsImage(message)) fragments.set(message, { ...fragments.get(message), [options.dialect]: bytes });
+  if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, bytes);
   return bytes;
 }
 
@@ -106,9 +104,11 @@ const COMMA = Buffer.from(",");
 export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions): Promise<Buffer> {
   const { head, tail } = envelopeBytes(request, options.dialect);
   const parts: Buffer[] = [head];
+  const memo = requestMemo<Buffer>(request, FRAGMENTS[options.dialect]);
   for (const [i, message] of request.messages.entries()) {
     if (i > 0) parts.push(COMMA);
-    parts.push(await messageBytes(message, options));
+    // A cached message costs no await: a long history is one synchronous pass.
+    parts.push(memo?.get(message) ?? (await messageBytes(message, options, memo)));
   }
   parts.push(tail);
   return Buffer.concat(parts);

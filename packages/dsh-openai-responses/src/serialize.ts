@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
 import { breakpointsFor } from "./breakpoints.js";
 import { messageItems } from "./items.js";
 
@@ -30,20 +30,18 @@ function invalid(message: string): LlmError {
   return new LlmError("LLM_INVALID_REQUEST", message, { retryable: false });
 }
 
-/** The wire bytes of unmarked frozen messages: a message never changes, so its items are serialized once. */
-const fragments = new WeakMap<object, Buffer>();
+/** The key of the session memo of unmarked frozen messages' wire bytes: a message never changes, so its items are serialized once per session. */
+const FRAGMENTS = Symbol("responses fragments");
 
 function holdsImage(message: Message): boolean {
   return (message.role === "user" || message.role === "tool") && message.content.some((block) => block.type === "image");
 }
 
 /** The comma-joined items of one message (empty for an answer that leaves none). */
-async function itemBytes(message: Message, attachments: AttachmentStore | undefined, mark: boolean): Promise<Buffer> {
-  const cached = mark ? undefined : fragments.get(message);
-  if (cached !== undefined) return cached;
+async function itemBytes(message: Message, attachments: AttachmentStore | undefined, mark: boolean, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
   const items = await messageItems(message, attachments, mark);
   const bytes = Buffer.from(items.map((item) => JSON.stringify(item)).join(","));
-  if (!mark && Object.isFrozen(message) && !holdsImage(message)) fragments.set(message, bytes);
+  if (memo !== undefined && !mark && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, bytes);
   return bytes;
 }
 
@@ -98,9 +96,12 @@ export async function serializeRequestBytes(request: FrozenGenerateOptions, opti
   const marks = breakpointsFor(request.messages, request.config.cachePolicy, options.breakpoints ?? false, request.config.model);
   const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"input":[`)];
   let first = true;
+  const memo = requestMemo<Buffer>(request, FRAGMENTS);
   for (const [index, message] of request.messages.entries()) {
     if (index > 0 && message.role === "system") throw invalid("a system message may only be the first message");
-    const bytes = await itemBytes(message, options.attachments, marks.has(index));
+    const mark = marks.has(index);
+    // A cached message costs no await: a long history is one synchronous pass.
+    const bytes = (mark ? undefined : memo?.get(message)) ?? (await itemBytes(message, options.attachments, mark, memo));
     if (bytes.length === 0) continue;
     if (!first) parts.push(COMMA);
     parts.push(bytes);

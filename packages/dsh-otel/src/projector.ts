@@ -1,5 +1,6 @@
 import { buildLoopRequest, emptyRequestFold, foldRequestEvent, requestDispatchEvent, requestRetryEvent, stepEndEvent, toolApprovalEvent, turnEndEvent, turnStartEvent, type RequestFold } from "dsh-agent";
 import { headerCauses, requestHeaderEvent, type EpochHeader } from "dsh-header";
+import { RequestFreezer } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { assistantMessageEvent, isSurfaceEvent, toolResultEvent } from "dsh-surface";
 import { addUsage } from "./attributes.js";
@@ -43,6 +44,7 @@ export class SpanProjector {
   readonly #options: ProjectionOptions;
   readonly #seedLength: number;
   #fold: RequestFold = emptyRequestFold;
+  readonly #freezer = new RequestFreezer();
   #header: EpochHeader | undefined;
   #causes: BreakCause[] = [];
   #resumed = false;
@@ -115,7 +117,7 @@ export class SpanProjector {
   #openStep(event: LogEvent<"request/dispatch", { turn: number; step: number }>): void {
     const dispatch = this.#fold.dispatch!;
     const header = dispatch.snapshot.header;
-    const request = buildLoopRequest(dispatch.messages, header, undefined, dispatch.previousResponseId);
+    const request = buildLoopRequest(dispatch.messages, header, { previousResponseId: dispatch.previousResponseId, freezer: this.#freezer });
     this.#step = { seq: event.seq, turn: event.data.turn, step: event.data.step, startMs: event.time, header, request, causes: this.#causes, retries: [], answer: undefined };
     this.#causes = [];
     if (this.#turn !== undefined && this.#turn.header === undefined) this.#turn = { ...this.#turn, header };

@@ -73,27 +73,30 @@ export function isSurfaceEvent(event: LogEvent): event is SurfaceEvent {
 }
 
 /**
+ * Freezes a message built around logged content. Logged data is deep-frozen by the log (on append
+ * and on load), so freezing the new object is enough and nothing is walked twice; content that is
+ * not frozen (an event built by hand) is deep-frozen here.
+ */
+function frozenMessage<M extends Message>(message: M, content: unknown): M {
+  if (typeof content === "object" && content !== null && !Object.isFrozen(content)) deepFreeze(content);
+  return Object.freeze(message);
+}
+
+/**
  * The public, pure per-event projection: the model-visible message of one surface event,
  * deep-frozen, with fields in a fixed order. Anyone folding a log prefix uses this same function.
  */
 export function deriveEventMessage(event: SurfaceEvent): Message {
   switch (event.type) {
-    case "system/message": {
-      const message: SystemMessage = { role: "system", content: event.data.content, source: event.data.source };
-      return deepFreeze(message);
-    }
-    case "user/message": {
-      const message: UserMessage = { role: "user", content: event.data.content, source: event.data.source };
-      return deepFreeze(message);
-    }
-    case "assistant/message": {
-      const message: AssistantMessage = { role: "assistant", content: event.data.content, source: event.data.source };
-      return deepFreeze(message);
-    }
+    case "system/message":
+      return frozenMessage<SystemMessage>({ role: "system", content: event.data.content, source: event.data.source }, undefined);
+    case "user/message":
+      return frozenMessage<UserMessage>({ role: "user", content: event.data.content, source: event.data.source }, event.data.content);
+    case "assistant/message":
+      return frozenMessage<AssistantMessage>({ role: "assistant", content: event.data.content, source: event.data.source }, event.data.content);
     case "tool/result": {
       const { callId, toolName, content, isError, source } = event.data;
-      const message: ToolResultMessage = { role: "tool", callId, toolName, content, isError, source };
-      return deepFreeze(message);
+      return frozenMessage<ToolResultMessage>({ role: "tool", callId, toolName, content, isError, source }, content);
     }
   }
 }
