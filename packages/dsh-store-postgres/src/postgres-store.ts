@@ -26,6 +26,32 @@ function infoOf(row: SessionRow): SessionInfo {
   return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
 }
 
+/**
+ * One commit of batches as a single statement: lock the sessions' rows in id order, accept each batch
+ * whose writer epoch and expected head match, insert the accepted events, move their heads and notify
+ * followers; it returns the locked rows as they were. Parameters: per batch the session id, expected
+ * head, writer epoch and new head ($1-$4); per event its session id, seq and line ($5-$7); the channel ($8).
+ */
+const COMMIT_SQL = `
+WITH expected AS (
+  SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::integer[]) AS e (id, head, epoch, next_head)
+), locked AS (
+  SELECT s.id, s.head, s.writer_epoch FROM dsh_sessions AS s WHERE s.id IN (SELECT id FROM expected) ORDER BY s.id FOR UPDATE
+), accepted AS (
+  SELECT e.id, e.next_head FROM expected AS e JOIN locked AS l ON l.id = e.id AND l.head = e.head AND l.writer_epoch = e.epoch
+), inserted AS (
+  INSERT INTO dsh_events (session_id, seq, line)
+  SELECT v.session_id, v.seq, v.line FROM unnest($5::text[], $6::integer[], $7::text[]) AS v (session_id, seq, line)
+  WHERE v.session_id IN (SELECT id FROM accepted)
+  RETURNING 1
+), moved AS (
+  UPDATE dsh_sessions AS s SET head = a.next_head FROM accepted AS a WHERE s.id = a.id RETURNING s.id
+)
+SELECT l.id, l.head, l.writer_epoch,
+  (SELECT count(*) FROM inserted) AS inserted,
+  (SELECT count(*) FROM (SELECT pg_notify($8, id) FROM moved) AS n) AS notified
+FROM locked AS l`;
+
 async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN");
   try {
@@ -171,36 +197,28 @@ export class PostgresStore implements SessionStore {
   }
 
   /**
-   * Commits the batches of many sessions in one transaction: their rows are locked (in id order, so
-   * concurrent committers cannot deadlock), each batch is written only if its writer's epoch is
-   * current and the head is where it expects, and followers are notified on commit. Refused batches
-   * get `LOG_CONFLICT` and leave nothing behind.
+   * Commits the batches of many sessions in one statement, so one round trip: their rows are locked
+   * (in id order, so concurrent committers cannot deadlock), each batch is written only if its
+   * writer's epoch is current and the head is where it expects, and followers are notified on commit.
+   * Refused batches get `LOG_CONFLICT` and leave nothing behind.
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
-    return this.#transaction(async (client) => {
-      const ids = [...new Set(batches.map((batch) => batch.sessionId))].sort();
-      const { rows } = await client.query<SessionRow>("SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE", [ids]);
-      const current = new Map(rows.map((row) => [row.id, row]));
-      const outcomes: (Error | undefined)[] = [];
-      const accepted: PendingBatch[] = [];
-      for (const batch of batches) {
-        const row = current.get(batch.sessionId)!;
-        const stale = staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
-        outcomes.push(stale);
-        if (stale === undefined) accepted.push(batch);
-      }
-      if (accepted.length > 0) {
-        const events = accepted.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
-        await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT * FROM unnest($1::text[], $2::integer[], $3::text[])", [
-          events.map(([id]) => id),
-          events.map(([, event]) => event.seq),
-          events.map(([, event]) => eventLine(event)),
-        ]);
-        const heads = accepted.map((batch) => [batch.sessionId, batch.events.at(-1)!.seq + 1] as const);
-        await client.query("UPDATE dsh_sessions AS s SET head = v.head FROM unnest($1::text[], $2::integer[]) AS v (id, head) WHERE s.id = v.id", [heads.map(([id]) => id), heads.map(([, head]) => head)]);
-        await client.query("SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id", [NOTIFY_CHANNEL, heads.map(([id]) => id)]);
-      }
-      return outcomes;
+    const events = batches.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
+    const { rows } = await this.#pool.query<SessionRow>(COMMIT_SQL, [
+      batches.map((batch) => batch.sessionId),
+      batches.map((batch) => batch.events[0]!.seq),
+      batches.map((batch) => batch.epoch),
+      batches.map((batch) => batch.events.at(-1)!.seq + 1),
+      events.map(([id]) => id),
+      events.map(([, event]) => event.seq),
+      events.map(([, event]) => eventLine(event)),
+      NOTIFY_CHANNEL,
+    ]);
+    // The rows as they were when locked: the same check the statement made, for the reason of a refusal.
+    const current = new Map(rows.map((row) => [row.id, row]));
+    return batches.map((batch) => {
+      const row = current.get(batch.sessionId)!;
+      return staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
     });
   }
 }

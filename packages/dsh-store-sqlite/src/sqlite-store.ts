@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import DatabaseConstructor, { type Database } from "better-sqlite3";
+import DatabaseConstructor, { type Database, type Statement } from "better-sqlite3";
 import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
 import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
 import { prepareDatabase } from "./schema.js";
@@ -37,6 +37,8 @@ export class SqliteStore implements SessionStore {
   readonly #db: Database;
   readonly #pollMs: number;
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
+  /** The statements of the append path, prepared once: a commit only binds and runs them. */
+  readonly #statements: { readonly session: Statement; readonly insertEvent: Statement; readonly updateHead: Statement };
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = resolve(path);
@@ -44,6 +46,11 @@ export class SqliteStore implements SessionStore {
     this.#pollMs = options.pollMs ?? 100;
     try {
       prepareDatabase(this.#db, options.busyTimeoutMs ?? 5_000);
+      this.#statements = {
+        session: this.#db.prepare("SELECT * FROM dsh_sessions WHERE id = ?"),
+        insertEvent: this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line) VALUES (?, ?, ?)"),
+        updateHead: this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?"),
+      };
     } catch (error) {
       this.#db.close();
       throw error;
@@ -114,7 +121,7 @@ export class SqliteStore implements SessionStore {
   }
 
   #row(sessionId: string): SessionRow | undefined {
-    return this.#db.prepare("SELECT * FROM dsh_sessions WHERE id = ?").get(checkSessionId(sessionId)) as SessionRow | undefined;
+    return this.#statements.session.get(checkSessionId(sessionId)) as SessionRow | undefined;
   }
 
   #existing(sessionId: string): SessionRow {
@@ -129,8 +136,7 @@ export class SqliteStore implements SessionStore {
   }
 
   #insert(sessionId: string, events: readonly LogEvent[]): void {
-    const insert = this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line) VALUES (?, ?, ?)");
-    for (const event of events) insert.run(sessionId, event.seq, eventLine(event));
+    for (const event of events) this.#statements.insertEvent.run(sessionId, event.seq, eventLine(event));
   }
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
@@ -151,7 +157,7 @@ export class SqliteStore implements SessionStore {
         const stale = staleBatchError(batch, { head: current.head, epoch: current.writer_epoch });
         if (stale !== undefined) return stale;
         this.#insert(sessionId, events);
-        this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?").run(events.at(-1)!.seq + 1, sessionId);
+        this.#statements.updateHead.run(events.at(-1)!.seq + 1, sessionId);
         return undefined;
       }),
     ).immediate();
