@@ -204,7 +204,8 @@ export class PostgresStore implements SessionStore {
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
     const events = batches.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
-    const { rows } = await this.#pool.query<SessionRow>(COMMIT_SQL, [
+    // A named statement: each connection parses and plans it once.
+    const { rows } = await this.#pool.query<SessionRow>({ name: "dsh-commit", text: COMMIT_SQL, values: [
       batches.map((batch) => batch.sessionId),
       batches.map((batch) => batch.events[0]!.seq),
       batches.map((batch) => batch.epoch),
@@ -213,7 +214,7 @@ export class PostgresStore implements SessionStore {
       events.map(([, event]) => event.seq),
       events.map(([, event]) => eventLine(event)),
       NOTIFY_CHANNEL,
-    ]);
+    ] });
     // The rows as they were when locked: the same check the statement made, for the reason of a refusal.
     const current = new Map(rows.map((row) => [row.id, row]));
     return batches.map((batch) => {
