@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readJsonlLog } from "dsh-log";
+import { deriveMessagesFromEvents } from "dsh-surface";
 import { benchRegistry } from "./reconstruct.js";
 import { median, timed } from "./util.js";
 
@@ -15,6 +16,10 @@ export interface LoadResult {
   readonly loadMs: number;
   /** Median of the per-round ratios load / floor. */
   readonly ratio: number;
+  /** Load and the derivation of the model-visible messages (what opening a session to continue it costs). */
+  readonly loadDeriveMs: number;
+  /** Median of the per-round ratios (load + messages) / floor. */
+  readonly deriveRatio: number;
   readonly heapKeptOverLogSize: number;
   readonly peakRssOverLogSize: number;
   /** The same in a warm process, one that has loaded a small log before (what a server or a second load pays). */
@@ -43,6 +48,8 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
   const floors: number[] = [];
   const loads: number[] = [];
   const ratios: number[] = [];
+  const derives: number[] = [];
+  const deriveRatios: number[] = [];
   let events = 0;
   // Each measurement starts from a collected heap (the bench runs with --expose-gc), so neither pays for the other's garbage.
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
@@ -52,9 +59,13 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
     gc();
     const full = await timed(() => readJsonlLog(path, registry()));
     events = full.value.log.length;
+    gc();
+    const derived = await timed(async () => deriveMessagesFromEvents((await readJsonlLog(path, registry())).log.slice()));
     floors.push(bare.ms);
     loads.push(full.ms);
     ratios.push(full.ms / bare.ms);
+    derives.push(derived.ms);
+    deriveRatios.push(derived.ms / bare.ms);
   }
   const logBytes = statSync(path).size;
   // RSS is noisy (the baseline alone moves by several MB between processes): the median of five children each.
@@ -67,6 +78,8 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
     floorMs: median(floors),
     loadMs: median(loads),
     ratio: median(ratios),
+    loadDeriveMs: median(derives),
+    deriveRatio: median(deriveRatios),
     heapKeptOverLogSize: memory.heapKept / logBytes,
     peakRssOverLogSize: memory.peakRss / logBytes,
     warmPeakRssOverLogSize: warmMemory.peakRss / logBytes,

@@ -9,6 +9,7 @@ import type { AppendResult } from "./append.js";
 import { anthropicCacheBench } from "./anthropic-cache.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
+import type { GcCliffResult } from "./gc-cliff.js";
 import { loadBench } from "./load.js";
 import { responsesCacheBench } from "./responses-cache.js";
 import { storesBench } from "./stores.js";
@@ -26,17 +27,20 @@ const child = (...args: string[]) => run("reconstruct.ts", ...args);
 try {
   console.log(`dsh bench${quick ? " (quick)" : ""} on Node ${process.version}, ${cpus().length} cores\n`);
 
-  console.log("1. Load with full admission, against read + split + JSON.parse of the same file (medians)");
+  console.log("1. Load with full admission, and load + the model-visible messages, against read + split + JSON.parse of the same file (medians)");
   const loads = [];
-  for (const steps of quick ? [1000] : [1000, 10_000]) {
-    const name = `load-${steps}.jsonl`;
-    child("--write", dir, String(steps), "95", name);
-    loads.push(await loadBench(join(dir, name), quick ? 5 : steps > 1000 ? 5 : 15));
+  // Two kinds of log: 95 opaque progress events per step (a harness streaming UI progress into the
+  // log), and model-visible events only (the realistic case for a resumed session's messages).
+  const sizes: readonly (readonly [number, number])[] = quick ? [[1000, 95], [2000, 0]] : [[1000, 95], [10_000, 95], [5000, 0], [50_000, 0]];
+  for (const [steps, progress] of sizes) {
+    const name = `load-${steps}-${progress}.jsonl`;
+    child("--write", dir, String(steps), String(progress), name);
+    loads.push({ progress, ...(await loadBench(join(dir, name), quick ? 5 : steps * (progress + 6) > 100_000 ? 5 : 15)) });
   }
   console.log(
     table([
-      ["events", "log MB", "floor ms", "load ms", "load / floor", "heap kept / log", "peak RSS / log", "warm peak RSS / log", "floor peak RSS / log"],
-      ...loads.map((row) => [String(row.events), fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize), fmt(row.warmPeakRssOverLogSize), fmt(row.floorPeakRssOverLogSize)]),
+      ["events", "progress", "log MB", "floor ms", "load ms", "load / floor", "load + messages / floor", "heap kept / log", "peak RSS / log", "warm peak RSS / log", "floor peak RSS / log"],
+      ...loads.map((row) => [String(row.events), row.progress > 0 ? "95 %" : "none", fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.deriveRatio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize), fmt(row.warmPeakRssOverLogSize), fmt(row.floorPeakRssOverLogSize)]),
     ]),
   );
 
@@ -137,6 +141,12 @@ try {
       ]),
     ]),
   );
+  console.log(
+    table([
+      ["store", "its floor", "floor ev/s", "1 session / floor"],
+      ...stores.flatMap((row) => (row.floor === undefined ? [] : [[row.store, row.floor.what, fmt(row.floor.eventsPerSecond), fmt(row.appendPerSecond["1"]! / row.floor.eventsPerSecond)]])),
+    ]),
+  );
 
   const wide = await wideAnswerBench(dir, quick ? 2000 : 25_000);
   console.log(`\n8. Commands on one answer with ${wide.calls} and ${4 * wide.calls} tool calls (a ${fmt(wide.logBytes / 1e6)} MB log): time per call, larger over smaller (1.0 is linear)`);
@@ -152,7 +162,11 @@ try {
   );
   console.log("   readable limit: the tokens each request shares with the previous one where that prefix reaches OpenAI's 1,024-token minimum.");
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses };
+  const cliff = JSON.parse(run("gc-cliff.ts", "--gc-cliff", String(quick ? 2000 : 10_000), quick ? "5" : "9")) as GcCliffResult;
+  console.log(`\n11. One session's step (build, freeze, serialize) right after a major GC that freed another session of ${cliff.messages} messages, against its steady steps (medians)`);
+  console.log(table([["messages", "steady step ms", "step after GC ms", "after GC / steady"], [String(cliff.messages), fmt(cliff.steadyMs), fmt(cliff.afterGcMs), fmt(cliff.ratio)]]));
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {

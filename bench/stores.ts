@@ -8,7 +8,10 @@ import { EventRegistry, JsonlStore, defineEvent, type SessionStore } from "dsh-l
 import { startTestPostgres } from "dsh-store-conformance/postgres-server";
 import { PostgresStore } from "dsh-store-postgres";
 import { SqliteStore } from "dsh-store-sqlite";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { z } from "zod";
+import { median } from "./util.js";
 
 const noted = defineEvent("note/added", z.strictObject({ text: z.string() }));
 const registry = () => new EventRegistry().define(noted);
@@ -21,6 +24,43 @@ export interface StoreFigures {
   readonly appendPerSecond: Readonly<Record<string, number>>;
   /** Events per second read back (with full admission) from one large session. */
   readonly loadPerSecond: number;
+  /** The database's own floor for one session's appends, one durable commit per event (none for JSONL: its floor is row 4). */
+  readonly floor?: { readonly what: string; readonly eventsPerSecond: number } | undefined;
+}
+
+/** SQLite's floor: one prepared single-row insert per transaction, in WAL mode with full fsync, as the store commits. */
+function sqliteFloor(path: string, events: number): number {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.exec("CREATE TABLE t (session_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (session_id, seq))");
+    const insert = db.prepare("INSERT INTO t (session_id, seq, line) VALUES (?, ?, ?)");
+    const commit = db.transaction((seq: number) => insert.run("s", seq, TEXT));
+    const start = performance.now();
+    for (let seq = 0; seq < events; seq++) commit.immediate(seq);
+    return events / ((performance.now() - start) / 1000);
+  } finally {
+    db.close();
+  }
+}
+
+/** PostgreSQL's floor: `BEGIN`, one single-row `INSERT`, `COMMIT` per event, on one connection. */
+async function postgresFloor(url: string, events: number): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("CREATE TABLE floor_t (session_id text NOT NULL, seq integer NOT NULL, line text NOT NULL, PRIMARY KEY (session_id, seq))");
+    const start = performance.now();
+    for (let seq = 0; seq < events; seq++) {
+      await client.query("BEGIN");
+      await client.query("INSERT INTO floor_t (session_id, seq, line) VALUES ($1, $2, $3)", ["s", seq, TEXT]);
+      await client.query("COMMIT");
+    }
+    return events / ((performance.now() - start) / 1000);
+  } finally {
+    await client.end();
+  }
 }
 
 /** `sessions` sessions appending `perSession` events each, one awaited append at a time, all at once. */
@@ -48,23 +88,39 @@ async function loadRate(store: SessionStore, events: number, tag: string): Promi
   return events / ((performance.now() - start) / 1000);
 }
 
-async function measure(name: string, store: SessionStore, quick: boolean): Promise<StoreFigures> {
+async function measure(name: string, store: SessionStore, quick: boolean, floor?: { readonly what: string; readonly rate: () => Promise<number> | number }): Promise<StoreFigures> {
   const appendPerSecond: Record<string, number> = {};
   for (const sessions of [1, 8, 64]) appendPerSecond[String(sessions)] = await appendRate(store, sessions, quick ? Math.max(2, 64 / sessions) : Math.max(4, 512 / sessions), "a");
   const loadPerSecond = await loadRate(store, quick ? 5_000 : 50_000, "l");
+  // The single-session rate again, interleaved with the floor, so both see the same machine.
+  let floorFigures: StoreFigures["floor"];
+  if (floor !== undefined) {
+    const rates: number[] = [];
+    const floors: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      rates.push(await appendRate(store, 1, quick ? 64 : 512, `f${round}`));
+      floors.push(await floor.rate());
+    }
+    appendPerSecond["1"] = median(rates);
+    floorFigures = { what: floor.what, eventsPerSecond: median(floors) };
+  }
   await store.close();
-  return { store: name, appendPerSecond, loadPerSecond };
+  return { store: name, appendPerSecond, loadPerSecond, floor: floorFigures };
 }
 
 /** The three stores, measured one after another on the same machine. */
 export async function storesBench(quick: boolean): Promise<StoreFigures[]> {
   const dir = await mkdtemp(join(tmpdir(), "dsh-bench-stores-"));
   const postgres = await startTestPostgres();
+  let floorFiles = 0;
   try {
     return [
       await measure("JSONL", new JsonlStore(join(dir, "jsonl")), quick),
-      await measure("SQLite", new SqliteStore(join(dir, "sessions.db")), quick),
-      await measure("PostgreSQL", await PostgresStore.connect(await postgres.createDatabase()), quick),
+      await measure("SQLite", new SqliteStore(join(dir, "sessions.db")), quick, { what: "prepared insert, one transaction each", rate: () => sqliteFloor(join(dir, `floor-${floorFiles++}.db`), quick ? 64 : 512) }),
+      await measure("PostgreSQL", await PostgresStore.connect(await postgres.createDatabase()), quick, {
+        what: "BEGIN, INSERT, COMMIT each",
+        rate: async () => postgresFloor(await postgres.createDatabase(), quick ? 64 : 512),
+      }),
     ];
   } finally {
     await postgres.stop();
