@@ -8,7 +8,8 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "dsh-tes
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { exportLive, exportSession, followSession, sessionSpans } from "./drivers.js";
-import { createSpanExporter, spanResource, tracesUrl } from "./export.js";
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
+import { createSpanExporter, exportSpans, spanResource, toReadableSpan, tracesUrl } from "./export.js";
 import type { SpanRecord } from "./span.js";
 import { recordSessions, type RecordedSessions } from "./test-support/session.js";
 
@@ -84,9 +85,50 @@ describe("exportSession", () => {
   });
 });
 
+describe("toReadableSpan and exportSpans", () => {
+  const span: SpanRecord = {
+    traceId: "a".repeat(32),
+    spanId: "b".repeat(16),
+    parentSpanId: "c".repeat(16),
+    name: "chat m",
+    kind: "client",
+    startMs: 1_700_000_000_123.5,
+    endMs: 1_700_000_000_100,
+    attributes: { n: 1, list: ["x"] },
+    links: [{ traceId: "d".repeat(32), spanId: "e".repeat(16), attributes: { why: "resume" } }],
+    events: [{ name: "retry", timeMs: 1_700_000_000_110, attributes: { attempt: 1 } }],
+    status: { code: "error", message: "LLM_TIMEOUT" },
+  };
+
+  it("keeps the ids, the log's times (an end before the start is clamped to it), links, events and status", () => {
+    const readable = toReadableSpan(span, spanResource("svc"));
+    expect(readable.spanContext()).toEqual({ traceId: span.traceId, spanId: span.spanId, traceFlags: 1 });
+    expect(readable.parentSpanContext).toEqual({ traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1 });
+    expect([readable.startTime, readable.endTime, readable.duration]).toEqual([[1_700_000_000, 123_500_000], [1_700_000_000, 123_500_000], [0, 0]]);
+    expect(readable).toMatchObject({ kind: 2, ended: true, status: { code: 2, message: "LLM_TIMEOUT" }, attributes: { n: 1, list: ["x"] }, instrumentationScope: { name: "dsh-otel" } });
+    expect(readable.links).toEqual([{ context: { traceId: "d".repeat(32), spanId: "e".repeat(16), traceFlags: 1 }, attributes: { why: "resume" } }]);
+    expect(readable.events).toEqual([{ name: "retry", time: [1_700_000_000, 110_000_000], attributes: { attempt: 1 } }]);
+    expect(readable.resource.attributes["service.name"]).toBe("svc");
+    const root = toReadableSpan({ ...span, parentSpanId: undefined, kind: "internal", status: { code: "unset" }, endMs: span.startMs + 2 }, spanResource());
+    expect([root.parentSpanContext, root.kind, root.status, root.duration]).toEqual([undefined, 0, { code: 0 }, [0, 2_000_000]]);
+    expect(toReadableSpan({ ...span, status: { code: "error" } }, spanResource()).status).toEqual({ code: 2 });
+  });
+
+  it("sends nothing for no spans, and reports an exporter that fails", async () => {
+    const exporter = new InMemorySpanExporter();
+    await exportSpans(exporter, []);
+    await exportSpans(exporter, [span]);
+    expect(exporter.getFinishedSpans().map((finished) => finished.name)).toEqual(["chat m"]);
+    await exporter.shutdown();
+    await expect(exportSpans(exporter, [span])).rejects.toMatchObject({ code: "OTEL_EXPORT_FAILED", message: expect.stringMatching(/^the OTLP receiver did not take 1 span\(s\): \S/) });
+  });
+});
+
 describe("tracesUrl", () => {
   it("appends the traces path to a base URL and keeps a traces URL as it is", () => {
     expect(tracesUrl("http://127.0.0.1:4318")).toBe("http://127.0.0.1:4318/v1/traces");
+    expect(tracesUrl("http://h:4318//")).toBe("http://h:4318/v1/traces");
+    expect(tracesUrl("http://h/v1/traces/x")).toBe("http://h/v1/traces/x/v1/traces");
     expect(tracesUrl("https://otel.example/api/public/otel/")).toBe("https://otel.example/api/public/otel/v1/traces");
     expect(tracesUrl("http://h:4318/v1/traces")).toBe("http://h:4318/v1/traces");
   });
@@ -115,6 +157,30 @@ describe("live export", () => {
       expect(await live.stop()).toBe(6);
       const expected = (await sessionSpans(log.slice(), { sessionId: "live" })).map(onTheWire);
       expect(sorted(receiver.spans)).toEqual(sorted(expected as ReceivedSpan[]));
+      await exporter.shutdown();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("hands export failures to onError and carries on, so a receiver that comes back gets the later spans", async () => {
+    receiver = await startOtlpReceiver();
+    const sim = await startSimulator({ scenario: { responses: [{ text: "One." }, { text: "Two." }] } });
+    try {
+      const log = new EventLog({ registry: createAgentRegistry() });
+      const runtime = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "sim", dialect: "deepseek", baseUrl: sim.url })] });
+      const exporter = createSpanExporter({ endpoint: receiver.url, protocol: "http/json" });
+      const errors: unknown[] = [];
+      const live = exportLive(log, exporter, { sessionId: "flaky", onError: (error) => errors.push(error) });
+      const agent = new Agent({ log, runtime, config: { provider: "sim", model: "sim-1" }, systemPrompt: "Be brief." });
+      receiver.refuseNext(2, 400);
+      await agent.run("First.");
+      await live.stop();
+      expect(errors.map((error) => (error as { code: string }).code)).toEqual(["OTEL_EXPORT_FAILED", "OTEL_EXPORT_FAILED"]);
+      const again = exportLive(log, exporter, { sessionId: "flaky", onError: (error) => errors.push(error) });
+      await agent.run("Second.");
+      expect(await again.stop()).toBe(4);
+      expect(receiver.spans.map((span) => span.name)).toEqual(["chat sim-1", "invoke_agent", "chat sim-1", "invoke_agent"]);
       await exporter.shutdown();
     } finally {
       await sim.close();

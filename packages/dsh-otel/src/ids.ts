@@ -1,9 +1,12 @@
 import { createHash } from "node:crypto";
 
-function hexOf(text: string, length: number): string {
-  const hex = createHash("sha256").update(text).digest("hex").slice(0, length);
-  // An all-zero id is invalid in OpenTelemetry; sha256 practically never yields one, but never send it.
+/** An id OpenTelemetry accepts: an all-zero one (invalid) gets a last digit of 1. sha256 practically never yields one. */
+export function validId(hex: string): string {
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
+}
+
+function hexOf(text: string, length: number): string {
+  return validId(createHash("sha256").update(text).digest("hex").slice(0, length));
 }
 
 /** The trace id of the turn that starts at `seq` of session `sessionId`: 32 hex digits, the same on every export. */

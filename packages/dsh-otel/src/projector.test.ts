@@ -9,15 +9,16 @@ import type { SpanRecord } from "./span.js";
 import { inputMessagesSchema, outputMessagesSchema, systemInstructionsSchema, toolDefinitionsSchema } from "./test-support/conventions.js";
 import { recordSessions, type RecordedSessions } from "./test-support/session.js";
 
+// The session is recorded once; the spans are projected inside each test, so that mutation testing,
+// which activates a mutant per test, sees the projection run under it.
 let recorded: RecordedSessions;
-let spans: SpanRecord[];
 beforeAll(async () => {
   recorded = await recordSessions();
-  spans = projectSpans(recorded.events, { sessionId: "s1" }).map(({ span }) => span);
 });
 
+const project = () => projectSpans(recorded.events, { sessionId: "s1" }).map(({ span }) => span);
 const ofType = (type: string) => recorded.events.filter((event) => event.type === type);
-const byOperation = (operation: string) => spans.filter((span) => span.attributes["gen_ai.operation.name"] === operation);
+const byOperation = (operation: string, spans = project()) => spans.filter((span) => span.attributes["gen_ai.operation.name"] === operation);
 const data = <T>(event: LogEvent) => event.data as T;
 
 describe("projectSpans", () => {
@@ -25,7 +26,7 @@ describe("projectSpans", () => {
     expect(byOperation("chat").map((span) => span.attributes["dsh.seq"])).toEqual(ofType("request/dispatch").map((event) => event.seq));
     expect(byOperation("execute_tool").map((span) => span.attributes["dsh.seq"])).toEqual(ofType("tool/result").map((event) => event.seq));
     expect(byOperation("invoke_agent").map((span) => span.attributes["dsh.seq"])).toEqual(ofType("turn/start").map((event) => event.seq));
-    expect(spans).toHaveLength(ofType("request/dispatch").length + ofType("tool/result").length + ofType("turn/start").length);
+    expect(project()).toHaveLength(ofType("request/dispatch").length + ofType("tool/result").length + ofType("turn/start").length);
     expect(byOperation("chat").map((span) => span.name)).toEqual(["chat sim-1", "chat sim-1", "chat sim-2", "chat sim-2"]);
     expect(byOperation("chat").every((span) => span.kind === "client")).toBe(true);
     expect(byOperation("invoke_agent").every((span) => span.kind === "internal" && span.name === "invoke_agent" && span.parentSpanId === undefined)).toBe(true);
@@ -48,10 +49,11 @@ describe("projectSpans", () => {
   });
 
   it("derives every id from the session and the seq of the event that opened the span, and nests requests and tool calls under their turn", () => {
-    const turns = byOperation("invoke_agent");
+    const spans = project();
+    const turns = byOperation("invoke_agent", spans);
     for (const span of spans) expect(span.spanId).toBe(spanIdOf("s1", span.attributes["dsh.seq"] as number));
     for (const turn of turns) expect(turn.traceId).toBe(traceIdOf("s1", turn.attributes["dsh.seq"] as number));
-    for (const span of [...byOperation("chat"), ...byOperation("execute_tool")]) {
+    for (const span of [...byOperation("chat", spans), ...byOperation("execute_tool", spans)]) {
       const turn = turns.find((candidate) => candidate.attributes["dsh.turn"] === span.attributes["dsh.turn"])!;
       expect([span.traceId, span.parentSpanId]).toEqual([turn.traceId, turn.spanId]);
     }
@@ -115,6 +117,7 @@ describe("projectSpans", () => {
   });
 
   it("puts no prompt, answer or tool text on a span unless asked", () => {
+    const spans = project();
     const text = JSON.stringify(spans);
     for (const secret of ["Be brief.", "What is a?", "value of a", "a is known.", "no such key", "missing"]) expect(text).not.toContain(secret);
     expect(spans.some((span) => Object.keys(span.attributes).some((key) => key.startsWith("gen_ai.input") || key.startsWith("gen_ai.output") || key.startsWith("gen_ai.system") || key.startsWith("gen_ai.tool.call.a") || key.startsWith("gen_ai.tool.call.r")))).toBe(false);
@@ -145,6 +148,7 @@ describe("projectSpans", () => {
   });
 
   it("gives the same spans whatever batches the events arrive in, as a live follow does", () => {
+    const spans = project();
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 40 }), (sizes) => {
         const projector = new SpanProjector({ sessionId: "s1" });
@@ -163,6 +167,7 @@ describe("projectSpans", () => {
 
   it("gives spans the Langfuse span processor's default filter keeps", () => {
     const resource = spanResource();
+    const spans = project();
     expect(spans.every((span) => isDefaultExportSpan(toReadableSpan(span, resource)))).toBe(true);
   });
 });
