@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const events = async (path: string) => (await readFile(path, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+const events = async (path: string) => (await readFile(path, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; seq: number; data: Record<string, unknown> });
 
 describe("dsh run --approve", () => {
   it("asks about each call on the terminal, runs the ones answered y, and logs every decision", async () => {
@@ -37,5 +38,11 @@ describe("dsh run --approve", () => {
     expect((await runCli(["run", "--approve", "--scenario", "scenario.json", "--log", log, "look"], { cwd: dir, answers: [] })).code).toBe(0);
     expect((await events(log)).filter((event) => event.type === "tool/approval").map((event) => event.data.reason)).toEqual(["no answer (input ended)", "no answer (input ended)"]);
     expect(await runCli(["run", "--approve", "--log", join(dir, "u.jsonl"), "look"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: --approve asks on the terminal, and this dsh has none to ask on\n" });
+    // Refused before anything is created: no session file, no fork.
+    expect(existsSync(join(dir, "u.jsonl"))).toBe(false);
+    const at = (await events(log)).find((event) => event.type === "turn/end")!.seq;
+    const fork = await runCli(["fork", log, "--at", String(at), "--approve", "--log", join(dir, "f.jsonl"), "again"], { cwd: dir });
+    expect(fork).toMatchObject({ code: 2, stderr: "dsh: --approve asks on the terminal, and this dsh has none to ask on\n" });
+    expect(existsSync(join(dir, "f.jsonl"))).toBe(false);
   });
 });

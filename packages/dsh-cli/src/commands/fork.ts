@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { AgentError, forkSeed } from "dsh-agent";
+import { askOrRefuse } from "../approve.js";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { createSession, promptOf } from "../session.js";
@@ -31,6 +32,7 @@ export async function forkCommand(argv: readonly string[], io: CliIo): Promise<n
   } finally {
     await source.close();
   }
+  if (values.approve === true) askOrRefuse(io);
   const fork = await createSession(values, io, { fork: { parentSessionId: source.info.sessionId, seed } });
   io.stderr.write(`dsh: forked ${source.info.sessionId} at seq ${at} (${seed.length} events) into ${fork.location}\n`);
   const prompt = await promptOf(words, io);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
+import { askOrRefuse } from "../approve.js";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { createSession, promptOf } from "../session.js";
@@ -19,6 +20,7 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
     const sessionId = randomUUID();
     const input = await turnInput(prompt, values, io);
     const config = sessionConfig({ provider: provider.profile.name, model: values.model ?? provider.profile.defaultModel }, values, sessionId, io);
+    if (values.approve === true) askOrRefuse(io);
     const session = await createSession(values, io, { sessionId });
     try {
       return await runTurn(cliAgent(session.log, provider, config, values, io), session.location, input, io);
