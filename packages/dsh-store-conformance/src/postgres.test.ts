@@ -4,6 +4,7 @@ import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
 import { captureLog } from "dsh-testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeStoreConformance, factoryModule } from "./store-conformance.js";
+import { storeNote, storeRegistry } from "./store-registry.js";
 
 let server: TestPostgres;
 beforeAll(async () => {
@@ -50,5 +51,24 @@ describe("the dsh-store-postgres README example", () => {
     const { result, lines } = await captureLog(async () => main(await server.createDatabase()));
     expect(result).toBe(true);
     expect(lines).toEqual(['["first","second"]']);
+  });
+});
+
+describe("PostgreSQL without prepared statements (behind a pooler that cannot keep them)", () => {
+  it("appends, fences a superseded writer and reads back the same lines", async () => {
+    const url = await server.createDatabase();
+    const store = await PostgresStore.connect(url, { preparedStatements: false, maxConnections: 2 });
+    try {
+      const first = await store.create({ registry: storeRegistry(), sessionId: "p1" });
+      await Promise.all([first.log.append(storeNote.input({ text: "a" })), first.log.append(storeNote.input({ text: "b" }))]);
+      const second = await store.open("p1", { registry: storeRegistry() });
+      await second.log.append(storeNote.input({ text: "c" }));
+      await expect(first.log.append(storeNote.input({ text: "stale" }))).rejects.toMatchObject({ code: "LOG_CONFLICT" });
+      await second.log.close();
+      const read = await store.read("p1", storeRegistry());
+      expect(read.log.slice().map((event) => (event.data as { text: string }).text)).toEqual(["a", "b", "c"]);
+    } finally {
+      await store.close();
+    }
   });
 });

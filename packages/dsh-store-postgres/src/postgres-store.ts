@@ -11,6 +11,12 @@ export interface PostgresStoreOptions {
   readonly maxConnections?: number;
   /** How long a follower whose connection the server ended tries to open it again, in ms (default 30,000). */
   readonly followReconnectMs?: number;
+  /**
+   * Whether the append statement is a named prepared statement, parsed once per connection (default
+   * true). Behind a pooler that cannot keep prepared statements across transactions (PgBouncer before
+   * 1.21, or without `max_prepared_statements`), set it to false.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 interface SessionRow {
@@ -77,10 +83,12 @@ export class PostgresStore implements SessionStore {
   readonly #pool: pg.Pool;
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
   readonly #reconnectMs: number;
+  readonly #commitName: string | undefined;
 
-  private constructor(url: string, pool: pg.Pool, reconnectMs: number) {
+  private constructor(url: string, pool: pg.Pool, reconnectMs: number, prepared: boolean) {
     this.#url = url;
     this.#reconnectMs = reconnectMs;
+    this.#commitName = prepared ? "dsh-commit" : undefined;
     this.location = maskUrlPassword(url);
     this.#pool = pool;
   }
@@ -100,7 +108,7 @@ export class PostgresStore implements SessionStore {
       await pool.end();
       throw error;
     }
-    return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000);
+    return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000, options.preparedStatements ?? true);
   }
 
   async create(options: CreateSessionOptions): Promise<StoredSession> {
@@ -204,8 +212,8 @@ export class PostgresStore implements SessionStore {
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
     const events = batches.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
-    // A named statement: each connection parses and plans it once.
-    const { rows } = await this.#pool.query<SessionRow>({ name: "dsh-commit", text: COMMIT_SQL, values: [
+    // A named statement (unless turned off): each connection parses and plans it once.
+    const { rows } = await this.#pool.query<SessionRow>({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
       batches.map((batch) => batch.sessionId),
       batches.map((batch) => batch.events[0]!.seq),
       batches.map((batch) => batch.epoch),
