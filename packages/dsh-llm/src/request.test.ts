@@ -99,6 +99,10 @@ describe("RequestFreezer on shared history", () => {
     expect(Object.isFrozen(reordered.messages)).toBe(true);
   });
 
+  it("refuses a first request without a config", () => {
+    expect(() => new RequestFreezer().freeze({ messages: request().messages } as GenerateOptions)).toThrowError(/^invalid request config: /);
+  });
+
   it("checks a changed config or tool list, and remembers the one it accepted", () => {
     const freezer = new RequestFreezer();
     const tools = [{ name: "t", description: "d", parameters: { type: "object" } }];

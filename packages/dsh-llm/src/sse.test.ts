@@ -53,6 +53,19 @@ describe("readSseStream", () => {
     expect(fold.seen).toEqual(["t:hello", "f", "t:late", "end"]);
   });
 
+  it("decodes a character whose bytes arrive in two reads", async () => {
+    const bytes = new TextEncoder().encode("data: t:né\n\ndata: f\n\n");
+    const split = bytes.indexOf(0xc3) + 1;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, split));
+        controller.enqueue(bytes.subarray(split));
+        controller.close();
+      },
+    });
+    expect(await collect(readSseStream(body, 1_000, new ToyFold(false), "x"))).toEqual([{ type: "text-delta", text: "né" }, { type: "finish", reason: "stop" }]);
+  });
+
   it("stops reading once the fold is done, without waiting for the body to close", async () => {
     const chunks = await collect(readSseStream(body(["data: t:a\n\ndata: f\n\n"], true), 1_000, new ToyFold(true), "the end"));
     expect(chunks.map((chunk) => chunk.type)).toEqual(["text-delta", "finish"]);
