@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { isDeepFrozen } from "dsh-llm";
 import { assistantMessageEvent, deriveEventMessage, systemMessageEvent, toolResultEvent, userMessageEvent, type SurfaceEvent } from "./events.js";
 import { assistant, surfaceLog, toolResult, user } from "./test-support/session.js";
 
@@ -39,5 +40,20 @@ describe("deriveEventMessage", () => {
     const [failed, fine] = await log.append([toolResult("c1", "read_file", "no such file", true), toolResult("c2", "read_file", "ok")]);
     expect(deriveEventMessage(failed as SurfaceEvent)).toEqual({ role: "tool", callId: "c1", toolName: "read_file", content: [{ type: "text", text: "no such file" }], isError: true, source: "tool" });
     expect(deriveEventMessage(fine as SurfaceEvent)).toMatchObject({ isError: false });
+  });
+
+  it("freezes the message around logged content without copying or walking it, and deep-freezes hand-built content", async () => {
+    const { log } = surfaceLog();
+    const [logged] = await log.append([userMessageEvent.input({ content: [{ type: "text", text: "hi" }], source: "user" })]);
+    const message = deriveEventMessage(logged as SurfaceEvent) as { content: unknown };
+    expect(message.content).toBe((logged!.data as { content: unknown }).content);
+    expect(Object.isFrozen(message)).toBe(true);
+    const content = [{ type: "text" as const, text: "by hand" }];
+    const handMade = { seq: 0, time: 0, type: "user/message", data: { content, source: "user" } } as unknown as SurfaceEvent;
+    const derived = deriveEventMessage(handMade);
+    expect(isDeepFrozen(derived)).toBe(true);
+    expect(Object.isFrozen(content[0])).toBe(true);
+    const system = deriveEventMessage({ seq: 0, time: 0, type: "system/message", data: { content: "Be brief.", source: "system-prompt" } } as unknown as SurfaceEvent);
+    expect([Object.isFrozen(system), system.content]).toEqual([true, "Be brief."]);
   });
 });
