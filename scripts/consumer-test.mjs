@@ -125,8 +125,9 @@ console.log("\n== type-check the README examples against the installed declarati
 run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
 console.log("\n== bundle every package with esbuild");
 // The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node
-// built-ins; so does the MCP SDK's stdio transport (cross-spawn), which dsh-mcp's README says to keep external.
-run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+// built-ins; so do the MCP SDK's stdio transport (cross-spawn) and the OpenTelemetry SDK, which dsh-mcp's and dsh-otel's
+// READMEs say to keep external.
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--external:@opentelemetry/*", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
 
 for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const node = nodeBinary(major);
