@@ -79,6 +79,38 @@ async function startPostgres() {
 }
 const postgres = await startPostgres();
 process.on("exit", () => postgres.stop());
+
+/**
+ * An OTLP/HTTP receiver in a child process (the CLI runs synchronously here), for `dsh otel`: it
+ * writes the name of every span it receives, one per line, to `file`.
+ */
+async function startOtlpReceiver(file) {
+  const script = `import { createServer } from "node:http";
+import { appendFileSync } from "node:fs";
+const server = createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk) => (body += chunk));
+  request.on("end", () => {
+    for (const r of JSON.parse(body).resourceSpans) for (const s of r.scopeSpans) for (const span of s.spans) appendFileSync(${JSON.stringify(file)}, span.name + "\\n");
+    response.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+});
+server.listen(0, "127.0.0.1", () => console.log("http://127.0.0.1:" + server.address().port));
+process.stdin.on("end", () => server.close()).resume();`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the OTLP receiver exited (${code})`)));
+  });
+  return { url, stop: () => child.stdin.end() };
+}
+const spansFile = join(project, "received-spans.txt");
+const otlp = await startOtlpReceiver(spansFile);
+process.on("exit", () => otlp.stop());
 mkdirSync(join(project, "examples"));
 // The quick start's "In your own code" program, as a reader copies it, with the simulator standing in for DeepSeek.
 const quickStart = readFileSync(join(root, "docs", "quick-start.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
@@ -151,6 +183,12 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
   run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
+  // The installed CLI sends the session's spans to a real receiver (the OpenTelemetry SDK installed beside it).
+  rmSync(spansFile, { force: true });
+  run(node, [cli, "otel", `session-${major}.jsonl`, "--endpoint", otlp.url, "--protocol", "http/json"], { cwd: project, quiet: true });
+  const names = readFileSync(spansFile, "utf8").trim().split("\n");
+  if (!names.includes("invoke_agent") || !names.some((name) => name.startsWith("chat "))) throw new Error(`dsh otel sent ${names.join(", ")}`);
+  console.log(`the installed dsh otel sent ${names.length} spans (${[...new Set(names)].join(", ")})`);
   // The installed CLI on every store: a JSONL directory, a SQLite file (native: the installing Node
   // only) and the PostgreSQL server; a turn, a resume and a rebuild on each.
   const stores = [`sessions-${major}`, ...(String(major) === installMajor ? [`sqlite:sessions-${major}.db`] : []), postgres.url];
@@ -169,4 +207,5 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
 console.log("\nconsumer test passed");
 // The server's child process would keep this one alive: stop it and end here.
 postgres.stop();
+otlp.stop();
 process.exit(0);
