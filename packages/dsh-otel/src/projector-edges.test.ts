@@ -83,3 +83,54 @@ describe("projectSpans on the less common paths", () => {
     expect(fork[1]!.links).toEqual([{ traceId: traceIdOf("e", 0), spanId: spanIdOf("e", 0), attributes: { "dsh.link.reason": "fork", "dsh.session.id": "e" } }]);
   });
 });
+
+describe("projectSpans on compactions", () => {
+  const compactions = log(
+    ev("turn/start", { turn: 0 }),
+    ev("step/start", { turn: 0, step: 0 }),
+    ev("system/message", { content: "S", source: "system-prompt" }),
+    ev("user/message", { content: text("U"), source: "user" }),
+    ev("request/header", { reason: "initial", header: H1 }),
+    ev("request/dispatch", { turn: 0, step: 0 }),
+    ev("assistant/message", { content: text("A"), source: "model" }),
+    ev("step/end", { turn: 0, step: 0, reason: "completed", finishReason: "stop" }),
+    ev("compaction/start", { reason: "threshold", range: { start: 3, end: 6 }, measuredTokens: 900 }),
+    ev("compaction/summary", { provider: "deepseek", model: "m1", maxTokens: 1024, range: { start: 3, end: 6 }, summary: "They said hello." }),
+    ev("compaction/end", { outcome: "completed", generation: 1 }),
+    ev("turn/end", { turn: 0, reason: "completed" }),
+    ev("compaction/start", { reason: "manual", range: { start: 3, end: 6 } }),
+    ev("compaction/end", { outcome: "failed", error: { code: "AGENT_COMPACTION_EMPTY_SUMMARY", message: "no text" } }),
+    ev("compaction/end", { outcome: "failed", error: { code: "STRAY", message: "no start" } }),
+  );
+
+  it("gives each summary call a chat span: under its turn, or a root of its own between turns, failed ones as errors", () => {
+    const spans = projectSpans(compactions, { sessionId: "c" }).map(({ span }) => span);
+    expect(spans.map((span) => [span.name, span.attributes["dsh.seq"]])).toEqual([
+      ["chat m1", 5],
+      ["chat m1", 8],
+      ["invoke_agent", 0],
+      ["chat", 12],
+    ]);
+    const [, inTurn, turn, between] = spans;
+    expect(inTurn).toMatchObject({ kind: "client", traceId: turn!.traceId, parentSpanId: turn!.spanId, startMs: 1080, endMs: 1100, status: { code: "unset" } });
+    expect(inTurn!.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "deepseek",
+      "gen_ai.request.model": "m1",
+      "gen_ai.request.max_tokens": 1024,
+      "dsh.operation": "compaction",
+      "dsh.compaction.reason": "threshold",
+      "dsh.compaction.range": [3, 6],
+    });
+    expect(inTurn!.attributes).not.toHaveProperty("gen_ai.output.messages");
+    expect(between).toMatchObject({ traceId: traceIdOf("c", 12), parentSpanId: undefined, status: { code: "error", message: "AGENT_COMPACTION_EMPTY_SUMMARY" } });
+    expect(between!.attributes).toMatchObject({ "error.type": "AGENT_COMPACTION_EMPTY_SUMMARY", "dsh.compaction.reason": "manual" });
+    expect(between!.attributes).not.toHaveProperty("gen_ai.request.model");
+  });
+
+  it("puts the summary on the span only with content", () => {
+    const withContent = projectSpans(compactions, { sessionId: "c", content: true }).map(({ span }) => span);
+    expect(JSON.parse(withContent[1]!.attributes["gen_ai.output.messages"] as string)).toEqual([{ role: "assistant", parts: [{ type: "text", content: "They said hello." }], finish_reason: "stop" }]);
+    expect(withContent[3]!.attributes).not.toHaveProperty("gen_ai.output.messages");
+  });
+});

@@ -1,4 +1,4 @@
-import { buildLoopRequest, emptyRequestFold, foldRequestEvent, requestDispatchEvent, requestRetryEvent, stepEndEvent, toolApprovalEvent, turnEndEvent, turnStartEvent, type RequestFold } from "dsh-agent";
+import { buildLoopRequest, compactionEndEvent, compactionStartEvent, compactionSummaryEvent, emptyRequestFold, foldRequestEvent, requestDispatchEvent, requestRetryEvent, stepEndEvent, toolApprovalEvent, turnEndEvent, turnStartEvent, type RequestFold } from "dsh-agent";
 import { headerCauses, requestHeaderEvent, type EpochHeader } from "dsh-header";
 import { RequestFreezer } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
@@ -6,7 +6,7 @@ import { assistantMessageEvent, isSurfaceEvent, toolResultEvent } from "dsh-surf
 import { addUsage } from "./attributes.js";
 import { spanIdOf, traceIdOf } from "./ids.js";
 import type { SpanLinkRecord, SpanRecord } from "./span.js";
-import { chatSpan, toolSpan, turnSpan, type BreakCause, type ChatStep, type SpanPlace, type TurnRun } from "./spans.js";
+import { chatSpan, compactionSpan, toolSpan, turnSpan, type BreakCause, type ChatStep, type CompactionRun, type SpanPlace, type TurnRun } from "./spans.js";
 import type { LoggedRequest } from "./request.js";
 
 /** Options of {@link SpanProjector} and {@link projectSpans}. */
@@ -54,6 +54,7 @@ export class SpanProjector {
   #step: OpenStep | undefined;
   readonly #calls = new Map<string, { readonly argumentsText: string; readonly time: number }>();
   readonly #approvals = new Map<string, { readonly allowed: boolean; readonly by: string }>();
+  #compaction: (Omit<CompactionRun, "endMs" | "errorCode"> & { readonly seq: number }) | undefined;
 
   constructor(options: ProjectionOptions) {
     this.#options = options;
@@ -74,6 +75,11 @@ export class SpanProjector {
     else if (toolResultEvent.is(event)) out.push(...this.#closeTool(event));
     else if (stepEndEvent.is(event)) out.push(...this.#closeStep(event));
     else if (turnEndEvent.is(event)) out.push(...this.#closeTurn(event));
+    else if (compactionStartEvent.is(event)) this.#compaction = { seq: event.seq, startMs: event.time, reason: event.data.reason, range: event.data.range, summary: undefined };
+    else if (compactionSummaryEvent.is(event) && this.#compaction !== undefined) {
+      const { provider, model, maxTokens, summary } = event.data;
+      this.#compaction = { ...this.#compaction, summary: { provider, model, maxTokens, text: summary } };
+    } else if (compactionEndEvent.is(event)) out.push(...this.#closeCompaction(event));
     return out.filter(({ span }) => span.attributes["dsh.seq"] as number >= this.#seedLength);
   }
 
@@ -152,6 +158,17 @@ export class SpanProjector {
     const place = this.#place(event.seq, turn?.traceId ?? traceIdOf(this.#options.sessionId, event.seq), turn?.spanId);
     const run = { turn: turn?.turn, callId, toolName, startMs: call?.time ?? event.time, endMs: event.time, argumentsText: call?.argumentsText, content, isError, approval };
     return [{ span: toolSpan(place, run) }];
+  }
+
+  /** A compaction's summary call: a chat span of its own, under the turn it ran in (a root span when run between turns). */
+  #closeCompaction(event: LogEvent<"compaction/end", { error?: { code: string } }>): ProjectedSpan[] {
+    const open = this.#compaction;
+    if (open === undefined) return [];
+    this.#compaction = undefined;
+    const { seq, ...run } = open;
+    const turn = this.#turn;
+    const place = this.#place(seq, turn?.traceId ?? traceIdOf(this.#options.sessionId, seq), turn?.spanId);
+    return [{ span: compactionSpan(place, { ...run, endMs: event.time, errorCode: event.data.error?.code }) }];
   }
 
   #closeTurn(event: LogEvent<"turn/end", { turn: number; reason: string; error?: { code: string } }>): ProjectedSpan[] {

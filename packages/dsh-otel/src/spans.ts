@@ -1,6 +1,6 @@
 import type { EpochHeader } from "dsh-header";
 import type { AssistantContent, CacheDiagnosis, DeepReadonly, FinishReason, FrozenGenerateOptions, TokenUsage, UserContent } from "dsh-llm";
-import { finishReasonName, requestAttributes, usageAttributes } from "./attributes.js";
+import { finishReasonName, providerName, requestAttributes, usageAttributes } from "./attributes.js";
 import { inputMessages, outputMessages, systemInstructions, toolCallContent, toolDefinitions } from "./content.js";
 import type { SpanAttributeValue, SpanEventRecord, SpanLinkRecord, SpanRecord } from "./span.js";
 
@@ -164,4 +164,32 @@ export function toolSpan(place: SpanPlace, run: ToolRun): SpanRecord {
 
 function ids(place: SpanPlace): Pick<SpanRecord, "traceId" | "spanId" | "parentSpanId"> {
   return { traceId: place.traceId, spanId: place.spanId, parentSpanId: place.parentSpanId };
+}
+
+/** What a compaction logged: its start, the summary call's settings and text when it got one, and how it ended. */
+export interface CompactionRun {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly reason: string;
+  readonly range: { readonly start: number; readonly end: number };
+  readonly summary: { readonly provider: string; readonly model: string; readonly maxTokens: number; readonly text: string } | undefined;
+  readonly errorCode: string | undefined;
+}
+
+/** The `chat {model}` client span of a compaction's summary call (`chat` when it failed before naming a model). */
+export function compactionSpan(place: SpanPlace, run: CompactionRun): SpanRecord {
+  const { status, errorType } = failed(run.errorCode);
+  const { summary } = run;
+  const attributes: Record<string, SpanAttributeValue> = {
+    "gen_ai.operation.name": "chat",
+    ...(summary === undefined ? {} : { "gen_ai.provider.name": providerName(summary.provider), "gen_ai.request.model": summary.model, "gen_ai.request.max_tokens": summary.maxTokens }),
+    ...base(place),
+    ...errorType,
+    "dsh.operation": "compaction",
+    "dsh.compaction.reason": run.reason,
+    "dsh.compaction.range": [run.range.start, run.range.end],
+    ...(place.content && summary !== undefined ? { "gen_ai.output.messages": json(outputMessages([{ type: "text", text: summary.text }], "stop")) } : {}),
+  };
+  const name = summary === undefined ? "chat" : `chat ${summary.model}`;
+  return { ...ids(place), name, kind: "client", startMs: run.startMs, endMs: run.endMs, attributes, links: [], events: [], status };
 }
