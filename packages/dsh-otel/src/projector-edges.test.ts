@@ -96,11 +96,19 @@ describe("projectSpans on compactions", () => {
     ev("step/end", { turn: 0, step: 0, reason: "completed", finishReason: "stop" }),
     ev("compaction/start", { reason: "threshold", range: { start: 3, end: 6 }, measuredTokens: 900 }),
     ev("compaction/summary", { provider: "deepseek", model: "m1", maxTokens: 1024, range: { start: 3, end: 6 }, summary: "They said hello." }),
+    ev("user/message", { content: text("Summary: they said hello."), source: "compaction", replaces: { start: 3, end: 6, generation: 1 } }),
     ev("compaction/end", { outcome: "completed", generation: 1 }),
     ev("turn/end", { turn: 0, reason: "completed" }),
-    ev("compaction/start", { reason: "manual", range: { start: 3, end: 6 } }),
+    ev("compaction/start", { reason: "manual", range: { start: 10, end: 10 } }),
     ev("compaction/end", { outcome: "failed", error: { code: "AGENT_COMPACTION_EMPTY_SUMMARY", message: "no text" } }),
+    ev("compaction/summary", { provider: "deepseek", model: "stray", maxTokens: 1, range: { start: 10, end: 10 }, summary: "stray" }),
     ev("compaction/end", { outcome: "failed", error: { code: "STRAY", message: "no start" } }),
+    ev("turn/start", { turn: 1 }),
+    ev("step/start", { turn: 1, step: 0 }),
+    ev("user/message", { content: text("V"), source: "user" }),
+    ev("request/dispatch", { turn: 1, step: 0 }),
+    ev("step/end", { turn: 1, step: 0, reason: "completed" }),
+    ev("turn/end", { turn: 1, reason: "completed" }),
   );
 
   it("gives each summary call a chat span: under its turn, or a root of its own between turns, failed ones as errors", () => {
@@ -109,10 +117,12 @@ describe("projectSpans on compactions", () => {
       ["chat m1", 5],
       ["chat m1", 8],
       ["invoke_agent", 0],
-      ["chat", 12],
+      ["chat", 13],
+      ["chat m1", 20],
+      ["invoke_agent", 17],
     ]);
-    const [, inTurn, turn, between] = spans;
-    expect(inTurn).toMatchObject({ kind: "client", traceId: turn!.traceId, parentSpanId: turn!.spanId, startMs: 1080, endMs: 1100, status: { code: "unset" } });
+    const [, inTurn, turn, between, after] = spans;
+    expect(inTurn).toMatchObject({ kind: "client", traceId: turn!.traceId, parentSpanId: turn!.spanId, startMs: 1080, endMs: 1110, status: { code: "unset" } });
     expect(inTurn!.attributes).toMatchObject({
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": "deepseek",
@@ -123,7 +133,9 @@ describe("projectSpans on compactions", () => {
       "dsh.compaction.range": [3, 6],
     });
     expect(inTurn!.attributes).not.toHaveProperty("gen_ai.output.messages");
-    expect(between).toMatchObject({ traceId: traceIdOf("c", 12), parentSpanId: undefined, status: { code: "error", message: "AGENT_COMPACTION_EMPTY_SUMMARY" } });
+    // The summary replaced the messages: the next request's cache break names it.
+    expect(after!.attributes).toMatchObject({ "dsh.cache.break_causes": ["messages"], "dsh.cache.break_cause_seqs": [10] });
+    expect(between).toMatchObject({ traceId: traceIdOf("c", 13), parentSpanId: undefined, status: { code: "error", message: "AGENT_COMPACTION_EMPTY_SUMMARY" } });
     expect(between!.attributes).toMatchObject({ "error.type": "AGENT_COMPACTION_EMPTY_SUMMARY", "dsh.compaction.reason": "manual" });
     expect(between!.attributes).not.toHaveProperty("gen_ai.request.model");
   });
