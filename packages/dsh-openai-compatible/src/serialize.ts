@@ -83,8 +83,9 @@ function holdsImage(message: Message): boolean {
 
 /**
  * The wire bytes of one message. Frozen messages without images are serialized once per dialect and
- * reused by every later request that contains them; a message with an image is serialized afresh, as
- * its bytes are read and verified at every serialization.
+ * session (in the memo of the session's freezer) and reused by every later request that contains
+ * them; a message with an image is serialized afresh, as its bytes are read and verified at every
+ * serialization.
  */
 async function messageBytes(message: Message, options: SerializeOptions, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
   const bytes = Buffer.from(JSON.stringify(await wireMessage(message, options)));

@@ -2,7 +2,7 @@ import type { Resource } from "@opentelemetry/resources";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { EventLog, LogEvent } from "dsh-log";
 import { exportSpans, spanResource } from "./export.js";
-import { SpanProjector, type ProjectedSpan, type ProjectionOptions } from "./projector.js";
+import { SpanProjector, projectSpans, type ProjectedSpan, type ProjectionOptions } from "./projector.js";
 import type { LoggedRequest } from "./request.js";
 import type { SpanRecord } from "./span.js";
 
@@ -37,10 +37,7 @@ async function finish(projected: readonly ProjectedSpan[], wireHash: SpanOptions
 
 /** Every span of a session's events, wire hashes included when asked: what an export sends. */
 export async function sessionSpans(events: Iterable<LogEvent>, options: SpanOptions): Promise<SpanRecord[]> {
-  const projector = new SpanProjector(options);
-  const projected: ProjectedSpan[] = [];
-  for (const event of events) projected.push(...projector.push(event));
-  return finish(projected, options.wireHash);
+  return finish(projectSpans(events, options), options.wireHash);
 }
 
 /** Exports the spans of a finished (or any prefix of a) session log; resolves to the number sent. */

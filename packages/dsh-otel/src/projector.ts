@@ -1,5 +1,5 @@
 import { buildLoopRequest, compactionEndEvent, compactionStartEvent, compactionSummaryEvent, emptyRequestFold, foldRequestEvent, requestDispatchEvent, requestRetryEvent, stepEndEvent, toolApprovalEvent, turnEndEvent, turnStartEvent, type RequestFold } from "dsh-agent";
-import { headerCauses, requestHeaderEvent, type EpochHeader } from "dsh-header";
+import { headerCauses, requestHeaderEvent, type EpochHeader, type RequestHeaderSnapshot } from "dsh-header";
 import { RequestFreezer } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { assistantMessageEvent, isSurfaceEvent, toolResultEvent } from "dsh-surface";
@@ -33,7 +33,13 @@ interface OpenTurn extends Omit<TurnRun, "endMs" | "reason" | "errorCode"> {
   readonly spanId: string;
 }
 
-type OpenStep = Omit<ChatStep, "endMs" | "end" | "answer" | "retries"> & { readonly seq: number; readonly retries: ChatStep["retries"][number][]; answer: ChatStep["answer"] };
+type OpenStep = Omit<ChatStep, "endMs" | "end" | "answer" | "retries"> & {
+  readonly seq: number;
+  /** The header snapshot the request was dispatched with, for the driver's wire hash. */
+  readonly snapshot: RequestHeaderSnapshot;
+  readonly retries: ChatStep["retries"][number][];
+  answer: ChatStep["answer"];
+};
 
 /**
  * Derives spans from a session's events one event at a time, the same whether the events come from a
@@ -45,7 +51,6 @@ export class SpanProjector {
   readonly #seedLength: number;
   #fold: RequestFold = emptyRequestFold;
   readonly #freezer = new RequestFreezer();
-  #header: EpochHeader | undefined;
   #causes: BreakCause[] = [];
   #resumed = false;
   #turn: OpenTurn | undefined;
@@ -63,9 +68,11 @@ export class SpanProjector {
 
   /** Folds one event (in seq order) and returns the spans it finished. */
   push(event: LogEvent): ProjectedSpan[] {
+    // The header in force before this event: the fold's, as the loop's own request projection has it.
+    const before = this.#fold.snapshot?.header;
     this.#fold = foldRequestEvent(this.#fold, event);
     const out: ProjectedSpan[] = [];
-    if (requestHeaderEvent.is(event)) this.#onHeader(event);
+    if (requestHeaderEvent.is(event)) this.#onHeader(event, before);
     else if (isSurfaceEvent(event) && event.data.replaces !== undefined) this.#causes.push({ cause: event.type === "system/message" ? "system-prompt" : "messages", seq: event.seq });
     else if (turnStartEvent.is(event)) this.#openTurn(event);
     else if (requestDispatchEvent.is(event)) this.#openStep(event);
@@ -87,12 +94,17 @@ export class SpanProjector {
     return { sessionId: this.#options.sessionId, traceId, spanId: spanIdOf(this.#options.sessionId, seq), parentSpanId, seq, content: this.#options.content === true };
   }
 
-  #onHeader(event: LogEvent<"request/header", { reason: string; startsSeries?: true; header: EpochHeader }>): void {
+  /** Where a request, tool call or compaction opened at `seq` goes: under the open turn, else a root of its own trace. */
+  #childPlace(seq: number): SpanPlace {
+    const turn = this.#turn;
+    return this.#place(seq, turn?.traceId ?? traceIdOf(this.#options.sessionId, seq), turn?.spanId);
+  }
+
+  #onHeader(event: LogEvent<"request/header", { reason: string; startsSeries?: true; header: EpochHeader }>, before: EpochHeader | undefined): void {
     const { reason, startsSeries, header } = event.data;
-    if (this.#header !== undefined) for (const cause of headerCauses(this.#header, header)) this.#causes.push({ cause, seq: event.seq });
+    if (before !== undefined) for (const cause of headerCauses(before, header)) this.#causes.push({ cause, seq: event.seq });
     if (reason === "series" || startsSeries === true) this.#causes.push({ cause: "series", seq: event.seq });
     if (reason === "resume") this.#onResume();
-    this.#header = header;
   }
 
   /**
@@ -122,9 +134,10 @@ export class SpanProjector {
 
   #openStep(event: LogEvent<"request/dispatch", { turn: number; step: number }>): void {
     const dispatch = this.#fold.dispatch!;
-    const header = dispatch.snapshot.header;
+    const { snapshot } = dispatch;
+    const header = snapshot.header;
     const request = buildLoopRequest(dispatch.messages, header, { previousResponseId: dispatch.previousResponseId, freezer: this.#freezer });
-    this.#step = { seq: event.seq, turn: event.data.turn, step: event.data.step, startMs: event.time, header, request, causes: this.#causes, retries: [], answer: undefined };
+    this.#step = { seq: event.seq, turn: event.data.turn, step: event.data.step, startMs: event.time, header, snapshot, request, causes: this.#causes, retries: [], answer: undefined };
     this.#causes = [];
     if (this.#turn !== undefined && this.#turn.header === undefined) this.#turn = { ...this.#turn, header };
   }
@@ -139,12 +152,10 @@ export class SpanProjector {
     const open = this.#step;
     if (open === undefined || open.turn !== event.data.turn || open.step !== event.data.step) return [];
     this.#step = undefined;
-    const { seq, ...step } = open;
+    const { seq, snapshot, ...step } = open;
     if (event.data.usage !== undefined && this.#turn !== undefined) this.#turn = { ...this.#turn, usage: addUsage(this.#turn.usage, event.data.usage) };
-    const turn = this.#turn;
-    const place = this.#place(seq, turn?.traceId ?? traceIdOf(this.#options.sessionId, seq), turn?.spanId);
-    const span = chatSpan(place, { ...step, endMs: event.time, end: event.data });
-    return [{ span, request: { request: step.request, snapshot: this.#fold.snapshot!, dispatchSeq: seq } }];
+    const span = chatSpan(this.#childPlace(seq), { ...step, endMs: event.time, end: event.data });
+    return [{ span, request: { request: step.request, snapshot, dispatchSeq: seq } }];
   }
 
   #closeTool(event: LogEvent<"tool/result", { callId: string; toolName: string; content: ToolContent; isError: boolean; replaces?: unknown }>): ProjectedSpan[] {
@@ -154,10 +165,8 @@ export class SpanProjector {
     this.#calls.delete(callId);
     const approval = this.#approvals.get(callId);
     this.#approvals.delete(callId);
-    const turn = this.#turn;
-    const place = this.#place(event.seq, turn?.traceId ?? traceIdOf(this.#options.sessionId, event.seq), turn?.spanId);
-    const run = { turn: turn?.turn, callId, toolName, startMs: call?.time ?? event.time, endMs: event.time, argumentsText: call?.argumentsText, content, isError, approval };
-    return [{ span: toolSpan(place, run) }];
+    const run = { turn: this.#turn?.turn, callId, toolName, startMs: call?.time ?? event.time, endMs: event.time, argumentsText: call?.argumentsText, content, isError, approval };
+    return [{ span: toolSpan(this.#childPlace(event.seq), run) }];
   }
 
   /** A compaction's summary call: a chat span of its own, under the turn it ran in (a root span when run between turns). */
@@ -166,9 +175,7 @@ export class SpanProjector {
     if (open === undefined) return [];
     this.#compaction = undefined;
     const { seq, ...run } = open;
-    const turn = this.#turn;
-    const place = this.#place(seq, turn?.traceId ?? traceIdOf(this.#options.sessionId, seq), turn?.spanId);
-    return [{ span: compactionSpan(place, { ...run, endMs: event.time, errorCode: event.data.error?.code }) }];
+    return [{ span: compactionSpan(this.#childPlace(seq), { ...run, endMs: event.time, errorCode: event.data.error?.code }) }];
   }
 
   #closeTurn(event: LogEvent<"turn/end", { turn: number; reason: string; error?: { code: string } }>): ProjectedSpan[] {
