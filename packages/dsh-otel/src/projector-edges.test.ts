@@ -11,14 +11,19 @@ function log(...events: Omit<LogEvent, "seq" | "time">[]): LogEvent[] {
 }
 const text = (t: string) => [{ type: "text", text: t }];
 
-/** A turn whose call was denied, a system prompt replaced, a new series, stray ends, a resume between turns, a failed turn. */
-const events = log(
+/** The first turn's opening, up to its first request: seqs 0 (turn) to 5 (dispatch). */
+const opening = [
   ev("turn/start", { turn: 0 }),
   ev("step/start", { turn: 0, step: 0 }),
   ev("system/message", { content: "S", source: "system-prompt" }),
   ev("user/message", { content: text("U"), source: "user" }),
   ev("request/header", { reason: "initial", header: H1 }),
   ev("request/dispatch", { turn: 0, step: 0 }),
+];
+
+/** A turn whose call was denied, a system prompt replaced, a new series, stray ends, a resume between turns, a failed turn. */
+const events = log(
+  ...opening,
   ev("assistant/message", { content: [{ type: "tool-call", callId: "c1", name: "t", arguments: "{}" }], source: "model" }),
   ev("tool/approval", { turn: 0, step: 0, callId: "c1", toolName: "t", allowed: false, by: "policy" }),
   ev("tool/result", { callId: "c1", toolName: "t", content: text("Error [TOOL_DENIED]: no"), isError: true, source: "tool" }),
@@ -86,12 +91,7 @@ describe("projectSpans on the less common paths", () => {
 
 describe("projectSpans on compactions", () => {
   const compactions = log(
-    ev("turn/start", { turn: 0 }),
-    ev("step/start", { turn: 0, step: 0 }),
-    ev("system/message", { content: "S", source: "system-prompt" }),
-    ev("user/message", { content: text("U"), source: "user" }),
-    ev("request/header", { reason: "initial", header: H1 }),
-    ev("request/dispatch", { turn: 0, step: 0 }),
+    ...opening,
     ev("assistant/message", { content: text("A"), source: "model" }),
     ev("step/end", { turn: 0, step: 0, reason: "completed", finishReason: "stop" }),
     ev("compaction/start", { reason: "threshold", range: { start: 3, end: 6 }, measuredTokens: 900 }),
