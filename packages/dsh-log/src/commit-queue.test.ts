@@ -3,7 +3,7 @@ import { CommitQueue, staleBatchError, type PendingBatch } from "./commit-queue.
 import type { LogEvent } from "./event.js";
 
 const event = (seq: number): LogEvent => ({ seq, type: "note/added", time: 0, data: { text: String(seq) } });
-const batch = (sessionId: string, seq: number): PendingBatch => ({ sessionId, epoch: 1, events: [event(seq)] });
+const batch = (sessionId: string, seq: number): PendingBatch => ({ sessionId, epoch: 1, events: [event(seq)], lines: [], links: undefined });
 
 describe("CommitQueue", () => {
   it("commits batches handed over in one turn together, and those arriving during a commit in the next one", async () => {
@@ -42,7 +42,7 @@ describe("CommitQueue", () => {
 
 describe("staleBatchError", () => {
   it("lets a batch in only from the current writer at the session's head, and says which rule refused it", () => {
-    const pending: PendingBatch = { sessionId: "s-1", epoch: 2, events: [event(5), event(6)] };
+    const pending: PendingBatch = { sessionId: "s-1", epoch: 2, events: [event(5), event(6)], lines: [], links: undefined };
     expect(staleBatchError(pending, { head: 5, epoch: 2 })).toBeUndefined();
     expect(staleBatchError(pending, { head: 5, epoch: 3 })).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 was opened by another writer; this one may no longer append" });
     expect(staleBatchError(pending, { head: 7, epoch: 2 })).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 holds 7 events, not the 5 this writer expected" });

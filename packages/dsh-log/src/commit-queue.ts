@@ -1,11 +1,10 @@
 import { LogError } from "./errors.js";
-import type { LogEvent } from "./event.js";
+import type { LineBatch } from "./store-sink.js";
 
-/** One session's batch waiting for a shared commit, with the writer epoch it was appended under. */
-export interface PendingBatch {
+/** One session's batch waiting for a shared commit, with the writer epoch it was appended under, its lines and their chain links. */
+export interface PendingBatch extends LineBatch {
   readonly sessionId: string;
   readonly epoch: number;
-  readonly events: readonly LogEvent[];
 }
 
 /**

@@ -17,7 +17,9 @@ export type LogErrorCode =
   | "LOG_LOAD_REFUSED"
   | "LOG_CONFLICT"
   | "LOG_STORE_UNAVAILABLE"
-  | "LOG_BAD_SESSION_ID";
+  | "LOG_BAD_SESSION_ID"
+  | "LOG_BAD_KEY"
+  | "LOG_WITNESS_FAILED";
 
 /** A log operation failed; `code` says why and `line` (1-based, header = 1) locates a persisted problem. */
 export class LogError extends DshError<LogErrorCode> {

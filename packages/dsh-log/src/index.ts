@@ -17,6 +17,13 @@ export {
   type SessionInfo,
   type SessionStore,
   type SessionSummary,
+  type StoredLine,
+  type StoredLines,
   type StoredSession,
 } from "./store.js";
+export { SessionChain, chainGenesis, lineDigest, nextLink, type ChainHead } from "./chain.js";
+export { headSignatureProblem, keyIdOf, parseSignedHead, publicKeyFromPem, signHead, signingKeyFromPem, type SignedHead } from "./signed-head.js";
+export { FileWitness, readWitnessFile, type HeadSigning, type HeadWitness } from "./witness.js";
+export { verifyLines, type VerifyReport, type WitnessCheck } from "./verify.js";
+export { readJsonlLines } from "./jsonl-lines.js";
 export { JsonlStore } from "./jsonl-store.js";

@@ -6,15 +6,21 @@ import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
-import { committedEnd, lineOfSeq, serializeCommit, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
+import { SessionChain, chainGenesis } from "./chain.js";
+import { JSONL_VERSION, committedEnd, lineOfSeq, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import { markParsedBatch } from "./verified.js";
-import { JsonlFileSink } from "./jsonl-sink.js";
+import { JsonlFileSink, commitText } from "./jsonl-sink.js";
 import { EventLog, type EventLogOptions } from "./log.js";
 import type { EventRegistry } from "./registry.js";
+import { eventLine } from "./session-lines.js";
+import type { HeadSigning } from "./witness.js";
 
-/** Options shared by the JSONL entry points. */
-export type JsonlLogOptions = Omit<EventLogOptions, "sink">;
+/** Options of a session's writer: its log's options and, to sign its chain heads, a key and a witness. */
+export interface JsonlLogOptions extends Omit<EventLogOptions, "sink"> {
+  /** Signs the chain head after each commit and appends it to a witness (see `dsh verify`). */
+  readonly signing?: HeadSigning | undefined;
+}
 
 /** A JSONL-backed log open for appending. Call `log.close()` to release the file. */
 export interface JsonlLog {
@@ -50,19 +56,24 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
   const { seed, parent } = initialContent(options);
   const header: JsonlHeader = {
     format: "dsh-log",
-    version: 1,
+    version: JSONL_VERSION,
     sessionId: options.sessionId ?? randomUUID(),
     createdAt: options.createdAt ?? Date.now(),
     ...(parent === undefined ? {} : { parent: { sessionId: parent.sessionId, seedLength: parent.seedLength } }),
   };
   const seeded = EventLog.from(options.registry, seed);
-  const text = serializeHeaderLine(header) + serializeCommit(seeded.slice());
+  const chain = SessionChain.start(header);
+  const lines = seeded.slice().map(eventLine);
+  const text = serializeHeaderLine(header) + commitText({ lines, links: chain.extend(lines) });
   let lock: FileLock | undefined;
   try {
     // The lock is keyed by the file's identity: take it on the complete temporary file, which becomes the log.
     const created = await createFileDurably(path, text, { beforeLink: async (temp) => void (lock = await acquireLock(temp)) });
     if (created === "exists") throw new LogError("LOG_EXISTS", `${path} already exists`);
-    return { path, header, log: new EventLog({ ...options, sink: new JsonlFileSink(path, lock!), events: seeded.slice(), lineOf: lineOfSeq }), recovered: undefined };
+    const sink = new JsonlFileSink(path, lock!);
+    const log = new EventLog({ ...options, sink, events: seeded.slice(), lineOf: lineOfSeq });
+    sink.begin({ chain, signing: options.signing }, true);
+    return { path, header, log, recovered: undefined };
   } catch (error) {
     await lock?.release();
     throw error;
@@ -78,7 +89,10 @@ export async function openJsonlLog(path: string, options: JsonlLogOptions): Prom
   await (await openLogFile(path)).close();
   const lock = await acquireLock(path);
   try {
-    const { header, log, tornTail } = await loadLogFile(path, { ...options, sink: new JsonlFileSink(path, lock) });
+    const sink = new JsonlFileSink(path, lock);
+    const { header, log, tornTail, lastLink } = await loadLogFile(path, { ...options, sink });
+    const chain = header.version === JSONL_VERSION ? new SessionChain(header.sessionId, lastLink ?? chainGenesis(header), log.length) : undefined;
+    sink.begin({ chain, signing: options.signing });
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);
       await syncPath(path);
@@ -131,7 +145,10 @@ function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number })
 }
 
 /** Reads and admits the log at `path` into a new `EventLog` with `options`; a missing file or a directory is `LOG_NOT_FOUND`. */
-async function loadLogFile(path: string, options: EventLogOptions): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined }> {
+async function loadLogFile(
+  path: string,
+  options: EventLogOptions,
+): Promise<{ readonly header: JsonlHeader; readonly log: EventLog; readonly tornTail: TornTail | undefined; readonly lastLink: Buffer | undefined }> {
   const handle = await openLogFile(path);
   try {
     const parser = new JsonlParser();
@@ -140,7 +157,7 @@ async function loadLogFile(path: string, options: EventLogOptions): Promise<{ re
     markParsedBatch(events);
     const log = new EventLog({ ...options, events, lineOf: lineOfSeq });
     const { header, tornTail } = parser.end(tail.bytes);
-    return { header, log, tornTail };
+    return { header, log, tornTail, lastLink: parser.lastLink };
   } finally {
     await handle.close();
   }

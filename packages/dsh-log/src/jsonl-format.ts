@@ -3,13 +3,16 @@ import type { LogEvent } from "./event.js";
 
 /** The format name written in every JSONL log header. */
 export const JSONL_FORMAT = "dsh-log";
-/** The JSONL format version this code reads and writes. */
-export const JSONL_VERSION = 1;
+/**
+ * The JSONL format version this code writes: 2, whose event lines carry their chain link. Version 1
+ * (written before hash chains) is still read, and appended to as it is.
+ */
+export const JSONL_VERSION = 2;
 
 /** Zod schema of the first line of a JSONL log. */
 export const jsonlHeaderSchema = z.strictObject({
   format: z.literal(JSONL_FORMAT),
-  version: z.literal(JSONL_VERSION),
+  version: z.union([z.literal(1), z.literal(JSONL_VERSION)]),
   sessionId: z.string().min(1),
   createdAt: z.number().int().nonnegative(),
   parent: z
@@ -49,18 +52,39 @@ export function serializeEventLine(event: LogEvent): string {
 const CONTINUED = 0x20;
 
 /**
- * The lines of one commit, as a JSONL file holds them: each event's line, where every line but the
- * last ends in a space before its newline. A commit is all or nothing on load: lines that end so
- * with no line after them that ends plainly are the start of a commit a crash cut off
- * ({@link committedEnd}). JSON ignores the space, so every reader parses the events as before.
+ * The lines of one commit, as a JSONL file holds them: each line, where every line but the last ends
+ * in a space before its newline. A commit is all or nothing on load: lines that end so with no line
+ * after them that ends plainly are the start of a commit a crash cut off ({@link committedEnd}). JSON
+ * ignores the space, so every reader parses the events as before.
  */
-export function serializeCommit(events: readonly LogEvent[]): string {
+export function serializeLines(lines: readonly string[]): string {
   let text = "";
-  for (const [i, event] of events.entries()) {
-    const line = serializeEventLine(event);
-    text += i === events.length - 1 ? line : `${line.slice(0, -1)} \n`;
-  }
+  for (const [i, line] of lines.entries()) text += i === lines.length - 1 ? `${line}\n` : `${line} \n`;
   return text;
+}
+
+/** How a version 2 line starts: its chain link is the first key. */
+const LINK_START = '{"chain":"';
+/** Characters of a link in base64url (32 bytes, unpadded). */
+const LINK_CHARS = 43;
+/** Bytes from a version 2 line's start to its event's first key: `{"chain":"<link>",`. */
+export const LINK_PREFIX_BYTES = LINK_START.length + LINK_CHARS + 2;
+
+/** A stored event line (`{"seq":...}`) as a version 2 file holds it: with its chain link as the first key. */
+export function linkedLine(line: string, link: Uint8Array): string {
+  return `${LINK_START}${Buffer.from(link).toString("base64url")}",${line.slice(1)}`;
+}
+
+/** Whether `bytes[at, end)` (one line) starts with a chain link in the form {@link linkedLine} writes. */
+export function startsWithLink(bytes: Uint8Array, at: number, end: number): boolean {
+  if (end - at <= LINK_PREFIX_BYTES) return false;
+  for (let i = 0; i < LINK_START.length; i++) if (bytes[at + i] !== LINK_START.charCodeAt(i)) return false;
+  return bytes[at + LINK_PREFIX_BYTES - 2] === 0x22 && bytes[at + LINK_PREFIX_BYTES - 1] === 0x2c;
+}
+
+/** The link a version 2 line starts with (see {@link startsWithLink}). */
+export function linkOf(bytes: Buffer, at: number): Buffer {
+  return Buffer.from(bytes.toString("latin1", at + LINK_START.length, at + LINK_START.length + LINK_CHARS), "base64url");
 }
 
 /**

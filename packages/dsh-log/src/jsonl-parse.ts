@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH, freezeParsedJson } from "dsh-llm";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { countKeys, findDuplicateKey, restoreNewlines, scanChunk } from "./json-scan.js";
-import { JSONL_FORMAT, JSONL_VERSION, committedEnd, jsonlHeaderSchema, serializeHeaderLine, type JsonlHeader, type ParsedJsonl } from "./jsonl-format.js";
+import { JSONL_FORMAT, JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, jsonlHeaderSchema, linkOf, serializeHeaderLine, startsWithLink, type JsonlHeader, type ParsedJsonl } from "./jsonl-format.js";
 import { markParsedBatch } from "./verified.js";
 
 const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
@@ -25,6 +25,8 @@ export class JsonlParser {
   #events: LogEvent[] = [];
   #line = 1;
   #offset = 0;
+  /** The chain link of the last line read (version 2 files), kept as its bytes until asked for. */
+  #lastLink: Buffer | undefined;
 
   /**
    * Parses the whole lines in `bytes[start, end)` (`end` just after a newline), overwriting them, and
@@ -37,6 +39,7 @@ export class JsonlParser {
     if (this.#header === undefined) {
       const headerEnd = bytes.indexOf(0x0a, start);
       this.#header = parseHeader(bytes.toString("utf8", start, headerEnd));
+      if (this.#header.version === JSONL_VERSION) this.#lastLink = Buffer.alloc(LINK_PREFIX_BYTES);
       this.#line++;
       at = headerEnd + 1;
     }
@@ -51,6 +54,11 @@ export class JsonlParser {
     return this.#events;
   }
 
+  /** The chain link of the last event line read, or `undefined` for a file written before chains (version 1) or one with no events yet. */
+  get lastLink(): Buffer | undefined {
+    return this.#lastLink === undefined || this.#line === 2 ? undefined : linkOf(this.#lastLink, 0);
+  }
+
   /** The header, and the torn tail: `tail` bytes followed the last newline (a line cut short, dropped and reported). */
   end(tail: number): Pick<ParsedJsonl, "header" | "tornTail"> {
     if (this.#header === undefined) throw new LogError("LOG_CORRUPT", "the file has no complete header line", { line: 1 });
@@ -63,6 +71,7 @@ export class JsonlParser {
    * whole; any doubt restores the bytes and goes line by line, naming the line at fault.
    */
   #chunk(bytes: Buffer, start: number, newline: number): void {
+    if (this.#lastLink !== undefined) this.#unlink(bytes, start, newline);
     const scan = scanChunk(bytes, start, newline);
     if (typeof scan !== "number") {
       bytes[start - 1] = 0x5b;
@@ -77,6 +86,21 @@ export class JsonlParser {
     }
     restoreNewlines(bytes, start, typeof scan === "number" ? -scan - 1 : newline);
     for (const text of bytes.toString("utf8", start, newline).split("\n")) this.#events.push(parseEventLine(text, this.#line++));
+  }
+
+  /**
+   * Blanks the chain link each line of a version 2 file starts with (JSON ignores the spaces), keeping
+   * the last one; a line without one is `LOG_CORRUPT` naming it.
+   */
+  #unlink(bytes: Buffer, start: number, newline: number): void {
+    let line = this.#line;
+    for (let at = start; at <= newline; line++) {
+      const end = bytes.indexOf(0x0a, at);
+      if (!startsWithLink(bytes, at, end)) throw new LogError("LOG_CORRUPT", 'the line does not start with its chain link ({"chain":"...",)', { line });
+      bytes.copy(this.#lastLink!, 0, at, at + LINK_PREFIX_BYTES);
+      bytes.fill(0x20, at + 1, at + LINK_PREFIX_BYTES);
+      at = end + 1;
+    }
   }
 
   #invalidUtf8(bytes: Buffer, start: number, end: number): LogError {
@@ -143,10 +167,10 @@ function parseHeader(line: string): JsonlHeader {
     throw new LogError("LOG_UNSUPPORTED_FORMAT", `not a ${JSONL_FORMAT} file`, { line: 1 });
   }
   const version = (value as { version?: unknown }).version;
-  if (version !== JSONL_VERSION) {
+  if (version !== 1 && version !== JSONL_VERSION) {
     throw new LogError(
       "LOG_UNSUPPORTED_FORMAT",
-      `${JSONL_FORMAT} version ${JSON.stringify(version)} is not supported (this reader knows version ${JSONL_VERSION})`,
+      `${JSONL_FORMAT} version ${JSON.stringify(version)} is not supported (this reader knows versions 1 and ${JSONL_VERSION})`,
       { line: 1 },
     );
   }

@@ -63,7 +63,7 @@ describe("JsonlStore.list and read", () => {
     expect(opened.info).toEqual(lineage);
     await opened.log.close();
     expect((await readFile(child.location, "utf8")).split("\n")[0]).toBe(
-      '{"format":"dsh-log","version":1,"sessionId":"child","createdAt":2,"parent":{"sessionId":"parent","seedLength":1}}',
+      '{"format":"dsh-log","version":2,"sessionId":"child","createdAt":2,"parent":{"sessionId":"parent","seedLength":1}}',
     );
   });
 });

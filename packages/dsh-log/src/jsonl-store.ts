@@ -4,9 +4,10 @@ import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { createJsonlLog, openJsonlLog, readJsonlLog, type JsonlLogOptions } from "./jsonl-file.js";
 import { followJsonlFile } from "./jsonl-follow.js";
-import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "./store.js";
+import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionInfo, type SessionStore, type SessionSummary, type StoredLines, type StoredSession } from "./store.js";
 import type { EventRegistry } from "./registry.js";
 import { jsonlHeaderSchema, type JsonlHeader } from "./jsonl-format.js";
+import { readJsonlLines } from "./jsonl-lines.js";
 
 function infoOf(header: JsonlHeader): SessionInfo {
   return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
@@ -95,6 +96,10 @@ export class JsonlStore implements SessionStore {
     const path = await this.#pathOf(sessionId);
     const { header, log } = await readJsonlLog(path, registry);
     return { info: infoOf(header), log, location: path };
+  }
+
+  async readLines(sessionId: string): Promise<StoredLines> {
+    return readJsonlLines(await this.#pathOf(sessionId));
   }
 
   async list(): Promise<SessionSummary[]> {

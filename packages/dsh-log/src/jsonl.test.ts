@@ -4,7 +4,11 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createJsonlLog, openJsonlLog, readJsonlLog } from "./jsonl-file.js";
-import { serializeEventLine } from "./jsonl-format.js";
+import { SessionChain } from "./chain.js";
+import { linkedLine, serializeEventLine } from "./jsonl-format.js";
+import { readJsonlLines } from "./jsonl-lines.js";
+import { verifyLines } from "./verify.js";
+import { appendRawEvents } from "./test-support/raw-lines.js";
 import { noteAdded, testRegistry, validInputs } from "./test-support/registry.js";
 
 let dir: string;
@@ -48,6 +52,8 @@ describe("JSONL persistence", () => {
         const reread = await readJsonlLog(path, testRegistry());
         expect(reread.log.slice()).toEqual([...saved, { seq: saved.length, type: "note/added", time: 3, data: { text: "after recovery" } }]);
         expect(reread.tornTail).toBeUndefined();
+        // The writer that reopened the file went on with the chain where the last whole commit left it.
+        expect(await verifyLines(await readJsonlLines(path))).toMatchObject({ status: "intact", events: saved.length + 1 });
       }),
       { numRuns: 40 },
     );
@@ -88,12 +94,9 @@ describe("JSONL persistence", () => {
     await log.append([noteAdded.input({ text: "a" }, 1), noteAdded.input({ text: "b" }, 1)]);
     await log.append(noteAdded.input({ text: "c" }, 1));
     await log.close();
-    expect((await readFile(path, "utf8")).split("\n").slice(1)).toEqual([
-      '{"seq":0,"type":"note/added","time":1,"data":{"text":"a"}} ',
-      '{"seq":1,"type":"note/added","time":1,"data":{"text":"b"}}',
-      '{"seq":2,"type":"note/added","time":1,"data":{"text":"c"}}',
-      "",
-    ]);
+    const lines = ['{"seq":0,"type":"note/added","time":1,"data":{"text":"a"}}', '{"seq":1,"type":"note/added","time":1,"data":{"text":"b"}}', '{"seq":2,"type":"note/added","time":1,"data":{"text":"c"}}'];
+    const links = SessionChain.start({ sessionId: "abc", createdAt: 5 }).extend(lines);
+    expect((await readFile(path, "utf8")).split("\n").slice(1)).toEqual([`${linkedLine(lines[0]!, links[0]!)} `, linkedLine(lines[1]!, links[1]!), linkedLine(lines[2]!, links[2]!), ""]);
     expect((await readJsonlLog(path, testRegistry())).log.slice().map((event) => event.data)).toEqual([{ text: "a" }, { text: "b" }, { text: "c" }]);
   });
 
@@ -102,10 +105,9 @@ describe("JSONL persistence", () => {
     const { log } = await createJsonlLog(path, { registry: testRegistry(), sessionId: "abc", createdAt: 5 });
     await log.append({ type: "ui/x", data: { z: 1, a: { y: 2, b: 3 } }, time: 9 });
     await log.close();
-    expect(await readFile(path, "utf8")).toBe(
-      '{"format":"dsh-log","version":1,"sessionId":"abc","createdAt":5}\n' +
-        '{"seq":0,"type":"ui/x","time":9,"data":{"z":1,"a":{"y":2,"b":3}}}\n',
-    );
+    const line = '{"seq":0,"type":"ui/x","time":9,"data":{"z":1,"a":{"y":2,"b":3}}}';
+    const [link] = SessionChain.start({ sessionId: "abc", createdAt: 5 }).extend([line]);
+    expect(await readFile(path, "utf8")).toBe(`{"format":"dsh-log","version":2,"sessionId":"abc","createdAt":5}\n{"chain":"${link!.toString("base64url")}",${line.slice(1)}\n`);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
@@ -146,7 +148,7 @@ describe("JSONL persistence", () => {
     await log.append([noteAdded.input({ text: "a" }), noteAdded.input({ text: "b" }), noteAdded.input({ text: "c" })]);
     await log.close();
     const lines = (await readFile(path, "utf8")).split("\n");
-    lines[2] = lines[2]!.slice(0, 10);
+    lines[2] = lines[2]!.slice(0, -10);
     await writeFile(path, lines.join("\n"));
     await expect(openJsonlLog(path, { registry: testRegistry() })).rejects.toMatchObject({ code: "LOG_CORRUPT", line: 3 });
     await expect(readJsonlLog(path, testRegistry())).rejects.toThrow(/^line 3: unreadable JSON/);
@@ -157,10 +159,10 @@ describe("JSONL persistence", () => {
     const { log } = await createJsonlLog(path, { registry: testRegistry() });
     await log.append(noteAdded.input({ text: "a" }));
     await log.close();
-    await appendFile(path, serializeEventLine({ seq: 1, type: "note/versioned", time: 1, data: { version: 1 } }));
+    await appendRawEvents(path, [{ seq: 1, type: "note/versioned", time: 1, data: { version: 1 } }]);
     await expect(readJsonlLog(path, testRegistry())).rejects.toMatchObject({ code: "LOG_LEGACY_EVENT", line: 3 });
     await writeFile(path, (await readFile(path, "utf8")).replace(/.*note\/versioned.*\n/, ""));
-    await appendFile(path, serializeEventLine({ seq: 1, type: "note/added", time: 1, data: { text: 1 } }));
+    await appendRawEvents(path, [{ seq: 1, type: "note/added", time: 1, data: { text: 1 } }]);
     const rejection = readJsonlLog(path, testRegistry());
     await expect(rejection).rejects.toMatchObject({ code: "LOG_INVALID_EVENT", line: 3 });
     await expect(rejection).rejects.toThrow(/note\/added/);
@@ -168,8 +170,8 @@ describe("JSONL persistence", () => {
 
   it("refuses a foreign format version and a file that is not a dsh log", async () => {
     const path = freshPath();
-    await writeFile(path, '{"format":"dsh-log","version":2,"sessionId":"s","createdAt":0}\n');
-    await expect(readJsonlLog(path, testRegistry())).rejects.toThrow(/version 2 is not supported/);
+    await writeFile(path, '{"format":"dsh-log","version":3,"sessionId":"s","createdAt":0}\n');
+    await expect(readJsonlLog(path, testRegistry())).rejects.toThrow(/version 3 is not supported \(this reader knows versions 1 and 2\)/);
     await writeFile(path, '{"hello":"world"}\n');
     await expect(readJsonlLog(path, testRegistry())).rejects.toMatchObject({ code: "LOG_UNSUPPORTED_FORMAT" });
   });

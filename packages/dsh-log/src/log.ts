@@ -174,8 +174,8 @@ export class EventLog {
    */
   #failed(cause: unknown): LogError {
     this.#failure ??=
-      cause instanceof LogError && cause.code === "LOG_CONFLICT"
-        ? new LogError("LOG_CONFLICT", `${cause.message}; this log is now read-only`, { cause })
+      cause instanceof LogError && (cause.code === "LOG_CONFLICT" || cause.code === "LOG_WITNESS_FAILED")
+        ? new LogError(cause.code, `${cause.message}; this log is now read-only`, { cause })
         : new LogError("LOG_SINK_FAILED", "the log could not be made durable; it is now read-only", { cause });
     return this.#failure;
   }

@@ -31,6 +31,23 @@ export interface StoredSession {
 /** Options of {@link SessionStore.create}: an id and time (generated when absent), and the content of a fork or a copy. */
 export type CreateSessionOptions = CreateJsonlLogOptions;
 
+/** One stored event line as it is kept, with the chain link stored beside it (none in a session written before chains). */
+export interface StoredLine {
+  readonly line: string;
+  readonly link: Buffer | undefined;
+}
+
+/** A session's stored lines, not parsed or admitted: what {@link SessionStore.readLines} gives a verifier. */
+export interface StoredLines {
+  readonly info: SessionInfo;
+  /** Whether the session was written with a hash chain (sessions written before chains were not). */
+  readonly chained: boolean;
+  /** How many events the store records the session holds, where it records that apart from the lines (SQL stores). */
+  readonly recorded?: number;
+  /** The lines in seq order (a torn, unacknowledged tail left out). */
+  readonly lines: AsyncIterable<StoredLine> | Iterable<StoredLine>;
+}
+
 /** Options of {@link SessionStore.follow}. */
 export interface FollowOptions {
   /** The first seq to deliver (0 delivers the whole session, then what is appended). */
@@ -54,6 +71,8 @@ export interface SessionStore {
   open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession>;
   /** Reads a session without writing to it. */
   read(sessionId: string, registry: EventRegistry): Promise<StoredSession>;
+  /** The session's stored lines and chain links, exactly as kept, for `verify` and proofs. */
+  readLines(sessionId: string): Promise<StoredLines>;
   /** Every session, oldest first. */
   list(): Promise<SessionSummary[]>;
   /** The session's events from `fromSeq` on, in committed batches, as other processes append them, until `signal` aborts. */

@@ -1,7 +1,23 @@
 import pg from "pg";
 import { maskUrlPassword } from "dsh-base";
-import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
-import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
+import {
+  EventLog,
+  LogError,
+  SessionChain,
+  chainGenesis,
+  type CreateSessionOptions,
+  type EventLogOptions,
+  type EventRegistry,
+  type FollowOptions,
+  type JsonlLogOptions,
+  type LogEvent,
+  type SessionInfo,
+  type SessionStore,
+  type SessionSummary,
+  type StoredLines,
+  type StoredSession,
+} from "dsh-log";
+import { CommitQueue, StoreSink, checkSessionId, initialContent, eventLine, loadSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
 import { NOTIFY_CHANNEL, migrate } from "./schema.js";
 import { followSession } from "./follow.js";
 
@@ -26,6 +42,7 @@ interface SessionRow {
   readonly seed_length: number | null;
   readonly head: number;
   readonly writer_epoch: number;
+  readonly chained: boolean;
 }
 
 function infoOf(row: SessionRow): SessionInfo {
@@ -46,8 +63,8 @@ WITH expected AS (
 ), accepted AS (
   SELECT e.id, e.next_head FROM expected AS e JOIN locked AS l ON l.id = e.id AND l.head = e.head AND l.writer_epoch = e.epoch
 ), inserted AS (
-  INSERT INTO dsh_events (session_id, seq, line)
-  SELECT v.session_id, v.seq, v.line FROM unnest($5::text[], $6::integer[], $7::text[]) AS v (session_id, seq, line)
+  INSERT INTO dsh_events (session_id, seq, line, chain)
+  SELECT v.session_id, v.seq, v.line, v.chain FROM unnest($5::text[], $6::integer[], $7::text[], $9::bytea[]) AS v (session_id, seq, line, chain)
   WHERE v.session_id IN (SELECT id FROM accepted)
   RETURNING 1
 ), moved AS (
@@ -121,17 +138,23 @@ export class PostgresStore implements SessionStore {
       seed_length: initial.parent?.seedLength ?? null,
       head: initial.seed.length,
       writer_epoch: 1,
+      chained: true,
     };
     // The seed is admitted once, by the log that will write to it, before anything is stored.
-    const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
+    const sink = this.#sink(row);
+    const log = new EventLog({ ...options, sink, events: initial.seed });
+    const chain = SessionChain.start(infoOf(row));
+    const lines = log.slice().map(eventLine);
+    const batch = { events: log.slice(), lines, links: chain.extend(lines) };
     await this.#transaction(async (client) => {
       const inserted = await client.query(
-        "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+        "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES ($1, $2, $3, $4, $5, $6, true) ON CONFLICT (id) DO NOTHING",
         [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
       );
       if (inserted.rowCount === 0) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
-      await insertEvents(client, sessionId, log.slice());
+      await insertEvents(client, sessionId, batch);
     });
+    sink.begin({ chain, signing: options.signing }, true);
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
@@ -139,7 +162,21 @@ export class PostgresStore implements SessionStore {
     const { rows } = await this.#pool.query<SessionRow>("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = $1 RETURNING *", [checkSessionId(sessionId)]);
     const row = rows[0];
     if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
-    return { info: infoOf(row), log: await this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
+    const sink = this.#sink(row);
+    const log = await this.#load(row, { ...options, sink });
+    sink.begin({ chain: await this.#chainOf(row, log.length), signing: options.signing });
+    return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
+  }
+
+  async readLines(sessionId: string): Promise<StoredLines> {
+    const row = await this.#existing(sessionId);
+    // One statement: the head and the rows are one snapshot.
+    const { rows } = await this.#pool.query<{ head: number; line: string | null; chain: Buffer | null }>(
+      "SELECT s.head, e.line, e.chain FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq",
+      [row.id],
+    );
+    const lines = rows.flatMap(({ line, chain }) => (line === null ? [] : [{ line, link: chain ?? undefined }]));
+    return { info: infoOf(row), chained: row.chained, recorded: rows[0]?.head ?? row.head, lines };
   }
 
   async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
@@ -199,9 +236,16 @@ export class PostgresStore implements SessionStore {
     return loadSessionLines(infoOf(row), rows.flatMap(({ line }) => (line === null ? [] : [line])), options, rows[0].head);
   }
 
+  /** Where a chained session's chain stands after its `events` events (its last stored link), or `undefined` for a session written before chains. */
+  async #chainOf(row: SessionRow, events: number): Promise<SessionChain | undefined> {
+    if (!row.chained) return undefined;
+    const { rows } = await this.#pool.query<{ chain: Buffer | null }>("SELECT chain FROM dsh_events WHERE session_id = $1 AND seq = $2", [row.id, events - 1]);
+    return new SessionChain(row.id, rows[0]?.chain ?? chainGenesis(infoOf(row)), events);
+  }
+
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
-  #sink(row: SessionRow): BatchingSink {
-    return new BatchingSink((events) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, events }), async () => undefined);
+  #sink(row: SessionRow): StoreSink {
+    return new StoreSink((batch) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, ...batch }), async () => undefined);
   }
 
   /**
@@ -211,17 +255,18 @@ export class PostgresStore implements SessionStore {
    * Refused batches get `LOG_CONFLICT` and leave nothing behind.
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
-    const events = batches.flatMap((batch) => batch.events.map((event) => [batch.sessionId, event] as const));
+    const events = batches.flatMap((batch) => batch.events.map((event, i) => ({ sessionId: batch.sessionId, seq: event.seq, line: batch.lines[i]!, link: batch.links?.[i] ?? null })));
     // A named statement (unless turned off): each connection parses and plans it once.
     const { rows } = await this.#pool.query<SessionRow>({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
       batches.map((batch) => batch.sessionId),
       batches.map((batch) => batch.events[0]!.seq),
       batches.map((batch) => batch.epoch),
       batches.map((batch) => batch.events.at(-1)!.seq + 1),
-      events.map(([id]) => id),
-      events.map(([, event]) => event.seq),
-      events.map(([, event]) => eventLine(event)),
+      events.map((event) => event.sessionId),
+      events.map((event) => event.seq),
+      events.map((event) => event.line),
       NOTIFY_CHANNEL,
+      events.map((event) => event.link),
     ] });
     // The rows as they were when locked: the same check the statement made, for the reason of a refusal.
     const current = new Map(rows.map((row) => [row.id, row]));
@@ -232,8 +277,13 @@ export class PostgresStore implements SessionStore {
   }
 }
 
-/** Inserts event lines in one statement. */
-async function insertEvents(client: pg.PoolClient, sessionId: string, events: readonly LogEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await client.query("INSERT INTO dsh_events (session_id, seq, line) SELECT $1, * FROM unnest($2::integer[], $3::text[])", [sessionId, events.map((event) => event.seq), events.map(eventLine)]);
+/** Inserts event lines and their links in one statement. */
+async function insertEvents(client: pg.PoolClient, sessionId: string, batch: LineBatch): Promise<void> {
+  if (batch.events.length === 0) return;
+  await client.query("INSERT INTO dsh_events (session_id, seq, line, chain) SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::bytea[])", [
+    sessionId,
+    batch.events.map((event) => event.seq),
+    batch.lines,
+    batch.links ?? batch.lines.map(() => null),
+  ]);
 }

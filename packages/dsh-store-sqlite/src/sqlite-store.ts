@@ -1,8 +1,25 @@
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import DatabaseConstructor, { type Database, type Statement } from "better-sqlite3";
-import { EventLog, LogError, type CreateSessionOptions, type EventLogOptions, type EventRegistry, type FollowOptions, type JsonlLogOptions, type LogEvent, type SessionInfo, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
-import { BatchingSink, CommitQueue, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type PendingBatch } from "dsh-log/store";
+import {
+  EventLog,
+  LogError,
+  SessionChain,
+  chainGenesis,
+  type CreateSessionOptions,
+  type EventLogOptions,
+  type EventRegistry,
+  type FollowOptions,
+  type JsonlLogOptions,
+  type LogEvent,
+  type SessionInfo,
+  type SessionStore,
+  type SessionSummary,
+  type StoredLine,
+  type StoredLines,
+  type StoredSession,
+} from "dsh-log";
+import { CommitQueue, StoreSink, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
 import { prepareDatabase } from "./schema.js";
 
 /** Options of {@link SqliteStore}. */
@@ -20,6 +37,7 @@ interface SessionRow {
   readonly seed_length: number | null;
   readonly head: number;
   readonly writer_epoch: number;
+  readonly chained: number;
 }
 
 function infoOf(row: SessionRow): SessionInfo {
@@ -48,7 +66,7 @@ export class SqliteStore implements SessionStore {
       prepareDatabase(this.#db, options.busyTimeoutMs ?? 5_000);
       this.#statements = {
         session: this.#db.prepare("SELECT * FROM dsh_sessions WHERE id = ?"),
-        insertEvent: this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line) VALUES (?, ?, ?)"),
+        insertEvent: this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line, chain) VALUES (?, ?, ?, ?)"),
         updateHead: this.#db.prepare("UPDATE dsh_sessions SET head = ? WHERE id = ?"),
       };
     } catch (error) {
@@ -67,14 +85,20 @@ export class SqliteStore implements SessionStore {
       seed_length: initial.parent?.seedLength ?? null,
       head: initial.seed.length,
       writer_epoch: 1,
+      chained: 1,
     };
     // The seed is admitted once, by the log that will write to it, before anything is stored.
-    const log = new EventLog({ ...options, sink: this.#sink(row), events: initial.seed });
+    const sink = this.#sink(row);
+    const log = new EventLog({ ...options, sink, events: initial.seed });
+    const chain = SessionChain.start(infoOf(row));
+    const lines = log.slice().map(eventLine);
+    const batch = { events: log.slice(), lines, links: chain.extend(lines) };
     this.#db.transaction(() => {
       if (this.#row(sessionId) !== undefined) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
-      this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch)").run(row);
-      this.#insert(sessionId, log.slice());
+      this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch, @chained)").run(row);
+      this.#insert(sessionId, batch);
     }).immediate();
+    sink.begin({ chain, signing: options.signing }, true);
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
@@ -84,7 +108,10 @@ export class SqliteStore implements SessionStore {
       const found = this.#existing(sessionId);
       this.#db.prepare("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = ?").run(sessionId);
       const row = { ...found, writer_epoch: found.writer_epoch + 1 };
-      return { info: infoOf(row), log: this.#load(row, { ...options, sink: this.#sink(row) }), location: `${this.location}#${sessionId}` };
+      const sink = this.#sink(row);
+      const log = this.#load(row, { ...options, sink });
+      sink.begin({ chain: this.#chainOf(row), signing: options.signing });
+      return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
     }).immediate();
   }
 
@@ -93,6 +120,15 @@ export class SqliteStore implements SessionStore {
     return this.#db.transaction(() => {
       const row = this.#existing(sessionId);
       return { info: infoOf(row), log: this.#load(row, { registry }), location: `${this.location}#${sessionId}` };
+    })();
+  }
+
+  async readLines(sessionId: string): Promise<StoredLines> {
+    return this.#db.transaction(() => {
+      const row = this.#existing(sessionId);
+      const rows = this.#db.prepare("SELECT line, chain FROM dsh_events WHERE session_id = ? ORDER BY seq").all(row.id) as { line: string; chain: Buffer | null }[];
+      const lines: StoredLine[] = rows.map(({ line, chain }) => ({ line, link: chain ?? undefined }));
+      return { info: infoOf(row), chained: row.chained === 1, recorded: row.head, lines };
     })();
   }
 
@@ -135,13 +171,21 @@ export class SqliteStore implements SessionStore {
     return loadSessionLines(infoOf(row), lines, options, row.head);
   }
 
-  #insert(sessionId: string, events: readonly LogEvent[]): void {
-    for (const event of events) this.#statements.insertEvent.run(sessionId, event.seq, eventLine(event));
+  #insert(sessionId: string, batch: LineBatch): void {
+    const { events, lines, links } = batch;
+    for (const [i, event] of events.entries()) this.#statements.insertEvent.run(sessionId, event.seq, lines[i], links?.[i] ?? null);
+  }
+
+  /** Where a chained session's chain stands (its last stored link), or `undefined` for a session written before chains. */
+  #chainOf(row: SessionRow): SessionChain | undefined {
+    if (row.chained !== 1) return undefined;
+    const last = row.head === 0 ? undefined : (this.#db.prepare("SELECT chain FROM dsh_events WHERE session_id = ? AND seq = ?").pluck().get(row.id, row.head - 1) as Buffer | null | undefined);
+    return new SessionChain(row.id, last ?? chainGenesis(infoOf(row)), row.head);
   }
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
-  #sink(row: SessionRow): BatchingSink {
-    return new BatchingSink((events) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, events }), async () => undefined);
+  #sink(row: SessionRow): StoreSink {
+    return new StoreSink((batch) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, ...batch }), async () => undefined);
   }
 
   /**
@@ -156,7 +200,7 @@ export class SqliteStore implements SessionStore {
         const current = this.#existing(sessionId);
         const stale = staleBatchError(batch, { head: current.head, epoch: current.writer_epoch });
         if (stale !== undefined) return stale;
-        this.#insert(sessionId, events);
+        this.#insert(sessionId, batch);
         this.#statements.updateHead.run(events.at(-1)!.seq + 1, sessionId);
         return undefined;
       }),

@@ -1,0 +1,97 @@
+import type { KeyObject } from "node:crypto";
+import { chainGenesis, lineDigest, nextLink } from "./chain.js";
+import { headSignatureProblem, type SignedHead } from "./signed-head.js";
+import type { StoredLines } from "./store.js";
+
+/** What {@link verifyLines} checks a session against beyond itself: the signed heads a witness holds, and the public key they must be signed with. */
+export interface WitnessCheck {
+  readonly heads: readonly SignedHead[];
+  readonly publicKey: KeyObject;
+}
+
+/**
+ * The outcome of verifying a session: `intact`, `unchained` (written before hash chains: nothing to
+ * check), or `broken` with the first event (`seq`) or the witnessed head (`witnessedHead`) at fault.
+ */
+export interface VerifyReport {
+  readonly sessionId: string;
+  readonly status: "intact" | "unchained" | "broken";
+  /** How many event lines the session holds. */
+  readonly events: number;
+  /** The chain's head over all of them (hex), when the session is chained. */
+  readonly head?: string;
+  /** The first event that breaks the chain. */
+  readonly seq?: number;
+  /** The witnessed head the log no longer matches or reaches. */
+  readonly witnessedHead?: { readonly events: number; readonly head: string };
+  /** One line saying what is wrong (or, for `unchained`, why nothing was checked). */
+  readonly problem?: string;
+  /** How many of the witness's heads for this session were checked. */
+  readonly witnessed: number;
+  /** Events after the last witnessed head (a writer that crashed before its witness caught up, or appends made without signing). */
+  readonly unwitnessed: number;
+}
+
+type Broken = Pick<VerifyReport, "seq" | "witnessedHead" | "problem">;
+
+/** The first of `heads` whose signature `publicKey` refuses, as a break. */
+function badSignature(heads: readonly SignedHead[], publicKey: KeyObject): Broken | undefined {
+  for (const head of heads) {
+    const problem = headSignatureProblem(head, publicKey);
+    if (problem !== undefined) return { witnessedHead: head, problem: `the witness's head at ${head.events} events is not valid: ${problem}` };
+  }
+  return undefined;
+}
+
+/**
+ * Verifies a session's stored lines: recomputes its chain from the session's identity, compares every
+ * stored link (the first that differs names the event that breaks the chain: an edited, inserted or
+ * removed line), and, with a witness, checks each signed head of this session against the key and
+ * against the chain at its length: a head beyond the log's end is a dropped tail, a head that no
+ * longer matches is a rewritten log.
+ */
+export async function verifyLines(stored: StoredLines, witness?: WitnessCheck): Promise<VerifyReport> {
+  const { sessionId } = stored.info;
+  const heads = (witness?.heads ?? []).filter((head) => head.sessionId === sessionId);
+  const byLength = new Map<number, SignedHead[]>();
+  for (const head of heads) byLength.set(head.events, [...(byLength.get(head.events) ?? []), head]);
+  const report = (status: VerifyReport["status"], events: number, rest: Partial<VerifyReport> = {}): VerifyReport => {
+    const witnessedUpTo = Math.max(0, ...heads.filter((head) => head.events <= events).map((head) => head.events));
+    return { sessionId, status, events, witnessed: heads.length, unwitnessed: heads.length === 0 ? events : events - witnessedUpTo, ...rest };
+  };
+  if (!stored.chained) {
+    let events = 0;
+    for await (const _ of stored.lines) events++;
+    return report("unchained", events, { problem: "the session was written before hash chains: there is nothing to check (copy it into a new session to chain it from now on)" });
+  }
+  const signature = witness === undefined ? undefined : badSignature(heads, witness.publicKey);
+  if (signature !== undefined) return report("broken", 0, signature);
+  let link = chainGenesis(stored.info);
+  let events = 0;
+  const mismatch = (at: number): Broken | undefined => {
+    const head = byLength.get(at)?.find((candidate) => candidate.head !== link.toString("hex"));
+    if (head === undefined) return undefined;
+    return { witnessedHead: head, problem: `the head witnessed at ${at} events no longer matches: the log was rewritten at or before seq ${at - 1}` };
+  };
+  let broken = mismatch(0);
+  for await (const { line, link: kept } of stored.lines) {
+    if (broken !== undefined) {
+      events++;
+      continue;
+    }
+    link = nextLink(link, lineDigest(line));
+    if (kept === undefined) broken = { seq: events, problem: `seq ${events} carries no chain link` };
+    else if (!kept.equals(link)) broken = { seq: events, problem: `seq ${events} breaks the chain: its line or a line before it was changed, added or removed` };
+    events++;
+    broken ??= mismatch(events);
+  }
+  if (broken !== undefined) return report("broken", events, broken);
+  if (stored.recorded !== undefined && stored.recorded !== events) {
+    return report("broken", events, { seq: Math.min(events, stored.recorded), problem: `the store records ${stored.recorded} events, but ${events} lines are stored` });
+  }
+  const beyond = heads.filter((head) => head.events > events).sort((a, b) => b.events - a.events)[0];
+  if (beyond !== undefined) {
+    return report("broken", events, { witnessedHead: beyond, problem: `the log ends at ${events} events, but the witness holds a head signed at ${beyond.events}: its tail was dropped` });
+  }
+  return report("intact", events, { head: link.toString("hex") });
+}
