@@ -1,6 +1,6 @@
 import type { AttachmentStore } from "dsh-attachments";
 import { LlmRuntime, type LlmAdapter, type LlmCallConfig } from "dsh-llm";
-import { LogError, createJsonlLog, openJsonlLog, readJsonlLog, type EventLog, type SessionStore } from "dsh-log";
+import { LogError, createJsonlLog, openJsonlLog, readJsonlLog, type EventLog, type HeadSigning, type SessionStore } from "dsh-log";
 import { SurfaceManager } from "dsh-surface";
 import { Agent, type AgentOptions } from "./agent.js";
 import { continuedSelection } from "./continue.js";
@@ -25,6 +25,8 @@ export interface OpenAgentOptions extends Omit<AgentOptions, "log" | "runtime" |
   readonly attachments?: AttachmentStore;
   /** The model of a new session; for a continued one, changes to its restored selection. */
   readonly config?: Partial<LlmCallConfig>;
+  /** Signs the session's chain head after each commit and appends it to a witness (see dsh-log). */
+  readonly signing?: HeadSigning;
 }
 
 /** An agent on an opened session. */
@@ -45,9 +47,9 @@ export interface AgentSession {
  * system prompt (what `dsh resume` does), unless `config` or `systemPrompt` change them.
  */
 export async function openAgent(options: OpenAgentOptions): Promise<AgentSession> {
-  const { session, adapters, runtime: given, attachments, config, ...agentOptions } = options;
+  const { session, adapters, runtime: given, attachments, config, signing, ...agentOptions } = options;
   const runtime = runtimeOf(given, adapters, attachments);
-  const { log, sessionId } = await openLog(session);
+  const { log, sessionId } = await openLog(session, signing);
   try {
     const resumed = log.length > 0;
     const agent = new Agent({
@@ -74,11 +76,11 @@ function runtimeOf(runtime: LlmRuntime | undefined, adapters: readonly LlmAdapte
 }
 
 /** Opens the session as its one writer, creating it when it does not exist yet. */
-async function openLog(session: string | StoredSessionRef): Promise<{ log: EventLog; sessionId: string }> {
-  const registry = createAgentRegistry();
+async function openLog(session: string | StoredSessionRef, signing: HeadSigning | undefined): Promise<{ log: EventLog; sessionId: string }> {
+  const options = { registry: createAgentRegistry(), signing };
   if (typeof session === "string") {
-    const { log, header } = await createJsonlLog(session, { registry }).catch(async (error: unknown) => {
-      if (error instanceof LogError && error.code === "LOG_EXISTS") return openJsonlLog(session, { registry });
+    const { log, header } = await createJsonlLog(session, options).catch(async (error: unknown) => {
+      if (error instanceof LogError && error.code === "LOG_EXISTS") return openJsonlLog(session, options);
       throw error;
     });
     return { log, sessionId: header.sessionId };
@@ -86,9 +88,9 @@ async function openLog(session: string | StoredSessionRef): Promise<{ log: Event
   const { store, id } = session;
   const opened =
     id === undefined
-      ? await store.create({ registry })
-      : await store.open(id, { registry }).catch(async (error: unknown) => {
-          if (error instanceof LogError && error.code === "LOG_NOT_FOUND") return store.create({ registry, sessionId: id });
+      ? await store.create(options)
+      : await store.open(id, options).catch(async (error: unknown) => {
+          if (error instanceof LogError && error.code === "LOG_NOT_FOUND") return store.create({ ...options, sessionId: id });
           throw error;
         });
   return { log: opened.log, sessionId: opened.info.sessionId };

@@ -12,6 +12,7 @@ export const EXIT = {
   log: 3,
   attachment: 4,
   provider: 5,
+  unverified: 6,
   interrupted: 130,
 } as const;
 

@@ -41,6 +41,7 @@ describe("dsh fixture on a recorded session", () => {
     expect((await runCli(["run", "--log", "../s.jsonl", "what is here?"], { cwd: project })).code).toBe(0);
     expect((await runCli(["resume", "../s.jsonl", "--system", "You are dsh. Be terse.", "and now?"], { cwd: project })).code).toBe(0);
     const recorded = await runCli(["fixture", "record", "../s.jsonl", dir, "--tools", "real", "--workdir", "."], { cwd: project });
+    expect(recorded.stderr).toBe("");
     expect(recorded.stdout).toMatch(/^recorded .*fixture: 6 request\(s\), 2 revision\(s\), tools real\nfixture fixture: unchanged \(6 requests\)\n$/);
     expect(recorded.code).toBe(0);
 

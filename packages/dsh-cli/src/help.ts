@@ -11,6 +11,8 @@ import { REQUESTS_USAGE } from "./commands/requests.js";
 import { RESUME_USAGE } from "./commands/resume.js";
 import { RUN_USAGE } from "./commands/run.js";
 import { SESSIONS_USAGE } from "./commands/sessions.js";
+import { VERIFY_PROOF_USAGE, VERIFY_USAGE } from "./commands/verify.js";
+import { PROVE_USAGE } from "./commands/prove.js";
 import { VIEW_USAGE } from "./commands/view.js";
 import { WEB_USAGE } from "./commands/web.js";
 
@@ -27,6 +29,9 @@ const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly
   quarantine: { summary: "replace an unreadable image in a session by a placeholder", usage: QUARANTINE_USAGE },
   sessions: { summary: "list the sessions of a store", usage: SESSIONS_USAGE },
   copy: { summary: "copy a session to another store or file, byte for byte", usage: COPY_USAGE },
+  verify: { summary: "check a session's hash chain, and its signed heads against a witness", usage: VERIFY_USAGE },
+  prove: { summary: "write a proof of one request that can be checked without the session", usage: PROVE_USAGE },
+  "verify-proof": { summary: "check a proof written by dsh prove, with the writer's public key", usage: VERIFY_PROOF_USAGE },
   fixture: { summary: "record, check and refresh snapshot fixtures", usage: FIXTURE_USAGE },
   web: { summary: "browse a store's sessions in the browser", usage: WEB_USAGE },
   view: { summary: "write one session as a self-contained HTML page", usage: VIEW_USAGE },
@@ -36,7 +41,8 @@ const WHERE = `LOG is a JSONL file, a session id of the store in effect (--store
 directory .dsh/sessions), or STORE#ID; a store is a directory, sqlite:PATH or a postgres:// URL.
 
 exit codes: 0 ok, 1 failed, 2 usage, 3 log missing or corrupt, 4 attachment missing or corrupt,
-5 provider unreachable or failing, 130 interrupted`;
+5 provider unreachable or failing, 6 not verified (a broken or unchained log, a refused proof),
+130 interrupted`;
 
 /** The names of the commands, in the order the overview lists them. */
 export const COMMAND_NAMES: readonly string[] = Object.keys(COMMAND_HELP);

@@ -10,6 +10,8 @@ import { requestsCommand } from "./commands/requests.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runCommand } from "./commands/run.js";
 import { sessionsCommand } from "./commands/sessions.js";
+import { verifyCommand, verifyProofCommand } from "./commands/verify.js";
+import { proveCommand } from "./commands/prove.js";
 import { viewCommand } from "./commands/view.js";
 import { webCommand } from "./commands/web.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
@@ -29,6 +31,9 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   quarantine: quarantineCommand,
   sessions: sessionsCommand,
   copy: copyCommand,
+  verify: verifyCommand,
+  prove: proveCommand,
+  "verify-proof": verifyProofCommand,
   fixture: fixtureCommand,
   web: webCommand,
   view: viewCommand,

@@ -18,6 +18,7 @@ import { workspaceTools } from "./workspace-tools.js";
 import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
 import { terminalApprover } from "./approve.js";
 import type { McpTools } from "dsh-mcp";
+import { SIGNING_OPTIONS, SIGNING_USAGE } from "./signing.js";
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are dsh, a careful assistant with a read-only view of the user's working directory. " +
@@ -47,10 +48,11 @@ export const TURN_OPTIONS = {
   image: { type: "string", multiple: true },
   store: { type: "string" },
   approve: { type: "boolean" },
+  ...SIGNING_OPTIONS,
 } as const;
 
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--approve] [--store URL]`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--approve] [--store URL] ${SIGNING_USAGE}`;
 
 type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
   "cache-diagnostics"?: boolean | undefined;

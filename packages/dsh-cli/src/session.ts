@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 import { JsonlStore, createJsonlLog, type CreateSessionOptions, type EventLog } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
-import { readSessionRef, sessionInStore, sessionRef, storeUrl, type OpenedSession } from "./store.js";
+import type { CliSigning } from "./signing.js";
+import { readSessionRef, releasingWitness, sessionInStore, sessionRef, storeUrl, type OpenedSession } from "./store.js";
 
 /** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
 export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
@@ -20,18 +21,20 @@ export async function createSession(
   values: { readonly log?: string | undefined; readonly store?: string | undefined },
   io: CliIo,
   content: Pick<CreateSessionOptions, "sessionId" | "fork">,
+  signing?: CliSigning,
 ): Promise<OpenedSession> {
-  const registry = createAgentRegistry();
+  const options = { registry: createAgentRegistry(), signing, ...content };
   if (values.log !== undefined) {
     const path = resolve(io.cwd, values.log);
-    const { header, log } = await createJsonlLog(path, { registry, ...content });
-    return { info: header, log, location: path, close: () => log.close() };
+    const { header, log } = await createJsonlLog(path, options);
+    return releasingWitness({ info: header, log, location: path, close: () => log.close() }, signing);
   }
   // A JSONL session is shown by its file path, any other by `STORE#ID`.
-  return sessionInStore(storeUrl(values.store, io), io, (store) => store.create({ registry, ...content }), {
+  const created = await sessionInStore(storeUrl(values.store, io), io, (store) => store.create(options), {
     closeLog: true,
     location: (stored, store) => (store instanceof JsonlStore ? stored.location : undefined),
   });
+  return releasingWitness(created, signing);
 }
 
 /** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, `--store URL`, and a boolean flag of their own. */

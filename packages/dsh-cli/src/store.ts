@@ -5,6 +5,7 @@ import { maskUrlPassword } from "dsh-base";
 import { JsonlStore, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredSession } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
+import type { CliSigning } from "./signing.js";
 
 /** The store the CLI uses when neither `--store` nor `DSH_STORE` names one. */
 export const DEFAULT_STORE = ".dsh/sessions";
@@ -114,14 +115,30 @@ export async function readSessionRef(ref: SessionRef, io: CliIo): Promise<Opened
   return sessionInStore(ref.url, io, (store) => store.read(ref.sessionId, createAgentRegistry()), { closeLog: false });
 }
 
-/** Opens the session a LOG argument points at for appending, as its one writer. */
-export async function openSessionRef(ref: SessionRef, io: CliIo): Promise<OpenedSession> {
+/** A writer's session whose `close()` also releases its witness file, once the log is closed (and its last head witnessed). */
+export function releasingWitness(session: OpenedSession, signing: CliSigning | undefined): OpenedSession {
+  if (signing === undefined) return session;
+  return {
+    ...session,
+    close: async () => {
+      try {
+        await session.close();
+      } finally {
+        await signing.witness.close();
+      }
+    },
+  };
+}
+
+/** Opens the session a LOG argument points at for appending, as its one writer (signing its chain heads with `signing`). */
+export async function openSessionRef(ref: SessionRef, io: CliIo, signing?: CliSigning): Promise<OpenedSession> {
+  const options = { registry: createAgentRegistry(), signing };
   if (ref.kind === "file") {
-    const opened = await openJsonlLog(ref.path, { registry: createAgentRegistry() });
+    const opened = await openJsonlLog(ref.path, options);
     if (opened.recovered !== undefined) io.stderr.write(`dsh: note: dropped an unacknowledged torn last line (line ${opened.recovered.line}) before appending\n`);
-    return { info: opened.header, log: opened.log, location: ref.path, close: () => opened.log.close() };
+    return releasingWitness({ info: opened.header, log: opened.log, location: ref.path, close: () => opened.log.close() }, signing);
   }
-  return sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, { registry: createAgentRegistry() }), { closeLog: true });
+  return releasingWitness(await sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, options), { closeLog: true }), signing);
 }
 
 /** The store a session reference can be followed in: the store itself, or the directory of a JSONL file. */

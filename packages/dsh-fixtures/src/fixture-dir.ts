@@ -126,9 +126,12 @@ export async function loadFixture(dir: string): Promise<Fixture> {
   };
 }
 
-/** The canonical log's bytes: the header line, then one line per event. */
+/**
+ * The canonical log's bytes: the header line, then one line per event, in JSONL format version 1 (a
+ * fixture is a snapshot to read and diff, not a session being written: its lines carry no chain links).
+ */
 export function logText(header: JsonlHeader, events: readonly LogEvent[]): string {
-  return serializeHeaderLine(header) + events.map(serializeEventLine).join("");
+  return serializeHeaderLine({ ...header, version: 1 }) + events.map(serializeEventLine).join("");
 }
 
 /**

@@ -3,6 +3,7 @@ import type { CreateJsonlLogOptions, JsonlLogOptions } from "./jsonl-file.js";
 import type { EventLog } from "./log.js";
 import type { EventRegistry } from "./registry.js";
 import { LogError } from "./errors.js";
+import type { HeadSigning } from "./witness.js";
 
 /** Which session a log is, when it was created and, for a fork, its parent and seed length. */
 export interface SessionInfo {
@@ -94,9 +95,10 @@ export function checkSessionId(sessionId: string): string {
 /**
  * Copies a session into `target`, byte for byte: the same id, creation time, lineage and events,
  * admitted on the way in with the source log's registry (`LOG_EXISTS` if the target holds the id).
- * The copy rebuilds the same requests; close its log when done.
+ * The copy rebuilds the same requests, and is chained (a session written before chains gets one
+ * here), its heads signed with `signing` when given; close its log when done.
  */
-export function copySession(source: Pick<StoredSession, "info" | "log">, target: Pick<SessionStore, "create">): Promise<StoredSession> {
+export function copySession(source: Pick<StoredSession, "info" | "log">, target: Pick<SessionStore, "create">, signing?: HeadSigning): Promise<StoredSession> {
   const { info, log } = source;
-  return target.create({ registry: log.registry, sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent } });
+  return target.create({ registry: log.registry, sessionId: info.sessionId, createdAt: info.createdAt, copy: { events: log.slice(), parent: info.parent }, signing });
 }

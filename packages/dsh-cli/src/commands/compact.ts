@@ -3,22 +3,23 @@ import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { sessionConfig } from "../selection.js";
 import { PROVIDER_OPTIONS, PROVIDER_USAGE, cliAgent, continuedConfig, startProvider } from "../session-runner.js";
+import { SIGNING_OPTIONS, SIGNING_USAGE, signingOf } from "../signing.js";
 import { openSessionRef, sessionRef } from "../store.js";
 
-export const COMPACT_USAGE = `dsh compact LOG [--keep N] [--store URL] ${PROVIDER_USAGE}`;
+export const COMPACT_USAGE = `dsh compact LOG [--keep N] [--store URL] ${SIGNING_USAGE} ${PROVIDER_USAGE}`;
 
 /** `dsh compact`: summarize all but the most recent surface nodes of LOG now, as a logged replace. */
 export async function compactCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { ...PROVIDER_OPTIONS, keep: { type: "string", default: "4" }, store: { type: "string" } },
+    options: { ...PROVIDER_OPTIONS, ...SIGNING_OPTIONS, keep: { type: "string", default: "4" }, store: { type: "string" } },
   });
   const [path] = positionals;
   if (path === undefined || positionals.length > 1) throw new CliError(`usage: ${COMPACT_USAGE}`, EXIT.usage);
   const keepRecent = Number(values.keep);
   if (!Number.isInteger(keepRecent) || keepRecent < 0) throw new CliError("--keep takes a whole number", EXIT.usage);
-  const opened = await openSessionRef(sessionRef(path, values.store, io), io);
+  const opened = await openSessionRef(sessionRef(path, values.store, io), io, await signingOf(values, io));
   let provider: Awaited<ReturnType<typeof startProvider>> | undefined;
   try {
     const config = sessionConfig(continuedConfig(opened.log, values), values, opened.info.sessionId, io);

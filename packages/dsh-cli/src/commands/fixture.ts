@@ -62,7 +62,9 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
   await session.close();
   const dir = resolve(io.cwd, target);
   const workdir = values.workdir === undefined ? undefined : resolve(io.cwd, values.workdir);
-  const manifest = await recordFixture({ header: { format: "dsh-log", version: 1, ...session.info }, events: session.log.slice() }, dir, {
+  const { sessionId, createdAt, parent } = session.info;
+  const header = { format: "dsh-log", version: 1, sessionId, createdAt, ...(parent === undefined ? {} : { parent }) } as const;
+  const manifest = await recordFixture({ header, events: session.log.slice() }, dir, {
     ...(values.name === undefined ? {} : { name: values.name }),
     cwd: workdir ?? io.cwd,
     tools: values.tools,

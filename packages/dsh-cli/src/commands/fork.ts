@@ -4,6 +4,7 @@ import { askOrRefuse } from "../approve.js";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { createSession, promptOf } from "../session.js";
+import { signingOf } from "../signing.js";
 import { TURN_OPTIONS, TURN_USAGE, continueSession } from "../session-runner.js";
 import { readSessionRef, sessionRef } from "../store.js";
 
@@ -33,7 +34,7 @@ export async function forkCommand(argv: readonly string[], io: CliIo): Promise<n
     await source.close();
   }
   if (values.approve === true) askOrRefuse(io);
-  const fork = await createSession(values, io, { fork: { parentSessionId: source.info.sessionId, seed } });
+  const fork = await createSession(values, io, { fork: { parentSessionId: source.info.sessionId, seed } }, await signingOf(values, io));
   io.stderr.write(`dsh: forked ${source.info.sessionId} at seq ${at} (${seed.length} events) into ${fork.location}\n`);
   const prompt = await promptOf(words, io);
   if (prompt === "") {

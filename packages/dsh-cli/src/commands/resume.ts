@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { promptOf } from "../session.js";
+import { signingOf } from "../signing.js";
 import { TURN_OPTIONS, TURN_USAGE, continueSession } from "../session-runner.js";
 import { openSessionRef, sessionRef } from "../store.js";
 
@@ -13,5 +14,5 @@ export async function resumeCommand(argv: readonly string[], io: CliIo): Promise
   const [reference, ...words] = positionals;
   const prompt = await promptOf(words, io);
   if (reference === undefined || prompt === "") throw new CliError(`usage: ${RESUME_USAGE}`, EXIT.usage);
-  return continueSession(await openSessionRef(sessionRef(reference, values.store, io), io), prompt, values, io);
+  return continueSession(await openSessionRef(sessionRef(reference, values.store, io), io, await signingOf(values, io)), prompt, values, io);
 }

@@ -4,6 +4,7 @@ import { askOrRefuse } from "../approve.js";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { createSession, promptOf } from "../session.js";
+import { signingOf } from "../signing.js";
 import { sessionConfig } from "../selection.js";
 import { TURN_OPTIONS, TURN_USAGE, cliAgent, runTurn, startProvider, turnInput } from "../session-runner.js";
 
@@ -21,7 +22,7 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
     const input = await turnInput(prompt, values, io);
     const config = sessionConfig({ provider: provider.profile.name, model: values.model ?? provider.profile.defaultModel }, values, sessionId, io);
     if (values.approve === true) askOrRefuse(io);
-    const session = await createSession(values, io, { sessionId });
+    const session = await createSession(values, io, { sessionId }, await signingOf(values, io));
     try {
       return await runTurn(cliAgent(session.log, provider, config, values, io), session.location, input, io);
     } finally {

@@ -1,0 +1,156 @@
+import { createHash, type KeyObject } from "node:crypto";
+import { reconstructRequestStream, createAgentRegistry } from "dsh-agent";
+import { MemoryAttachmentStore, type AttachmentStore } from "dsh-attachments";
+import { chainGenesis, headSignatureProblem, keyIdOf, lineDigest, nextLink, type SignedHead, type StoredLines } from "dsh-log";
+import { loadSessionLines } from "dsh-log/store";
+import { z } from "zod";
+import { CliError, EXIT } from "./cli-error.js";
+import { wireBody } from "./providers.js";
+
+const HEX64 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** Zod schema of a one-request proof, as `dsh prove` writes it. */
+export const proofSchema = z.strictObject({
+  format: z.literal("dsh-proof"),
+  version: z.literal(1),
+  session: z.strictObject({
+    sessionId: z.string().min(1),
+    createdAt: z.number().int().nonnegative(),
+    parent: z.strictObject({ sessionId: z.string().min(1), seedLength: z.number().int().nonnegative() }).exactOptional(),
+  }),
+  request: z.strictObject({ seq: z.number().int().nonnegative(), provider: z.string(), model: z.string(), wireSha256: HEX64 }),
+  /** The session's stored lines from seq 0 to the request's dispatch: what the request is rebuilt from. */
+  lines: z.array(z.string()).min(1),
+  /** The SHA-256 of each later line up to the signed head: enough to reach it, without their content. */
+  after: z.array(HEX64),
+  head: z.strictObject({
+    format: z.literal("dsh-head"),
+    version: z.literal(1),
+    sessionId: z.string(),
+    events: z.number().int().nonnegative(),
+    head: HEX64,
+    time: z.number().int().nonnegative(),
+    keyId: z.string(),
+    signature: z.string(),
+  }),
+  /** The attachment objects the request's wire bytes hold (their SHA-256 in hex, their bytes in base64). */
+  objects: z.record(HEX64, z.string()),
+});
+
+/** A proof that dsh sent the request dispatched at one seq, as logged and covered by a signed head. */
+export type Proof = z.output<typeof proofSchema>;
+
+const refuse = (why: string) => new CliError(`proof refused: ${why}`, EXIT.unverified);
+
+/** An attachment store that remembers every object read through it. */
+function recording(inner: AttachmentStore | undefined, read: Map<string, Uint8Array>): AttachmentStore | undefined {
+  if (inner === undefined) return undefined;
+  return {
+    put: (bytes) => inner.put(bytes),
+    has: (digest) => inner.has(digest),
+    get: async (digest) => {
+      const bytes = await inner.get(digest);
+      read.set(digest.replace(/^sha256:/, ""), bytes);
+      return bytes;
+    },
+  };
+}
+
+/** The request dispatched at `seq`, rebuilt from the lines up to it, and its exact wire body. */
+async function rebuiltWire(info: Proof["session"], lines: readonly string[], seq: number, attachments: AttachmentStore | undefined): Promise<{ body: string; provider: string; model: string }> {
+  const log = loadSessionLines(info, lines, { registry: createAgentRegistry() });
+  for await (const rebuilt of reconstructRequestStream(log)) {
+    if (rebuilt.dispatchSeq !== seq) continue;
+    return { body: await wireBody(rebuilt, attachments), provider: rebuilt.request.config.provider, model: rebuilt.request.config.model };
+  }
+  throw new CliError(`seq ${seq} of session ${info.sessionId} is not where a request was dispatched (dsh requests LOG lists them)`, EXIT.usage);
+}
+
+/**
+ * Builds the proof of the request dispatched at `seq`: the lines up to it, the digests of the lines
+ * after it up to the first witnessed head past it that the log still matches, and that head. A log
+ * whose chain is broken before that head, or no such head, is refused.
+ */
+export async function buildProof(stored: StoredLines, seq: number, heads: readonly SignedHead[], attachments: AttachmentStore | undefined): Promise<Proof> {
+  const { info } = stored;
+  if (!stored.chained) throw refuse(`session ${info.sessionId} was written before hash chains`);
+  const candidates = heads.filter((head) => head.sessionId === info.sessionId && head.events > seq);
+  const lines: string[] = [];
+  const after: string[] = [];
+  let link = chainGenesis(info);
+  let events = 0;
+  for await (const { line, link: kept } of stored.lines) {
+    const digest = lineDigest(line);
+    link = nextLink(link, digest);
+    if (kept === undefined || !kept.equals(link)) throw refuse(`seq ${events} breaks the chain (dsh verify says more)`);
+    if (events <= seq) lines.push(line);
+    else after.push(digest.toString("hex"));
+    events++;
+    const head = candidates.find((candidate) => candidate.events === events && candidate.head === link.toString("hex"));
+    if (head === undefined) continue;
+    const read = new Map<string, Uint8Array>();
+    const session = { sessionId: info.sessionId, createdAt: info.createdAt, ...(info.parent === undefined ? {} : { parent: info.parent }) };
+    const wire = await rebuiltWire(session, lines, seq, recording(attachments, read));
+    const objects = Object.fromEntries([...read].map(([digest, bytes]) => [digest, Buffer.from(bytes).toString("base64")]));
+    return {
+      format: "dsh-proof",
+      version: 1,
+      session,
+      request: { seq, provider: wire.provider, model: wire.model, wireSha256: createHash("sha256").update(wire.body).digest("hex") },
+      lines,
+      after,
+      head,
+      objects,
+    };
+  }
+  if (events <= seq) throw new CliError(`session ${info.sessionId} has ${events} events: there is no seq ${seq}`, EXIT.usage);
+  throw refuse(`no head in the witness covers seq ${seq} of session ${info.sessionId} and matches the log (run dsh verify with the witness)`);
+}
+
+/** What a verified proof shows, for its one-line report. */
+export interface ProofSummary {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly wireSha256: string;
+  readonly headEvents: number;
+  readonly signedAt: number;
+  readonly keyId: string;
+}
+
+/**
+ * Checks a proof on its own with the writer's public key: the head's signature, the chain from the
+ * session's identity through the lines and the later digests to that head, and the request rebuilt
+ * from the lines (with the objects the proof carries) to the wire hash it states. Any difference is
+ * a {@link CliError} with exit code 6 naming the check that failed.
+ */
+export async function checkProof(value: unknown, publicKey: KeyObject): Promise<ProofSummary> {
+  const parsed = proofSchema.safeParse(value);
+  if (!parsed.success) throw refuse("the file is not a dsh proof (format dsh-proof, version 1)");
+  const proof = parsed.data;
+  const { session, request, lines, after, head } = proof;
+  const signature = headSignatureProblem(head, publicKey);
+  if (signature !== undefined) throw refuse(`the signed head ${signature}`);
+  if (head.sessionId !== session.sessionId) throw refuse(`the signed head is of session ${head.sessionId}, not ${session.sessionId}`);
+  if (request.seq !== lines.length - 1) throw refuse(`the request is at seq ${request.seq}, but the proof's lines end at seq ${lines.length - 1}`);
+  if (lines.length + after.length !== head.events) throw refuse(`the proof reaches ${lines.length + after.length} events, but the head was signed at ${head.events}`);
+  let link = chainGenesis(session);
+  for (const line of lines) link = nextLink(link, lineDigest(line));
+  for (const digest of after) link = nextLink(link, Buffer.from(digest, "hex"));
+  if (link.toString("hex") !== head.head) throw refuse("the lines and digests do not chain to the signed head: the proof was altered");
+  const attachments = new MemoryAttachmentStore();
+  for (const [digest, base64] of Object.entries(proof.objects)) {
+    const stored = await attachments.put(Buffer.from(base64, "base64"));
+    if (stored.replace(/^sha256:/, "") !== digest) throw refuse(`the object named ${digest} holds other bytes`);
+  }
+  let wire: Awaited<ReturnType<typeof rebuiltWire>>;
+  try {
+    wire = await rebuiltWire(session, lines, request.seq, attachments);
+  } catch (error) {
+    throw refuse(`the request cannot be rebuilt from the proof: ${(error as Error).message}`);
+  }
+  const wireSha256 = createHash("sha256").update(wire.body).digest("hex");
+  if (wireSha256 !== request.wireSha256) throw refuse(`the request rebuilt from the proof's lines has wire sha256 ${wireSha256}, not the ${request.wireSha256} it states`);
+  return { sessionId: session.sessionId, seq: request.seq, provider: wire.provider, model: wire.model, wireSha256, headEvents: head.events, signedAt: head.time, keyId: keyIdOf(publicKey) };
+}

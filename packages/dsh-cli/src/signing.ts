@@ -1,0 +1,42 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { FileWitness, publicKeyFromPem, readWitnessFile, signingKeyFromPem, type HeadSigning, type WitnessCheck } from "dsh-log";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+
+/** The `parseArgs` options of commands that write a session: a signing key and the witness its heads go to. */
+export const SIGNING_OPTIONS = { "signing-key": { type: "string" }, witness: { type: "string" } } as const;
+export const SIGNING_USAGE = "[--signing-key FILE --witness FILE]";
+
+/** A writer's signing key and its witness file, which `close` releases once the log is closed. */
+export interface CliSigning extends HeadSigning {
+  readonly witness: FileWitness;
+}
+
+async function readKeyFile(path: string, io: CliIo, what: string): Promise<Buffer> {
+  try {
+    return await readFile(resolve(io.cwd, path));
+  } catch (error) {
+    throw new CliError(`cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.usage);
+  }
+}
+
+/** The signing a writer's `--signing-key` and `--witness` ask for (both or neither), or `undefined`. */
+export async function signingOf(values: { readonly "signing-key"?: string | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<CliSigning | undefined> {
+  const keyPath = values["signing-key"];
+  const witnessPath = values.witness;
+  if (keyPath === undefined && witnessPath === undefined) return undefined;
+  if (keyPath === undefined || witnessPath === undefined) throw new CliError("--signing-key and --witness go together: the signed heads need a witness, and a witness needs a key", EXIT.usage);
+  const key = signingKeyFromPem(await readKeyFile(keyPath, io, "signing key"));
+  return { key, witness: new FileWitness(resolve(io.cwd, witnessPath)) };
+}
+
+/** The witness check `--public-key` and `--witness` ask for (both or neither), or `undefined`. */
+export async function witnessCheckOf(values: { readonly "public-key"?: string | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<WitnessCheck | undefined> {
+  const keyPath = values["public-key"];
+  const witnessPath = values.witness;
+  if (keyPath === undefined && witnessPath === undefined) return undefined;
+  if (keyPath === undefined || witnessPath === undefined) throw new CliError("--public-key and --witness go together: the witness's heads are checked with the key", EXIT.usage);
+  const publicKey = publicKeyFromPem(await readKeyFile(keyPath, io, "public key"));
+  return { heads: await readWitnessFile(resolve(io.cwd, witnessPath)), publicKey };
+}

@@ -1,0 +1,146 @@
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startTestPostgres, type TestPostgres } from "dsh-store-conformance/postgres-server";
+import pg from "pg";
+import { runCli } from "./test-support/run-cli.js";
+
+let dir: string;
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 120_000);
+afterAll(async () => {
+  await server.stop();
+});
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dsh-verify-cli-"));
+  await mkdir(join(dir, "project"));
+  await writeFile(join(dir, "project", "README.md"), "# Sample\n");
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  await writeFile(join(dir, "project", "writer.pem"), privateKey.export({ type: "pkcs8", format: "pem" }));
+  await writeFile(join(dir, "project", "writer.pub.pem"), publicKey.export({ type: "spki", format: "pem" }));
+  const other = generateKeyPairSync("ed25519");
+  await writeFile(join(dir, "project", "other.pub.pem"), other.publicKey.export({ type: "spki", format: "pem" }));
+  return () => rm(dir, { recursive: true, force: true });
+});
+
+const cwd = () => join(dir, "project");
+const cli = (...argv: string[]) => runCli(argv, { cwd: cwd() });
+const signed = ["--signing-key", "writer.pem", "--witness", "witness.jsonl"];
+const checked = ["--public-key", "writer.pub.pem", "--witness", "witness.jsonl"];
+const scenario = async () => {
+  const path = join(dir, "steps.json");
+  await writeFile(path, JSON.stringify({ responses: [{ text: "Looking.", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }, { text: "A readme." }] }));
+  return path;
+};
+/** The seqs `dsh requests` says requests were dispatched at. */
+const dispatchSeqs = async (log: string) => (await cli("requests", log)).stdout.trimEnd().split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq);
+
+describe("dsh verify, prove and verify-proof on a JSONL log", () => {
+  it("verifies a signed session, proves one request with the hash of the bytes really sent, and refuses an altered proof", async () => {
+    const run = await cli("run", "--log", "s.jsonl", ...signed, "--scenario", await scenario(), "--record-wire", join(dir, "wire.jsonl"), "What is here?");
+    expect(run.code).toBe(0);
+    const plain = await cli("verify", "s.jsonl");
+    expect(plain).toMatchObject({ code: 0, stdout: expect.stringMatching(/^intact: session [0-9a-f-]{36}, \d+ events, chain head [0-9a-f]{64}\n$/) });
+    const witnessed = await cli("verify", "s.jsonl", ...checked);
+    expect(witnessed).toMatchObject({ code: 0, stdout: expect.stringMatching(/; \d+ signed head\(s\) checked\n$/) });
+    const report = JSON.parse((await cli("verify", "s.jsonl", ...checked, "--json")).stdout) as { status: string; unwitnessed: number; witnessed: number };
+    expect(report).toMatchObject({ status: "intact", unwitnessed: 0 });
+
+    const seqs = await dispatchSeqs("s.jsonl");
+    expect(seqs).toHaveLength(2);
+    const proved = await cli("prove", "s.jsonl", "--seq", String(seqs[1]), "--witness", "witness.jsonl", "-o", "proof.json");
+    expect(proved.code).toBe(0);
+    const proof = JSON.parse(await readFile(join(cwd(), "proof.json"), "utf8")) as { request: { wireSha256: string }; lines: string[]; after: string[]; head: { events: number } };
+    // The proof's hash is that of the body the provider received, byte for byte.
+    const sent = (await readFile(join(dir, "wire.jsonl"), "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as string);
+    expect(proof.request.wireSha256).toBe(createHash("sha256").update(sent[1]!).digest("hex"));
+    expect(proof.lines).toHaveLength(seqs[1]! + 1);
+    const verified = await cli("verify-proof", "proof.json", "--public-key", "writer.pub.pem");
+    expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^proof verified: session \\S+, the request dispatched at seq ${seqs[1]} \\(sim \\S+\\) had wire sha256 ${proof.request.wireSha256}; covered by the head signed at ${proof.head.events} events by key [0-9a-f]{16} on \\d{4}-`)) });
+
+    const altered = async (change: (value: typeof proof) => unknown, message: string | RegExp) => {
+      await writeFile(join(cwd(), "altered.json"), JSON.stringify(change(structuredClone(proof))));
+      const result = await cli("verify-proof", "altered.json", "--public-key", "writer.pub.pem");
+      expect([result.code, result.stdout]).toEqual([6, ""]);
+      expect(result.stderr).toMatch(message);
+    };
+    expect(proof.lines.filter((line) => line.includes("What is here?"))).toHaveLength(1);
+    await altered((value) => ({ ...value, lines: value.lines.map((line) => line.replace("What is here?", "What is there?")) }), /^dsh: proof refused: the lines and digests do not chain to the signed head: the proof was altered\n$/);
+    await altered((value) => ({ ...value, request: { ...value.request, wireSha256: "0".repeat(64) } }), /proof refused: the request rebuilt from the proof's lines has wire sha256 [0-9a-f]{64}, not the 0{64} it states/);
+    await altered((value) => ({ ...value, head: { ...value.head, events: value.head.events + 1 } }), /proof refused: the signed head its signature does not match its fields/);
+    await altered((value) => ({ ...value, after: [...value.after, "0".repeat(64)] }), /proof refused: the proof reaches \d+ events, but the head was signed at \d+/);
+    await altered(() => ({ hello: 1 }), /proof refused: the file is not a dsh proof/);
+    // A proof of the first request through the last head only: the lines after it are there as digests.
+    const heads = (await readFile(join(cwd(), "witness.jsonl"), "utf8")).trimEnd().split("\n");
+    await writeFile(join(cwd(), "last-head.jsonl"), `${heads.at(-1)!}\n`);
+    expect((await cli("prove", "s.jsonl", "--seq", String(seqs[0]), "--witness", "last-head.jsonl", "-o", "first.json")).code).toBe(0);
+    const first = JSON.parse(await readFile(join(cwd(), "first.json"), "utf8")) as { lines: string[]; after: string[]; request: { wireSha256: string } };
+    const lastEvents = (JSON.parse(heads.at(-1)!) as { events: number }).events;
+    expect([first.lines.length, first.after.length]).toEqual([seqs[0]! + 1, lastEvents - seqs[0]! - 1]);
+    expect(first.request.wireSha256).toBe(createHash("sha256").update(sent[0]!).digest("hex"));
+    expect((await cli("verify-proof", "first.json", "--public-key", "writer.pub.pem")).code).toBe(0);
+    expect(await cli("prove", "s.jsonl", "--seq", "1", "--witness", "witness.jsonl", "-o", "none.json")).toMatchObject({ code: 2, stderr: expect.stringMatching(/seq 1 of session \S+ is not where a request was dispatched/) });
+    expect(await cli("prove", "s.jsonl", "--seq", String(seqs[1]), "--witness", "witness.jsonl", "-o", "proof.json")).toMatchObject({ code: 2, stderr: "dsh: proof.json already exists\n" });
+    const foreign = await cli("verify-proof", "proof.json", "--public-key", "other.pub.pem");
+    expect(foreign).toMatchObject({ code: 6, stderr: expect.stringMatching(/proof refused: the signed head it is signed by key [0-9a-f]{16}, not by the given key/) });
+  });
+
+  it("names the seq of an edited line and, against the witness, a dropped tail", async () => {
+    expect((await cli("run", "--log", "s.jsonl", ...signed, "--scenario", await scenario(), "go")).code).toBe(0);
+    const path = join(cwd(), "s.jsonl");
+    const original = await readFile(path, "utf8");
+    const lines = original.split("\n");
+    const edited = lines.findIndex((line) => line.includes('"go"'));
+    await writeFile(path, lines.map((line, i) => (i === edited ? line.replace('"go"', '"no"') : line)).join("\n"));
+    expect(await cli("verify", "s.jsonl")).toMatchObject({ code: 6, stdout: `broken: session ${/"sessionId":"([^"]+)"/.exec(lines[0]!)![1]}: seq ${edited - 1} breaks the chain: its line or a line before it was changed, added or removed\n` });
+    // The last commit gone: the chain that is left holds on its own, but not against the witness.
+    await writeFile(path, original);
+    await truncate(path, Buffer.byteLength(lines.slice(0, -2).join("\n")) + 1);
+    expect((await cli("verify", "s.jsonl")).code).toBe(0);
+    const dropped = await cli("verify", "s.jsonl", ...checked);
+    expect(dropped).toMatchObject({ code: 6, stdout: expect.stringMatching(/^broken: session \S+: the log ends at \d+ events, but the witness holds a head signed at \d+: its tail was dropped\n$/) });
+    expect(await cli("verify", "s.jsonl", "--witness", "witness.jsonl")).toMatchObject({ code: 2, stderr: "dsh: --public-key and --witness go together: the witness's heads are checked with the key\n" });
+  });
+
+  it("calls a log written before chains unchained, and refuses to sign appends to it", async () => {
+    await writeFile(join(cwd(), "old.jsonl"), '{"format":"dsh-log","version":1,"sessionId":"old","createdAt":1}\n');
+    expect(await cli("verify", "old.jsonl")).toMatchObject({ code: 6, stdout: "unchained: session old (0 events) was written before hash chains; nothing to check (dsh copy makes a chained copy)\n" });
+    const resumed = await cli("resume", "old.jsonl", ...signed, "--scenario", await scenario(), "go");
+    expect(resumed).toMatchObject({ code: 3, stderr: expect.stringMatching(/LOG_UNSUPPORTED_FORMAT/) });
+    expect(await cli("run", "--log", "x.jsonl", "--signing-key", "writer.pem", "go")).toMatchObject({ code: 2, stderr: expect.stringMatching(/--signing-key and --witness go together/) });
+  });
+});
+
+describe("dsh verify on SQLite and PostgreSQL", () => {
+  it("verifies signed sessions in both stores through resume and copy, and names an edited row's seq", async () => {
+    const sqlite = "sqlite:sessions.db";
+    const run = await cli("run", "--store", sqlite, ...signed, "--scenario", await scenario(), "go");
+    expect(run.code).toBe(0);
+    const id = /dsh: log: .*#([^\s#]+)\n/.exec(run.stderr)![1]!;
+    expect((await cli("resume", id, "--store", sqlite, ...signed, "--scenario", await scenario(), "again")).code).toBe(0);
+    expect(await cli("verify", id, "--store", sqlite, ...checked)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^intact: /) });
+    const postgres = await server.createDatabase();
+    expect((await cli("copy", id, postgres, "--store", sqlite, ...signed)).code).toBe(0);
+    const inSqlite = JSON.parse((await cli("verify", id, "--store", sqlite, "--json")).stdout) as { head: string };
+    const inPostgres = JSON.parse((await cli("verify", `${postgres}#${id}`, ...checked, "--json")).stdout) as { status: string; head: string };
+    // The same lines chain to the same head on every store.
+    expect(inPostgres).toMatchObject({ status: "intact", head: inSqlite.head });
+
+    const db = new Database(join(cwd(), "sessions.db"));
+    db.prepare("UPDATE dsh_events SET line = replace(line, 'again', 'AGAIN') WHERE session_id = ? AND line LIKE '%again%'").run(id);
+    const seq = (db.prepare("SELECT min(seq) AS seq FROM dsh_events WHERE session_id = ? AND line LIKE '%AGAIN%'").get(id) as { seq: number }).seq;
+    db.close();
+    expect(await cli("verify", id, "--store", sqlite)).toMatchObject({ code: 6, stdout: `broken: session ${id}: seq ${seq} breaks the chain: its line or a line before it was changed, added or removed\n` });
+    const client = new pg.Client({ connectionString: postgres });
+    await client.connect();
+    await client.query("DELETE FROM dsh_events WHERE session_id = $1 AND seq = (SELECT max(seq) FROM dsh_events WHERE session_id = $1)", [id]);
+    await client.query("UPDATE dsh_sessions SET head = head - 1 WHERE id = $1", [id]);
+    await client.end();
+    expect(await cli("verify", `${postgres}#${id}`, ...checked)).toMatchObject({ code: 6, stdout: expect.stringMatching(/its tail was dropped\n$/) });
+  });
+});
