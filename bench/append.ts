@@ -1,10 +1,11 @@
 // 5. Durable append: batched appends (one fsync per batch), and group commit under concurrent writers,
-// with the events each fsync made durable.
+// with the events each fsync made durable; the hash chain's and the signed heads' share beside it.
+import { generateKeyPairSync } from "node:crypto";
 import { constants } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { open, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { EventRegistry, createJsonlLog, defineEvent } from "dsh-log";
+import { EventRegistry, FileWitness, createJsonlLog, defineEvent, openJsonlLog, type EventLog } from "dsh-log";
 import { z } from "zod";
 import { median, percentile } from "./util.js";
 
@@ -72,34 +73,67 @@ async function concurrentWriters(dir: string, events: number, count: number): Pr
   return appendMode(count, events, seconds, latencies, counter.syncs());
 }
 
+/** What one batched round measured: the chained log (what every new session is), and beside it the same batches unchained and signed. */
+interface BatchedRound {
+  readonly mode: AppendMode;
+  readonly rawEventsPerSecond: number;
+  readonly unchainedEventsPerSecond: number;
+  readonly signedEventsPerSecond: number;
+}
+
+/** A log written the way logs were before hash chains: a version 1 file, opened for appending (its writer links nothing). */
+async function unchainedLog(path: string): Promise<EventLog> {
+  await writeFile(path, '{"format":"dsh-log","version":1,"sessionId":"unchained","createdAt":0}\n', { mode: 0o600 });
+  return (await openJsonlLog(path, { registry: registry() })).log;
+}
+
 /**
- * One writer appending batches of 100 and awaiting each; after each batch the same bytes are made
- * durable with no log in the way (the disk's floor), so both figures come from the same moments of a
- * noisy disk. Only the awaited appends and the floor's writes are timed.
+ * One writer appending batches of 100 and awaiting each, to four places in turn, so every figure
+ * comes from the same moments of a noisy disk: a chained log (what every new session is), an
+ * unchained one (a version 1 file: the append path before chains), a chained one whose heads are
+ * signed and appended to a witness file on the same disk, and the same bytes with no log in the way
+ * (the disk's floor). Only the awaited appends and the floor's writes are timed.
  */
-async function batchedRound(dir: string, name: string, events: number): Promise<{ readonly mode: AppendMode; readonly rawEventsPerSecond: number }> {
+async function batchedRound(dir: string, name: string, events: number): Promise<BatchedRound> {
   const { log } = await createJsonlLog(join(dir, `${name}.jsonl`), { registry: registry() });
+  const unchained = await unchainedLog(join(dir, `${name}-unchained.jsonl`));
+  const witness = new FileWitness(join(dir, `${name}-witness.jsonl`));
+  const signed = (await createJsonlLog(join(dir, `${name}-signed.jsonl`), { registry: registry(), signing: { key: generateKeyPairSync("ed25519").privateKey, witness } })).log;
   const raw = await open(join(dir, `${name}.raw`), rawFlags, 0o600);
   const inputs = Array.from({ length: events }, (_, i) => note(i));
   const counter = await syncCounter(dir);
   const latencies: number[] = [];
   let logSyncs = 0;
   let rawMs = 0;
+  let unchainedMs = 0;
+  let signedMs = 0;
+  const timed = async (append: () => Promise<unknown>): Promise<number> => {
+    const begun = performance.now();
+    await append();
+    return performance.now() - begun;
+  };
   for (let first = 0; first < events; first += 100) {
+    const batch = inputs.slice(first, first + 100);
     const before = counter.syncs();
     const begun = performance.now();
-    const committed = await log.append(inputs.slice(first, first + 100));
+    const committed = await log.append(batch);
     latencies.push(performance.now() - begun);
     logSyncs += counter.syncs() - before;
+    unchainedMs += await timed(() => unchained.append(batch));
+    signedMs += await timed(() => signed.append(batch));
     const bytes = Buffer.from(committed.map((event) => `${JSON.stringify({ seq: event.seq, type: event.type, time: event.time, data: event.data })}\n`).join(""));
-    const rawBegun = performance.now();
-    await durableWrite(raw, bytes);
-    rawMs += performance.now() - rawBegun;
+    rawMs += await timed(() => durableWrite(raw, bytes));
   }
   counter.stop();
-  await Promise.all([log.close(), raw.close()]);
+  await Promise.all([log.close(), unchained.close(), signed.close(), raw.close()]);
+  await witness.close();
   const seconds = latencies.reduce((sum, ms) => sum + ms, 0) / 1000;
-  return { mode: appendMode(1, events, seconds, latencies, logSyncs), rawEventsPerSecond: events / (rawMs / 1000) };
+  return {
+    mode: appendMode(1, events, seconds, latencies, logSyncs),
+    rawEventsPerSecond: events / (rawMs / 1000),
+    unchainedEventsPerSecond: events / (unchainedMs / 1000),
+    signedEventsPerSecond: events / (signedMs / 1000),
+  };
 }
 
 export interface AppendResult {
@@ -109,16 +143,21 @@ export interface AppendResult {
   readonly concurrent: readonly AppendMode[];
   /** Events per second the disk allowed for the same bytes in the same batches with no log in the way, interleaved with the median round's batches. */
   readonly rawEventsPerSecond: number;
+  /** The same batches to an unchained log (the append path before hash chains), interleaved likewise. */
+  readonly unchainedEventsPerSecond: number;
+  /** The same batches to a chained log whose heads are signed and witnessed in a file on the same disk, interleaved likewise. */
+  readonly signedEventsPerSecond: number;
 }
 
 export async function appendBench(dir: string, events: number): Promise<AppendResult> {
   // The first round warms the JIT up (it runs about a third slower) and is not counted.
-  const rounds: { readonly mode: AppendMode; readonly rawEventsPerSecond: number }[] = [];
+  const rounds: BatchedRound[] = [];
   for (let round = 0; round < 4; round++) rounds.push(await batchedRound(dir, `batched-${round}`, events * 10));
   const middle = rounds.slice(1).sort((a, b) => a.mode.eventsPerSecond - b.mode.eventsPerSecond)[1]!;
   const concurrent: AppendMode[] = [];
   for (const count of [1, 8, 64]) concurrent.push(await concurrentWriters(dir, events, count));
-  return { batched: middle.mode, concurrent, rawEventsPerSecond: middle.rawEventsPerSecond };
+  const { mode, rawEventsPerSecond, unchainedEventsPerSecond, signedEventsPerSecond } = middle;
+  return { batched: mode, concurrent, rawEventsPerSecond, unchainedEventsPerSecond, signedEventsPerSecond };
 }
 
 // Run in a fresh process by `pnpm bench`, so the heap the earlier measurements left behind does not slow its collections.

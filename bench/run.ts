@@ -86,6 +86,15 @@ try {
       ["the same bytes, no log (disk floor)", fmt(append.rawEventsPerSecond), "100", "", ""],
     ]),
   );
+  console.log("   The hash chain's and the signed heads' share, the same batches of 100 interleaved:");
+  console.log(
+    table([
+      ["log", "events/s", "of unchained"],
+      ["unchained (a version 1 file: the append path before chains)", fmt(append.unchainedEventsPerSecond), "1"],
+      ["chained (every new session)", fmt(append.batched.eventsPerSecond), fmt(append.batched.eventsPerSecond / append.unchainedEventsPerSecond)],
+      ["chained, heads signed (Ed25519) to a witness file", fmt(append.signedEventsPerSecond), fmt(append.signedEventsPerSecond / append.unchainedEventsPerSecond)],
+    ]),
+  );
 
   const cache = await cacheRatioBench(dir, quick ? 5 : 20);
   console.log(`\n5. Prefix-cache hit ratio, ${cache.requests}-step session with tools through the simulator`);

@@ -189,19 +189,32 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const names = readFileSync(spansFile, "utf8").trim().split("\n");
   if (!names.includes("invoke_agent") || !names.some((name) => name.startsWith("chat "))) throw new Error(`dsh otel sent ${names.join(", ")}`);
   console.log(`the installed dsh otel sent ${names.length} spans (${[...new Set(names)].join(", ")})`);
+  // A signed session, verified against its witness, and one request proved and the proof checked, as docs/tamper-evident-sessions.md shows.
+  const signing = ["--signing-key", `writer-${major}.pem`, "--witness", `witness-${major}.jsonl`];
+  const checking = ["--public-key", `writer-${major}.pem.pub`, "--witness", `witness-${major}.jsonl`];
+  run(node, [cli, "keygen", `writer-${major}.pem`], { cwd: project, quiet: true });
+  run(node, [cli, "run", "--log", `signed-${major}.jsonl`, ...signing, "What is here?"], { cwd: project, quiet: true });
+  const intact = run(node, [cli, "verify", `signed-${major}.jsonl`, ...checking], { cwd: project, quiet: true }).stdout;
+  const last = JSON.parse(run(node, [cli, "requests", `signed-${major}.jsonl`], { cwd: project, quiet: true }).stdout.trim().split("\n").at(-1));
+  run(node, [cli, "prove", `signed-${major}.jsonl`, "--seq", String(last.seq), "--witness", `witness-${major}.jsonl`, "-o", `proof-${major}.json`], { cwd: project, quiet: true });
+  const proved = run(node, [cli, "verify-proof", `proof-${major}.json`, "--public-key", `writer-${major}.pem.pub`], { cwd: project, quiet: true }).stdout;
+  if (!intact.startsWith("intact: ") || !proved.startsWith("proof verified: ")) throw new Error(`dsh verify said ${intact}, dsh verify-proof said ${proved}`);
+  console.log(`the installed dsh signed a session, verified it against its witness and proved the request at seq ${last.seq}`);
   // The installed CLI on every store: a JSONL directory, a SQLite file (native: the installing Node
   // only) and the PostgreSQL server; a turn, a resume and a rebuild on each.
   const stores = [`sessions-${major}`, ...(String(major) === installMajor ? [`sqlite:sessions-${major}.db`] : []), postgres.url];
   for (const store of stores) {
     const before = new Set(run(node, [cli, "sessions", "--store", store, "--json"], { cwd: project, quiet: true }).stdout.split("\n").filter(Boolean));
-    run(node, [cli, "run", "--store", store, "What is here?"], { cwd: project, quiet: true });
+    run(node, [cli, "run", "--store", store, ...signing, "What is here?"], { cwd: project, quiet: true });
     const added = run(node, [cli, "sessions", "--store", store, "--json"], { cwd: project, quiet: true }).stdout.split("\n").filter((line) => line !== "" && !before.has(line));
     if (added.length !== 1) throw new Error(`dsh run on ${store} added ${added.length} sessions, not one`);
     const id = JSON.parse(added[0]).sessionId;
-    run(node, [cli, "resume", "--store", store, id, "Anything else?"], { cwd: project, quiet: true });
+    run(node, [cli, "resume", "--store", store, ...signing, id, "Anything else?"], { cwd: project, quiet: true });
+    const verified = run(node, [cli, "verify", "--store", store, ...checking, id], { cwd: project, quiet: true }).stdout;
+    if (!verified.startsWith("intact: ")) throw new Error(`dsh verify on ${store} said ${verified}`);
     const bodies = run(node, [cli, "requests", "--wire", "--store", store, id], { cwd: project, quiet: true }).stdout.trim().split("\n");
     if (bodies.length < 2) throw new Error(`dsh requests on ${store} rebuilt ${bodies.length} requests`);
-    console.log(`the installed dsh ran, resumed and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
+    console.log(`the installed dsh ran, resumed, verified and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
   }
 }
 console.log("\nconsumer test passed");

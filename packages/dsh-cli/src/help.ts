@@ -13,6 +13,7 @@ import { RUN_USAGE } from "./commands/run.js";
 import { SESSIONS_USAGE } from "./commands/sessions.js";
 import { VERIFY_PROOF_USAGE, VERIFY_USAGE } from "./commands/verify.js";
 import { PROVE_USAGE } from "./commands/prove.js";
+import { KEYGEN_USAGE } from "./commands/keygen.js";
 import { VIEW_USAGE } from "./commands/view.js";
 import { WEB_USAGE } from "./commands/web.js";
 
@@ -29,6 +30,7 @@ const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly
   quarantine: { summary: "replace an unreadable image in a session by a placeholder", usage: QUARANTINE_USAGE },
   sessions: { summary: "list the sessions of a store", usage: SESSIONS_USAGE },
   copy: { summary: "copy a session to another store or file, byte for byte", usage: COPY_USAGE },
+  keygen: { summary: "make a key pair for signing session heads (FILE and FILE.pub)", usage: KEYGEN_USAGE },
   verify: { summary: "check a session's hash chain, and its signed heads against a witness", usage: VERIFY_USAGE },
   prove: { summary: "write a proof of one request that can be checked without the session", usage: PROVE_USAGE },
   "verify-proof": { summary: "check a proof written by dsh prove, with the writer's public key", usage: VERIFY_PROOF_USAGE },

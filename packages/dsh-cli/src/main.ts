@@ -12,6 +12,7 @@ import { runCommand } from "./commands/run.js";
 import { sessionsCommand } from "./commands/sessions.js";
 import { verifyCommand, verifyProofCommand } from "./commands/verify.js";
 import { proveCommand } from "./commands/prove.js";
+import { keygenCommand } from "./commands/keygen.js";
 import { viewCommand } from "./commands/view.js";
 import { webCommand } from "./commands/web.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
@@ -31,6 +32,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   quarantine: quarantineCommand,
   sessions: sessionsCommand,
   copy: copyCommand,
+  keygen: keygenCommand,
   verify: verifyCommand,
   prove: proveCommand,
   "verify-proof": verifyProofCommand,

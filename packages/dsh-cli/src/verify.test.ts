@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -20,9 +20,6 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "dsh-verify-cli-"));
   await mkdir(join(dir, "project"));
   await writeFile(join(dir, "project", "README.md"), "# Sample\n");
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  await writeFile(join(dir, "project", "writer.pem"), privateKey.export({ type: "pkcs8", format: "pem" }));
-  await writeFile(join(dir, "project", "writer.pub.pem"), publicKey.export({ type: "spki", format: "pem" }));
   const other = generateKeyPairSync("ed25519");
   await writeFile(join(dir, "project", "other.pub.pem"), other.publicKey.export({ type: "spki", format: "pem" }));
   return () => rm(dir, { recursive: true, force: true });
@@ -31,7 +28,7 @@ beforeEach(async () => {
 const cwd = () => join(dir, "project");
 const cli = (...argv: string[]) => runCli(argv, { cwd: cwd() });
 const signed = ["--signing-key", "writer.pem", "--witness", "witness.jsonl"];
-const checked = ["--public-key", "writer.pub.pem", "--witness", "witness.jsonl"];
+const checked = ["--public-key", "writer.pem.pub", "--witness", "witness.jsonl"];
 const scenario = async () => {
   const path = join(dir, "steps.json");
   await writeFile(path, JSON.stringify({ responses: [{ text: "Looking.", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }, { text: "A readme." }] }));
@@ -39,6 +36,19 @@ const scenario = async () => {
 };
 /** The seqs `dsh requests` says requests were dispatched at. */
 const dispatchSeqs = async (log: string) => (await cli("requests", log)).stdout.trimEnd().split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq);
+
+beforeEach(async () => {
+  const made = await cli("keygen", "writer.pem");
+  expect(made).toMatchObject({ code: 0, stderr: expect.stringMatching(/^dsh: wrote the signing key .*writer\.pem \(keep it secret\) and its public key .*writer\.pem\.pub \(key id [0-9a-f]{16}\)\n$/) });
+});
+
+describe("dsh keygen", () => {
+  it("writes a private key only its owner reads and never overwrites one", async () => {
+    expect((await stat(join(cwd(), "writer.pem"))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(cwd(), "writer.pem.pub"), "utf8")).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(await cli("keygen", "writer.pem")).toMatchObject({ code: 2, stderr: expect.stringMatching(/writer\.pem\.pub already exists\n$/) });
+  });
+});
 
 describe("dsh verify, prove and verify-proof on a JSONL log", () => {
   it("verifies a signed session, proves one request with the hash of the bytes really sent, and refuses an altered proof", async () => {
@@ -60,12 +70,12 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     const sent = (await readFile(join(dir, "wire.jsonl"), "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as string);
     expect(proof.request.wireSha256).toBe(createHash("sha256").update(sent[1]!).digest("hex"));
     expect(proof.lines).toHaveLength(seqs[1]! + 1);
-    const verified = await cli("verify-proof", "proof.json", "--public-key", "writer.pub.pem");
+    const verified = await cli("verify-proof", "proof.json", "--public-key", "writer.pem.pub");
     expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^proof verified: session \\S+, the request dispatched at seq ${seqs[1]} \\(sim \\S+\\) had wire sha256 ${proof.request.wireSha256}; covered by the head signed at ${proof.head.events} events by key [0-9a-f]{16} on \\d{4}-`)) });
 
     const altered = async (change: (value: typeof proof) => unknown, message: string | RegExp) => {
       await writeFile(join(cwd(), "altered.json"), JSON.stringify(change(structuredClone(proof))));
-      const result = await cli("verify-proof", "altered.json", "--public-key", "writer.pub.pem");
+      const result = await cli("verify-proof", "altered.json", "--public-key", "writer.pem.pub");
       expect([result.code, result.stdout]).toEqual([6, ""]);
       expect(result.stderr).toMatch(message);
     };
@@ -83,7 +93,7 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     const lastEvents = (JSON.parse(heads.at(-1)!) as { events: number }).events;
     expect([first.lines.length, first.after.length]).toEqual([seqs[0]! + 1, lastEvents - seqs[0]! - 1]);
     expect(first.request.wireSha256).toBe(createHash("sha256").update(sent[0]!).digest("hex"));
-    expect((await cli("verify-proof", "first.json", "--public-key", "writer.pub.pem")).code).toBe(0);
+    expect((await cli("verify-proof", "first.json", "--public-key", "writer.pem.pub")).code).toBe(0);
     expect(await cli("prove", "s.jsonl", "--seq", "1", "--witness", "witness.jsonl", "-o", "none.json")).toMatchObject({ code: 2, stderr: expect.stringMatching(/seq 1 of session \S+ is not where a request was dispatched/) });
     expect(await cli("prove", "s.jsonl", "--seq", String(seqs[1]), "--witness", "witness.jsonl", "-o", "proof.json")).toMatchObject({ code: 2, stderr: "dsh: proof.json already exists\n" });
     const foreign = await cli("verify-proof", "proof.json", "--public-key", "other.pub.pem");
