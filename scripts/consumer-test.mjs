@@ -131,6 +131,22 @@ try {
 }
 `,
 );
+// The tamper-evident sessions guide's program, likewise, signing with a key the installed CLI makes.
+const tamper = readFileSync(join(root, "docs", "tamper-evident-sessions.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
+if (!tamper.includes('"https://api.deepseek.com"')) throw new Error("the tamper-evident sessions guide's program no longer names DeepSeek's URL, which this test replaces");
+writeFileSync(join(project, "doc-tamper.ts"), tamper.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)"));
+writeFileSync(
+  join(project, "doc-tamper-sim.ts"),
+  `import { startSimulator } from "dsh-simulator";
+const sim = await startSimulator({ scenario: { responses: [{ text: "It is noon in Tokyo." }] } });
+process.env.SIM_URL = sim.url;
+try {
+  await import("./doc-tamper.ts");
+} finally {
+  await sim.close();
+}
+`,
+);
 for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
 writeFileSync(
   join(project, "checks", "consumer.test.ts"),
@@ -149,7 +165,7 @@ it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.s
 );
 writeFileSync(
   join(project, "tsconfig.json"),
-  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts"] }, null, 2),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts", "doc-tamper.ts"] }, null, 2),
 );
 const local = (name) => join(project, "node_modules", ".bin", name);
 
@@ -160,6 +176,8 @@ console.log("\n== bundle every package with esbuild");
 // built-ins; so do the MCP SDK's stdio transport (cross-spawn) and the OpenTelemetry SDK, which dsh-mcp's and dsh-otel's
 // READMEs say to keep external.
 run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--external:@opentelemetry/*", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+
+run(process.execPath, [join(project, "node_modules", "dsh-cli", "dist", "bin.js"), "keygen", "writer.pem"], { cwd: project, quiet: true });
 
 for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const node = nodeBinary(major);
@@ -181,6 +199,8 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   if (!quick.includes("It is noon in Tokyo.") || !quick.includes("Still noon.")) throw new Error(`the quick start's program printed ${quick}`);
   const cache = run(node, [cli, "cache", "session.jsonl"], { cwd: project, quiet: true }).stdout;
   if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
+  const tampered = run(node, ["--import", "tsx", "doc-tamper-sim.ts"], { cwd: project, quiet: true }).stdout;
+  if (!/^intact \d+$/m.test(tampered)) throw new Error(`the tamper-evident sessions guide's program printed ${tampered}`);
   run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
   // The installed CLI sends the session's spans to a real receiver (the OpenTelemetry SDK installed beside it).
