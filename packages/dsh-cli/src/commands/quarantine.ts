@@ -4,9 +4,10 @@ import { LlmRuntime } from "dsh-llm";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { continuedConfig } from "../session-runner.js";
+import { SIGNING_OPTIONS, SIGNING_USAGE, signingOf } from "../signing.js";
 import { openSessionRef, sessionRef } from "../store.js";
 
-export const QUARANTINE_USAGE = "dsh quarantine accept LOG DIGEST [--store URL]";
+export const QUARANTINE_USAGE = `dsh quarantine accept LOG DIGEST [--store URL] ${SIGNING_USAGE}`;
 
 /**
  * `dsh quarantine accept`: accepts the quarantine of an unreadable image: every current surface node
@@ -14,10 +15,10 @@ export const QUARANTINE_USAGE = "dsh quarantine accept LOG DIGEST [--store URL]"
  * Earlier requests still reference the image, exactly as they were sent.
  */
 export async function quarantineCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { store: { type: "string" } } });
+  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { store: { type: "string" }, ...SIGNING_OPTIONS } });
   const [action, path, digest] = positionals;
   if (action !== "accept" || path === undefined || digest === undefined || positionals.length > 3) throw new CliError(`usage: ${QUARANTINE_USAGE}`, EXIT.usage);
-  const opened = await openSessionRef(sessionRef(path, values.store, io), io);
+  const opened = await openSessionRef(sessionRef(path, values.store, io), io, await signingOf(values, io));
   const { log } = opened;
   try {
     // No model is called: the runtime stays empty, and the selection only satisfies the constructor.
