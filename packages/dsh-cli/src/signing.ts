@@ -21,22 +21,27 @@ async function readKeyFile(path: string, io: CliIo, what: string): Promise<Buffe
   }
 }
 
+/** The two paths of a pair of options that go together: both, neither (`undefined`), or a usage error saying why. */
+function bothOrNeither(first: string | undefined, second: string | undefined, why: string): readonly [string, string] | undefined {
+  if (first === undefined && second === undefined) return undefined;
+  if (first === undefined || second === undefined) throw new CliError(why, EXIT.usage);
+  return [first, second];
+}
+
 /** The signing a writer's `--signing-key` and `--witness` ask for (both or neither), or `undefined`. */
 export async function signingOf(values: { readonly "signing-key"?: string | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<CliSigning | undefined> {
-  const keyPath = values["signing-key"];
-  const witnessPath = values.witness;
-  if (keyPath === undefined && witnessPath === undefined) return undefined;
-  if (keyPath === undefined || witnessPath === undefined) throw new CliError("--signing-key and --witness go together: the signed heads need a witness, and a witness needs a key", EXIT.usage);
+  const paths = bothOrNeither(values["signing-key"], values.witness, "--signing-key and --witness go together: the signed heads need a witness, and a witness needs a key");
+  if (paths === undefined) return undefined;
+  const [keyPath, witnessPath] = paths;
   const key = signingKeyFromPem(await readKeyFile(keyPath, io, "signing key"));
   return { key, witness: new FileWitness(resolve(io.cwd, witnessPath)) };
 }
 
 /** The witness check `--public-key` and `--witness` ask for (both or neither), or `undefined`. */
 export async function witnessCheckOf(values: { readonly "public-key"?: string | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<WitnessCheck | undefined> {
-  const keyPath = values["public-key"];
-  const witnessPath = values.witness;
-  if (keyPath === undefined && witnessPath === undefined) return undefined;
-  if (keyPath === undefined || witnessPath === undefined) throw new CliError("--public-key and --witness go together: the witness's heads are checked with the key", EXIT.usage);
+  const paths = bothOrNeither(values["public-key"], values.witness, "--public-key and --witness go together: the witness's heads are checked with the key");
+  if (paths === undefined) return undefined;
+  const [keyPath, witnessPath] = paths;
   const publicKey = publicKeyFromPem(await readKeyFile(keyPath, io, "public key"));
   return { heads: await readWitnessFile(resolve(io.cwd, witnessPath)), publicKey };
 }

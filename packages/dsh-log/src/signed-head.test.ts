@@ -25,6 +25,10 @@ describe("signed heads", () => {
     expect(() => signingKeyFromPem("not a key")).toThrow(expect.objectContaining({ code: "LOG_BAD_KEY", message: "the signing key is not a PKCS#8 PEM private key" }));
     expect(() => publicKeyFromPem(privatePem)).toThrow(expect.objectContaining({ code: "LOG_BAD_KEY", message: "the public key file holds a private key: give its public half (openssl pkey -pubout)" }));
     expect(() => publicKeyFromPem("nope")).toThrow(expect.objectContaining({ code: "LOG_BAD_KEY", message: "the public key is not a PEM public key" }));
-    expect(() => publicKeyFromPem(rsa.publicKey.export({ type: "spki", format: "pem" }))).toThrow(expect.objectContaining({ code: "LOG_BAD_KEY" }));
+    expect(() => publicKeyFromPem(rsa.publicKey.export({ type: "spki", format: "pem" }))).toThrow(expect.objectContaining({ code: "LOG_BAD_KEY", message: "the public key is a rsa key; heads are signed with Ed25519" }));
+    // The parser's own words stay on the error, as its cause.
+    for (const attempt of [() => signingKeyFromPem("not a key"), () => publicKeyFromPem("nope")]) {
+      expect(attempt).toThrow(expect.objectContaining({ cause: expect.any(Error) }));
+    }
   });
 });

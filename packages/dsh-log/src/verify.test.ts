@@ -141,3 +141,35 @@ describe("signed heads and a witness", () => {
     await expect(reopened.log.close()).rejects.toMatchObject({ code: "LOG_WITNESS_FAILED", message: expect.stringMatching(/the witness refused the head at 51 events: disk full/) });
   });
 });
+
+describe("verifyLines on stored lines from any store", () => {
+  const stored = (lines: readonly string[], recorded?: number) => {
+    const chain = SessionChain.start({ sessionId: "m", createdAt: 1 });
+    const links = chain.extend(lines);
+    return { info: { sessionId: "m", createdAt: 1 }, chained: true, ...(recorded === undefined ? {} : { recorded }), lines: lines.map((line, i) => ({ line, link: links[i] })) };
+  };
+
+  it("refuses rows that disagree with the head a store records, and counts the unwitnessed events after the last head", async () => {
+    expect(await verifyLines(stored(["a", "b", "c"], 4))).toMatchObject({ status: "broken", seq: 3, problem: "the store records 4 events, but 3 lines are stored" });
+    expect(await verifyLines(stored(["a", "b", "c"], 2))).toMatchObject({ status: "broken", seq: 2 });
+    const { privateKey, publicKey } = keys();
+    const chain = SessionChain.start({ sessionId: "m", createdAt: 1 });
+    chain.extend(["a", "b"]);
+    const atTwo = signHead(chain.head, privateKey);
+    // A head of another session in a shared witness is not this session's business.
+    const foreign = signHead({ sessionId: "other", events: 9, head: "00".repeat(32) }, privateKey);
+    expect(await verifyLines(stored(["a", "b", "c", "d"], 4), { heads: [atTwo, foreign], publicKey })).toMatchObject({ status: "intact", witnessed: 1, unwitnessed: 2 });
+    const beyond = [6, 9, 7].map((events) => signHead({ sessionId: "m", events, head: "00".repeat(32) }, privateKey));
+    expect(await verifyLines(stored(["a", "b"]), { heads: beyond, publicKey })).toMatchObject({ status: "broken", witnessedHead: { events: 9 }, problem: "the log ends at 2 events, but the witness holds a head signed at 9: its tail was dropped" });
+  });
+
+  it("witnesses nothing more when a signed session is reopened and closed without an append", async () => {
+    const { privateKey } = keys();
+    const seen: SignedHead[] = [];
+    const witness: HeadWitness = { append: async (head) => void seen.push(head) };
+    const path = await written(2, { key: privateKey, witness });
+    expect(seen.map((head) => head.events)).toEqual([0, 2]);
+    await (await openJsonlLog(path, { registry: testRegistry(), signing: { key: privateKey, witness } })).log.close();
+    expect(seen.map((head) => head.events)).toEqual([0, 2]);
+  });
+});

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from "node:crypto";
 import { SessionChain, verifyLines, type HeadWitness, type SessionStore, type SignedHead } from "dsh-log";
 import { eventLine } from "dsh-log/store";
-import { afterEach, describe, expect, it } from "vitest";
-import type { StoreHarness } from "./store-conformance.js";
+import { describe, expect, it } from "vitest";
+import { freshStores, type StoreHarness } from "./store-conformance.js";
 import { storeNote, storeRegistry } from "./store-registry.js";
 
 /** What the chain suite needs of a store beyond the contract suite's harness. */
@@ -24,15 +24,7 @@ const notes = (from: number, count: number) => Array.from({ length: count }, (_,
 /** The hash-chain suite every session store passes: the same links on every store, checked by `verifyLines`. */
 export function describeChainConformance(name: string, harness: ChainHarness): void {
   const registry = storeRegistry();
-  const stores: SessionStore[] = [];
-  const fresh = async () => {
-    const store = await harness.open();
-    stores.push(store);
-    return store;
-  };
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-  });
+  const fresh = freshStores(harness);
 
   describe(`${name}: hash chains`, () => {
     it("links every line it stores the same way as every other store, across reopens, forks and copies", async () => {

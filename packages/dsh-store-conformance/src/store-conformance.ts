@@ -38,17 +38,22 @@ const awkward = [
 ];
 
 /** The conformance suite every session store passes: the same behaviour whichever store holds a session. */
-export function describeStoreConformance(name: string, harness: StoreHarness): void {
-  const registry = storeRegistry();
+/** A function giving a fresh store of `harness` for each call, every one closed after each test. */
+export function freshStores(harness: Pick<StoreHarness, "open">): () => Promise<SessionStore> {
   const stores: SessionStore[] = [];
-  const fresh = async () => {
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+  return async () => {
     const store = await harness.open();
     stores.push(store);
     return store;
   };
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-  });
+}
+
+export function describeStoreConformance(name: string, harness: StoreHarness): void {
+  const registry = storeRegistry();
+  const fresh = freshStores(harness);
 
   describe(`${name}: the session store contract`, () => {
     it("keeps appended events byte for byte across a reopen, and lists the session with its count", async () => {
