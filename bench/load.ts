@@ -6,6 +6,7 @@ import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readJsonlLog } from "dsh-log";
 import { deriveMessagesFromEvents } from "dsh-surface";
+import { floor } from "./floor.js";
 import { benchRegistry } from "./reconstruct.js";
 import { median, timed } from "./util.js";
 
@@ -29,19 +30,6 @@ export interface LoadResult {
 }
 
 const registry = benchRegistry;
-
-/** The floor: read, split on newlines, parse every line and keep every object. */
-function floor(path: string): unknown[] {
-  const bytes = readFileSync(path);
-  const values: unknown[] = [];
-  for (let start = 0; start < bytes.length; ) {
-    const end = bytes.indexOf(0x0a, start);
-    if (end < 0) break;
-    values.push(JSON.parse(bytes.toString("utf8", start, end)));
-    start = end + 1;
-  }
-  return values;
-}
 
 /** One round each of floor and full load, `rounds` times, interleaved; medians and the median ratio. */
 export async function loadBench(path: string, rounds: number): Promise<LoadResult> {

@@ -1,6 +1,7 @@
 // `pnpm bench`: measures the claims of docs/performance.md as ratios within one run, prints tables
 // and writes bench/results.json. Options: --quick (smaller sizes, for a smoke run).
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { loadBench } from "./load.js";
 import { responsesCacheBench } from "./responses-cache.js";
 import { storesBench } from "./stores.js";
 import { wideAnswerBench } from "./wide-answer.js";
+import type { PiLoadResult } from "./peer-pi.js";
 import type { ReconstructResult } from "./reconstruct.js";
 import { fmt, table } from "./util.js";
 
@@ -23,6 +25,8 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const run = (script: string, ...args: string[]) =>
   execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, script), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
 const child = (...args: string[]) => run("reconstruct.ts", ...args);
+/** The version of pi the bench installed. */
+const piVersion = () => (JSON.parse(readFileSync(join(here, "node_modules", "@mariozechner", "pi-coding-agent", "package.json"), "utf8")) as { version: string }).version;
 
 try {
   console.log(`dsh bench${quick ? " (quick)" : ""} on Node ${process.version}, ${cpus().length} cores\n`);
@@ -41,6 +45,19 @@ try {
     table([
       ["events", "progress", "log MB", "floor ms", "load ms", "load / floor", "load + messages / floor", "heap kept / log", "peak RSS / log", "warm peak RSS / log", "floor peak RSS / log"],
       ...loads.map((row) => [String(row.events), row.progress > 0 ? "95 %" : "none", fmt(row.logBytes / 1e6), fmt(row.floorMs), fmt(row.loadMs), fmt(row.ratio), fmt(row.deriveRatio), fmt(row.heapKeptOverLogSize), fmt(row.peakRssOverLogSize), fmt(row.warmPeakRssOverLogSize), fmt(row.floorPeakRssOverLogSize)]),
+    ]),
+  );
+
+  // pi runs on Node 22 (its dependencies need it): both libraries are measured in one Node 22 process.
+  const node22 = execFileSync("npx", ["-y", "node@22", "-p", "process.execPath"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  const piRows = (quick ? [1000] : [4762, 47_619]).map(
+    (steps) => JSON.parse(execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-pi.ts"), dir, String(steps), quick ? "3" : "7"], { encoding: "utf8", maxBuffer: 1 << 20 })) as PiLoadResult,
+  );
+  console.log(`\n1b. Opening a session to continue it, against pi ${piVersion()} on Node 22: the same conversation written through each library's API (medians, interleaved rounds)`);
+  console.log(
+    table([
+      ["steps", "pi messages", "dsh messages", "pi ms", "dsh ms", "dsh / pi", "pi floor ms", "dsh floor ms"],
+      ...piRows.map((row) => [String(row.steps), String(row.piMessages), String(row.dshMessages), fmt(row.piMs), fmt(row.dshMs), fmt(row.ratio), fmt(row.piFloorMs), fmt(row.dshFloorMs)]),
     ]),
   );
 
@@ -175,7 +192,7 @@ try {
   console.log(`\n11. One session's step (build, freeze, serialize) right after a major GC that freed another session of ${cliff.messages} messages, against its steady steps (medians)`);
   console.log(table([["messages", "steady step ms", "step after GC ms", "after GC / steady"], [String(cliff.messages), fmt(cliff.steadyMs), fmt(cliff.afterGcMs), fmt(cliff.ratio)]]));
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {

@@ -1,0 +1,92 @@
+// Session load against pi (@mariozechner/pi-coding-agent), in one process under Node 22: the same
+// conversation written through each library's own API, then opened to be continued — pi's
+// `SessionManager.open` + `buildSessionContext()` against dsh's `readJsonlLog` (full admission) +
+// `deriveMessagesFromEvents` — in interleaved rounds, with the bare read + split + JSON.parse of
+// each file beside it. Run by `pnpm bench` as `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
+import { join } from "node:path";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { readJsonlLog } from "dsh-log";
+import { deriveMessagesFromEvents } from "dsh-surface";
+import { floor } from "./floor.js";
+import { benchRegistry, writeBenchLog } from "./reconstruct.js";
+import { median, timed } from "./util.js";
+
+/** pi's figures beside dsh's for one conversation size. */
+export interface PiLoadResult {
+  readonly steps: number;
+  /** Messages the model sees after opening, in each library. */
+  readonly piMessages: number;
+  readonly dshMessages: number;
+  readonly piMs: number;
+  readonly dshMs: number;
+  /** Median of the per-round ratios dsh / pi (below 1: dsh is faster). */
+  readonly ratio: number;
+  readonly piFloorMs: number;
+  readonly dshFloorMs: number;
+}
+
+const usage = { input: 100, output: 10, cacheRead: 64, cacheWrite: 0, totalTokens: 174, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+
+/**
+ * The bench conversation through pi's API, step for step as `writeBenchLog` writes dsh's: a user
+ * message per turn of ten steps, then per step an assistant tool call and its result.
+ */
+function writePiSession(dir: string, steps: number): string {
+  const session = SessionManager.create(dir, dir);
+  for (let step = 0; step < steps; step++) {
+    const turn = Math.floor(step / 10);
+    if (step % 10 === 0) session.appendMessage({ role: "user", content: [{ type: "text", text: `Task ${turn}: summarize the files.` }], timestamp: step });
+    const id = `call-${step}`;
+    session.appendMessage({
+      role: "assistant",
+      content: [{ type: "toolCall", id, name: "read_file", arguments: { path: `src/file-${step}.ts` } }],
+      api: "openai-completions",
+      provider: "sim",
+      model: "sim-1",
+      usage,
+      stopReason: "toolUse",
+      timestamp: step,
+    });
+    session.appendMessage({ role: "toolResult", toolCallId: id, toolName: "read_file", content: [{ type: "text", text: `export const value${step} = ${step}; // a short file\n` }], isError: false, timestamp: step });
+  }
+  return session.getSessionFile()!;
+}
+
+export async function piLoadBench(dir: string, steps: number, rounds: number): Promise<PiLoadResult> {
+  const piPath = writePiSession(join(dir, `pi-${steps}`), steps);
+  const dshPath = join(dir, `dsh-${steps}.jsonl`);
+  await writeBenchLog(dshPath, steps, 0);
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  const pis: number[] = [];
+  const dshs: number[] = [];
+  const ratios: number[] = [];
+  const piFloors: number[] = [];
+  const dshFloors: number[] = [];
+  let piMessages = 0;
+  let dshMessages = 0;
+  // A warm-up round of each compiles both loaders before anything is counted.
+  for (let round = -1; round < rounds; round++) {
+    gc();
+    const pi = await timed(() => SessionManager.open(piPath).buildSessionContext().messages);
+    gc();
+    const dsh = await timed(async () => deriveMessagesFromEvents((await readJsonlLog(dshPath, benchRegistry())).log.slice()));
+    gc();
+    const piFloor = await timed(() => floor(piPath));
+    gc();
+    const dshFloor = await timed(() => floor(dshPath));
+    if (round < 0) continue;
+    piMessages = pi.value.length;
+    dshMessages = dsh.value.length;
+    pis.push(pi.ms);
+    dshs.push(dsh.ms);
+    ratios.push(dsh.ms / pi.ms);
+    piFloors.push(piFloor.ms);
+    dshFloors.push(dshFloor.ms);
+  }
+  return { steps, piMessages, dshMessages, piMs: median(pis), dshMs: median(dshs), ratio: median(ratios), piFloorMs: median(piFloors), dshFloorMs: median(dshFloors) };
+}
+
+if (process.argv[2] !== undefined) {
+  const [dir, steps, rounds] = process.argv.slice(2);
+  process.stdout.write(JSON.stringify(await piLoadBench(dir!, Number(steps), Number(rounds))));
+}
