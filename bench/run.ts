@@ -15,6 +15,7 @@ import { loadBench } from "./load.js";
 import { responsesCacheBench } from "./responses-cache.js";
 import { storesBench } from "./stores.js";
 import { wideAnswerBench } from "./wide-answer.js";
+import type { AiSdkRow } from "./peer-ai-sdk.js";
 import type { PiLoadResult } from "./peer-pi.js";
 import type { ReconstructResult } from "./reconstruct.js";
 import { fmt, table } from "./util.js";
@@ -25,8 +26,8 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const run = (script: string, ...args: string[]) =>
   execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, script), ...args], { encoding: "utf8", maxBuffer: 1 << 20 });
 const child = (...args: string[]) => run("reconstruct.ts", ...args);
-/** The version of pi the bench installed. */
-const piVersion = () => (JSON.parse(readFileSync(join(here, "node_modules", "@mariozechner", "pi-coding-agent", "package.json"), "utf8")) as { version: string }).version;
+/** The version of a peer library the bench installed. */
+const peerVersion = (name: string) => (JSON.parse(readFileSync(join(here, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
 try {
   console.log(`dsh bench${quick ? " (quick)" : ""} on Node ${process.version}, ${cpus().length} cores\n`);
@@ -53,7 +54,7 @@ try {
   const piRows = (quick ? [1000] : [4762, 47_619]).map(
     (steps) => JSON.parse(execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-pi.ts"), dir, String(steps), quick ? "3" : "7"], { encoding: "utf8", maxBuffer: 1 << 20 })) as PiLoadResult,
   );
-  console.log(`\n1b. Opening a session to continue it, against pi ${piVersion()} on Node 22: the same conversation written through each library's API (medians, interleaved rounds)`);
+  console.log(`\n1b. Opening a session to continue it, against pi ${peerVersion("@mariozechner/pi-coding-agent")} on Node 22: the same conversation written through each library's API (medians, interleaved rounds)`);
   console.log(
     table([
       ["steps", "pi messages", "dsh messages", "pi ms", "dsh ms", "dsh / pi", "pi floor ms", "dsh floor ms"],
@@ -67,6 +68,17 @@ try {
     table([
       ["prior steps", "loop build", "array copy", "build / copy", "naive rebuild", "naive / loop"],
       ...build.rows.map((row) => [String(row.priorSteps), fmt(row.incrementalMs), fmt(row.arrayCopyMs), fmt(row.incrementalMs / row.arrayCopyMs), fmt(row.naiveMs), fmt(row.naiveMs / row.incrementalMs)]),
+    ]),
+  );
+
+  const aiSdk = JSON.parse(
+    execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-ai-sdk.ts"), quick ? "10,1000" : "10,100,1000,10000", quick ? "10" : "40"], { encoding: "utf8", maxBuffer: 1 << 20 }),
+  ) as AiSdkRow[];
+  console.log(`\n2b. One step, from the new user message to the request's bytes handed to fetch, against the AI SDK ${peerVersion("ai")} (streamText over @ai-sdk/openai-compatible) on Node 22 (medians, interleaved)`);
+  console.log(
+    table([
+      ["prior messages", "AI SDK ms", "dsh ms", "AI SDK / dsh"],
+      ...aiSdk.map((row) => [String(row.priorMessages), fmt(row.aiSdkMs), fmt(row.dshMs), fmt(row.ratio)]),
     ]),
   );
 
@@ -192,7 +204,7 @@ try {
   console.log(`\n11. One session's step (build, freeze, serialize) right after a major GC that freed another session of ${cliff.messages} messages, against its steady steps (medians)`);
   console.log(table([["messages", "steady step ms", "step after GC ms", "after GC / steady"], [String(cliff.messages), fmt(cliff.steadyMs), fmt(cliff.afterGcMs), fmt(cliff.ratio)]]));
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
