@@ -16,6 +16,7 @@ import { responsesCacheBench } from "./responses-cache.js";
 import { storesBench } from "./stores.js";
 import { wideAnswerBench } from "./wide-answer.js";
 import type { AiSdkRow } from "./peer-ai-sdk.js";
+import type { LangGraphRow } from "./peer-langgraph.js";
 import type { PiLoadResult } from "./peer-pi.js";
 import type { ReconstructResult } from "./reconstruct.js";
 import { fmt, table } from "./util.js";
@@ -164,6 +165,15 @@ try {
 
   const stores = await storesBench(quick);
   const jsonl = stores[0]!;
+  const langGraph = JSON.parse(run("peer-langgraph.ts", String(quick ? 100 : 1000))) as LangGraphRow[];
+  console.log(`\n7b. Per-step checkpoint cost against LangGraph ${peerVersion("@langchain/langgraph")} (PostgresSaver) on the same PostgreSQL: a user message in, an assistant message out per step (medians of the ten steps to each)`);
+  console.log(
+    table([
+      ["step", "LangGraph ms", "dsh ms", "LangGraph / dsh", "LangGraph bytes", "dsh bytes", "bytes ratio"],
+      ...langGraph.map((row) => [String(row.step), fmt(row.langGraphMs), fmt(row.dshMs), fmt(row.ratio), fmt(row.langGraphBytes), fmt(row.dshBytes), fmt(row.langGraphBytes / row.dshBytes)]),
+    ]),
+  );
+
   console.log("\n7. Session stores: durable appends (one event per append, awaited) and load with full admission");
   console.log(
     table([
@@ -204,7 +214,7 @@ try {
   console.log(`\n11. One session's step (build, freeze, serialize) right after a major GC that freed another session of ${cliff.messages} messages, against its steady steps (medians)`);
   console.log(table([["messages", "steady step ms", "step after GC ms", "after GC / steady"], [String(cliff.messages), fmt(cliff.steadyMs), fmt(cliff.afterGcMs), fmt(cliff.ratio)]]));
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
