@@ -152,5 +152,15 @@ describe("dsh verify on SQLite and PostgreSQL", () => {
     await client.query("UPDATE dsh_sessions SET head = head - 1 WHERE id = $1", [id]);
     await client.end();
     expect(await cli("verify", `${postgres}#${id}`, ...checked)).toMatchObject({ code: 6, stdout: expect.stringMatching(/its tail was dropped\n$/) });
+
+    // Every session of a store at once: the edited one fails the whole run, the others are listed intact.
+    expect((await cli("run", "--store", sqlite, ...signed, "--scenario", await scenario(), "more")).code).toBe(0);
+    const everything = await cli("verify", "--all", "--store", sqlite);
+    expect(everything.code).toBe(6);
+    expect(everything.stdout.split("\n").filter(Boolean).map((line) => line.split(":")[0]).sort()).toEqual(["broken", "intact"]);
+    const reports = (await cli("verify", "--all", "--store", postgres, ...checked, "--json")).stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { sessionId: string; status: string });
+    expect(reports).toEqual([expect.objectContaining({ sessionId: id, status: "broken" })]);
+    expect(await cli("verify", "--all", "s.jsonl")).toMatchObject({ code: 2 });
+    expect(await cli("verify")).toMatchObject({ code: 2 });
   });
 });

@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { publicKeyFromPem, readJsonlLines, verifyLines, type StoredLines, type VerifyReport } from "dsh-log";
+import { publicKeyFromPem, readJsonlLines, verifyLines, type StoredLines, type VerifyReport, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { checkProof } from "../proof.js";
 import { witnessCheckOf } from "../signing.js";
-import { openStore, sessionRef, type SessionRef } from "../store.js";
+import { openStore, sessionRef, storeUrl, type SessionRef } from "../store.js";
 
-export const VERIFY_USAGE = "dsh verify LOG [--public-key FILE --witness FILE] [--json] [--store URL]";
+export const VERIFY_USAGE = "dsh verify LOG|--all [--public-key FILE --witness FILE] [--json] [--store URL]";
 export const VERIFY_PROOF_USAGE = "dsh verify-proof FILE --public-key FILE [--json]";
 
 /** The stored lines a LOG argument points at, read as they are (no admission), and how to release their store. */
@@ -32,29 +32,50 @@ export function describeReport(report: VerifyReport): string {
   return `intact: session ${sessionId}, ${events} events, chain head ${report.head ?? ""}${witnessed}`;
 }
 
+/** Prints a report as `dsh verify` does (one line, or JSON) and says whether it is intact. */
+function printReport(report: VerifyReport, json: boolean, io: CliIo): boolean {
+  io.stdout.write(`${json ? JSON.stringify(report) : describeReport(report)}\n`);
+  return report.status === "intact";
+}
+
+/** Verifies every session of the store at `url`, one line each; true when all are intact. */
+async function verifyStore(url: string, witness: WitnessCheck | undefined, json: boolean, io: CliIo): Promise<boolean> {
+  const store = await openStore(url, io.cwd);
+  try {
+    let intact = true;
+    for (const { sessionId } of await store.list()) intact = printReport(await verifyLines(await store.readLines(sessionId), witness), json, io) && intact;
+    return intact;
+  } finally {
+    await store.close();
+  }
+}
+
 /**
- * `dsh verify`: recomputes a session's hash chain from its stored lines and, with a witness and the
- * public key, checks its signed heads. Exit 0 when intact; 6 when broken (naming the seq, or the
- * witnessed head the log no longer matches or reaches) or unchained.
+ * `dsh verify`: recomputes a session's hash chain from its stored lines (or, with `--all`, every
+ * session's in the store in effect) and, with a witness and the public key, checks the signed heads.
+ * Exit 0 when intact; 6 when broken (naming the seq, or the witnessed head the log no longer matches
+ * or reaches) or unchained.
  */
 export async function verifyCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { "public-key": { type: "string" }, witness: { type: "string" }, json: { type: "boolean", default: false }, store: { type: "string" } },
+    options: { "public-key": { type: "string" }, witness: { type: "string" }, json: { type: "boolean", default: false }, store: { type: "string" }, all: { type: "boolean", default: false } },
   });
   const [reference] = positionals;
-  if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${VERIFY_USAGE}`, EXIT.usage);
+  const all = values.all === true;
+  if (positionals.length > 1 || (reference === undefined) === !all) throw new CliError(`usage: ${VERIFY_USAGE}`, EXIT.usage);
   const witness = await witnessCheckOf(values, io);
-  const { stored, close } = await storedLinesOf(sessionRef(reference, values.store, io), io);
+  const json = values.json === true;
+  if (all) return (await verifyStore(storeUrl(values.store, io), witness, json, io)) ? EXIT.ok : EXIT.unverified;
+  const { stored, close } = await storedLinesOf(sessionRef(reference!, values.store, io), io);
   let report: VerifyReport;
   try {
     report = await verifyLines(stored, witness);
   } finally {
     await close();
   }
-  io.stdout.write(`${values.json === true ? JSON.stringify(report) : describeReport(report)}\n`);
-  return report.status === "intact" ? EXIT.ok : EXIT.unverified;
+  return printReport(report, json, io) ? EXIT.ok : EXIT.unverified;
 }
 
 /** `dsh verify-proof`: checks a proof `dsh prove` wrote, on its own, with the writer's public key; exit 0 when it holds, 6 when refused. */
