@@ -1,7 +1,7 @@
 import { createHash, type KeyObject } from "node:crypto";
 import { reconstructRequestStream, createAgentRegistry } from "dsh-agent";
 import { MemoryAttachmentStore, type AttachmentStore } from "dsh-attachments";
-import { chainGenesis, headSignatureProblem, keyIdOf, lineDigest, nextLink, type SignedHead, type StoredLines } from "dsh-log";
+import { chainGenesis, headSignatureProblem, lineDigest, nextLink, type SignedHead, type StoredLines } from "dsh-log";
 import { loadSessionLines } from "dsh-log/store";
 import { z } from "zod";
 import { CliError, EXIT } from "./cli-error.js";
@@ -125,7 +125,7 @@ export interface ProofSummary {
  * from the lines (with the objects the proof carries) to the wire hash it states. Any difference is
  * a {@link CliError} with exit code 6 naming the check that failed.
  */
-export async function checkProof(value: unknown, publicKey: KeyObject): Promise<ProofSummary> {
+export async function checkProof(value: unknown, publicKey: KeyObject | readonly KeyObject[]): Promise<ProofSummary> {
   const parsed = proofSchema.safeParse(value);
   if (!parsed.success) throw refuse("the file is not a dsh proof (format dsh-proof, version 1)");
   const proof = parsed.data;
@@ -152,5 +152,5 @@ export async function checkProof(value: unknown, publicKey: KeyObject): Promise<
   }
   const wireSha256 = createHash("sha256").update(wire.body).digest("hex");
   if (wireSha256 !== request.wireSha256) throw refuse(`the request rebuilt from the proof's lines has wire sha256 ${wireSha256}, not the ${request.wireSha256} it states`);
-  return { sessionId: session.sessionId, seq: request.seq, provider: wire.provider, model: wire.model, wireSha256, headEvents: head.events, signedAt: head.time, keyId: keyIdOf(publicKey) };
+  return { sessionId: session.sessionId, seq: request.seq, provider: wire.provider, model: wire.model, wireSha256, headEvents: head.events, signedAt: head.time, keyId: head.keyId };
 }

@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FileWitness, publicKeyFromPem, readWitnessFile, signingKeyFromPem, type HeadSigning, type WitnessCheck } from "dsh-log";
@@ -38,10 +39,16 @@ export async function signingOf(values: { readonly "signing-key"?: string | unde
 }
 
 /** The witness check `--public-key` and `--witness` ask for (both or neither), or `undefined`. */
-export async function witnessCheckOf(values: { readonly "public-key"?: string | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<WitnessCheck | undefined> {
-  const paths = bothOrNeither(values["public-key"], values.witness, "--public-key and --witness go together: the witness's heads are checked with the key");
+export async function witnessCheckOf(values: { readonly "public-key"?: readonly string[] | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<WitnessCheck | undefined> {
+  const keyPaths = values["public-key"] ?? [];
+  const paths = bothOrNeither(keyPaths[0], values.witness, "--public-key and --witness go together: the witness's heads are checked with the key");
   if (paths === undefined) return undefined;
-  const [keyPath, witnessPath] = paths;
-  const publicKey = publicKeyFromPem(await readKeyFile(keyPath, io, "public key"));
-  return { heads: await readWitnessFile(resolve(io.cwd, witnessPath)), publicKey };
+  return { heads: await readWitnessFile(resolve(io.cwd, paths[1])), publicKey: await publicKeysOf(keyPaths, io) };
+}
+
+/** The public keys `--public-key` names (repeated when keys were rotated). */
+export async function publicKeysOf(paths: readonly string[], io: CliIo): Promise<KeyObject[]> {
+  const keys: KeyObject[] = [];
+  for (const path of paths) keys.push(publicKeyFromPem(await readKeyFile(path, io, "public key")));
+  return keys;
 }

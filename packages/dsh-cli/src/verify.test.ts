@@ -96,6 +96,9 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     expect((await cli("verify-proof", "first.json", "--public-key", "writer.pem.pub")).code).toBe(0);
     expect(await cli("prove", "s.jsonl", "--seq", "1", "--witness", "witness.jsonl", "-o", "none.json")).toMatchObject({ code: 2, stderr: expect.stringMatching(/seq 1 of session \S+ is not where a request was dispatched/) });
     expect(await cli("prove", "s.jsonl", "--seq", String(seqs[1]), "--witness", "witness.jsonl", "-o", "proof.json")).toMatchObject({ code: 2, stderr: "dsh: proof.json already exists\n" });
+    // A rotated key beside the writer's: the proof still holds, and so does the session.
+    expect((await cli("verify-proof", "proof.json", "--public-key", "other.pub.pem", "--public-key", "writer.pem.pub")).code).toBe(0);
+    expect((await cli("verify", "s.jsonl", "--public-key", "other.pub.pem", ...checked)).code).toBe(0);
     const foreign = await cli("verify-proof", "proof.json", "--public-key", "other.pub.pem");
     expect(foreign).toMatchObject({ code: 6, stderr: expect.stringMatching(/proof refused: the signed head it is signed by key [0-9a-f]{16}, not by the given key/) });
   });

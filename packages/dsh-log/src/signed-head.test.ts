@@ -14,6 +14,10 @@ describe("signed heads", () => {
     const signed = signHead({ sessionId: "s", events: 3, head: "ab".repeat(32) }, key, 1234);
     expect(signed).toMatchObject({ format: "dsh-head", version: 1, sessionId: "s", events: 3, time: 1234, keyId: keyIdOf(publicKey) });
     expect(headSignatureProblem(signed, publicKey)).toBeUndefined();
+    // Keys rotated: any of the given keys that made the signature will do, named by key id.
+    const [older, newer] = [generateKeyPairSync("ed25519").publicKey, generateKeyPairSync("ed25519").publicKey];
+    expect(headSignatureProblem(signed, [older, publicKey])).toBeUndefined();
+    expect(headSignatureProblem(signed, [older, newer])).toBe(`it is signed by key ${keyIdOf(publicKey)}, none of the given keys ${keyIdOf(older)}, ${keyIdOf(newer)}`);
     for (const altered of [{ ...signed, head: "cd".repeat(32) }, { ...signed, time: 1235 }, { ...signed, sessionId: "t" }, { ...signed, events: 4 }]) {
       expect(headSignatureProblem(altered, publicKey)).toBe("its signature does not match its fields");
     }

@@ -36,11 +36,18 @@ export function signHead(head: ChainHead, privateKey: KeyObject, time: number = 
   return { format: "dsh-head", version: 1, sessionId: head.sessionId, events: head.events, head: head.head, time, keyId: keyIdOf(privateKey), signature };
 }
 
-/** Why `signed` is not a head signed by `publicKey` (another key, or a signature that does not match its fields), or `undefined` when it is. */
-export function headSignatureProblem(signed: SignedHead, publicKey: KeyObject): string | undefined {
-  const expected = keyIdOf(publicKey);
-  if (signed.keyId !== expected) return `it is signed by key ${signed.keyId}, not by the given key ${expected}`;
-  const valid = verify(null, signedBytes(signed, signed.time), publicKey, Buffer.from(signed.signature, "base64"));
+/**
+ * Why `signed` is not a head signed by `publicKey` (or by one of several keys, when keys were rotated):
+ * another key, or a signature that does not match its fields; `undefined` when it is.
+ */
+export function headSignatureProblem(signed: SignedHead, publicKey: KeyObject | readonly KeyObject[]): string | undefined {
+  const keys = Array.isArray(publicKey) ? (publicKey as readonly KeyObject[]) : [publicKey as KeyObject];
+  const key = keys.find((candidate) => keyIdOf(candidate) === signed.keyId);
+  if (key === undefined) {
+    const given = keys.map(keyIdOf);
+    return given.length === 1 ? `it is signed by key ${signed.keyId}, not by the given key ${given[0]}` : `it is signed by key ${signed.keyId}, none of the given keys ${given.join(", ")}`;
+  }
+  const valid = verify(null, signedBytes(signed, signed.time), key, Buffer.from(signed.signature, "base64"));
   return valid ? undefined : "its signature does not match its fields";
 }
 

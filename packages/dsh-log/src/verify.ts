@@ -3,10 +3,10 @@ import { chainGenesis, lineDigest, nextLink } from "./chain.js";
 import { headSignatureProblem, type SignedHead } from "./signed-head.js";
 import type { StoredLines } from "./store.js";
 
-/** What {@link verifyLines} checks a session against beyond itself: the signed heads a witness holds, and the public key they must be signed with. */
+/** What {@link verifyLines} checks a session against beyond itself: the signed heads a witness holds, and the public key they must be signed with (or the keys, when keys were rotated). */
 export interface WitnessCheck {
   readonly heads: readonly SignedHead[];
-  readonly publicKey: KeyObject;
+  readonly publicKey: KeyObject | readonly KeyObject[];
 }
 
 /**
@@ -35,7 +35,7 @@ export interface VerifyReport {
 type Broken = Pick<VerifyReport, "seq" | "witnessedHead" | "problem">;
 
 /** The first of `heads` whose signature `publicKey` refuses, as a break. */
-function badSignature(heads: readonly SignedHead[], publicKey: KeyObject): Broken | undefined {
+function badSignature(heads: readonly SignedHead[], publicKey: WitnessCheck["publicKey"]): Broken | undefined {
   for (const head of heads) {
     const problem = headSignatureProblem(head, publicKey);
     if (problem !== undefined) return { witnessedHead: head, problem: `the witness's head at ${head.events} events is not valid: ${problem}` };

@@ -1,15 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { publicKeyFromPem, readJsonlLines, verifyLines, type StoredLines, type VerifyReport, type WitnessCheck } from "dsh-log";
+import { readJsonlLines, verifyLines, type StoredLines, type VerifyReport, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { checkProof } from "../proof.js";
-import { witnessCheckOf } from "../signing.js";
+import { publicKeysOf, witnessCheckOf } from "../signing.js";
 import { openStore, sessionRef, storeUrl, type SessionRef } from "../store.js";
 
-export const VERIFY_USAGE = "dsh verify LOG|--all [--public-key FILE --witness FILE] [--json] [--store URL]";
-export const VERIFY_PROOF_USAGE = "dsh verify-proof FILE --public-key FILE [--json]";
+export const VERIFY_USAGE = "dsh verify LOG|--all [--public-key FILE... --witness FILE] [--json] [--store URL]";
+export const VERIFY_PROOF_USAGE = "dsh verify-proof FILE --public-key FILE... [--json]";
 
 /** The stored lines a LOG argument points at, read as they are (no admission), and how to release their store. */
 export async function storedLinesOf(ref: SessionRef, io: CliIo): Promise<{ readonly stored: StoredLines; close(): Promise<void> }> {
@@ -60,7 +60,7 @@ export async function verifyCommand(argv: readonly string[], io: CliIo): Promise
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { "public-key": { type: "string" }, witness: { type: "string" }, json: { type: "boolean", default: false }, store: { type: "string" }, all: { type: "boolean", default: false } },
+    options: { "public-key": { type: "string", multiple: true }, witness: { type: "string" }, json: { type: "boolean", default: false }, store: { type: "string" }, all: { type: "boolean", default: false } },
   });
   const [reference] = positionals;
   const all = values.all === true;
@@ -80,13 +80,11 @@ export async function verifyCommand(argv: readonly string[], io: CliIo): Promise
 
 /** `dsh verify-proof`: checks a proof `dsh prove` wrote, on its own, with the writer's public key; exit 0 when it holds, 6 when refused. */
 export async function verifyProofCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { "public-key": { type: "string" }, json: { type: "boolean", default: false } } });
+  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { "public-key": { type: "string", multiple: true }, json: { type: "boolean", default: false } } });
   const [file] = positionals;
-  const keyPath = values["public-key"];
-  if (file === undefined || positionals.length > 1 || keyPath === undefined) throw new CliError(`usage: ${VERIFY_PROOF_USAGE}`, EXIT.usage);
-  const publicKey = publicKeyFromPem(await readFile(resolve(io.cwd, keyPath)).catch(() => {
-    throw new CliError(`cannot read the public key ${keyPath}`, EXIT.usage);
-  }));
+  const keyPaths = values["public-key"] ?? [];
+  if (file === undefined || positionals.length > 1 || keyPaths.length === 0) throw new CliError(`usage: ${VERIFY_PROOF_USAGE}`, EXIT.usage);
+  const publicKey = await publicKeysOf(keyPaths, io);
   const text = await readFile(resolve(io.cwd, file), "utf8").catch(() => {
     throw new CliError(`cannot read the proof ${file}`, EXIT.usage);
   });
