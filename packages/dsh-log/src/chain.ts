@@ -59,6 +59,11 @@ export class SessionChain {
     return new SessionChain(info.sessionId, chainGenesis(info), 0);
   }
 
+  /** The chain of a stored session that holds `events` events, going on from its last stored link (none when it has no events). */
+  static after(info: SessionInfo, lastLink: Buffer | undefined, events: number): SessionChain {
+    return new SessionChain(info.sessionId, lastLink ?? chainGenesis(info), events);
+  }
+
   /** The links of the next events' `lines`, in order; the chain then stands after them. */
   extend(lines: readonly string[]): Buffer[] {
     return lines.map((line) => {

@@ -1,6 +1,6 @@
 // The `dsh-log/store` entry: the parts a session store or a file-format tool is built from.
 export { BatchingSink } from "./batching-sink.js";
-export { StoreSink, type LineBatch, type WriterChain } from "./store-sink.js";
+export { StoreSink, firstCommit, type LineBatch, type WriterChain } from "./store-sink.js";
 export { CommitQueue, staleBatchError, type PendingBatch } from "./commit-queue.js";
 export { initialContent } from "./jsonl-file.js";
 export {

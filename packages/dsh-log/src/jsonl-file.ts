@@ -6,14 +6,14 @@ import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
-import { SessionChain, chainGenesis } from "./chain.js";
+import { SessionChain } from "./chain.js";
 import { JSONL_VERSION, committedEnd, lineOfSeq, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import { markParsedBatch } from "./verified.js";
 import { JsonlFileSink, commitText } from "./jsonl-sink.js";
 import { EventLog, type EventLogOptions } from "./log.js";
 import type { EventRegistry } from "./registry.js";
-import { eventLine } from "./session-lines.js";
+import { firstCommit } from "./store-sink.js";
 import type { HeadSigning } from "./witness.js";
 
 /** Options of a session's writer: its log's options and, to sign its chain heads, a key and a witness. */
@@ -62,9 +62,8 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
     ...(parent === undefined ? {} : { parent: { sessionId: parent.sessionId, seedLength: parent.seedLength } }),
   };
   const seeded = EventLog.from(options.registry, seed);
-  const chain = SessionChain.start(header);
-  const lines = seeded.slice().map(eventLine);
-  const text = serializeHeaderLine(header) + commitText({ lines, links: chain.extend(lines) });
+  const { chain, batch } = firstCommit(header, seeded.slice());
+  const text = serializeHeaderLine(header) + commitText(batch);
   let lock: FileLock | undefined;
   try {
     // The lock is keyed by the file's identity: take it on the complete temporary file, which becomes the log.
@@ -91,7 +90,7 @@ export async function openJsonlLog(path: string, options: JsonlLogOptions): Prom
   try {
     const sink = new JsonlFileSink(path, lock);
     const { header, log, tornTail, lastLink } = await loadLogFile(path, { ...options, sink });
-    const chain = header.version === JSONL_VERSION ? new SessionChain(header.sessionId, lastLink ?? chainGenesis(header), log.length) : undefined;
+    const chain = header.version === JSONL_VERSION ? SessionChain.after(header, lastLink, log.length) : undefined;
     sink.begin({ chain, signing: options.signing });
     if (tornTail !== undefined) {
       await truncate(path, tornTail.offset);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { LogEvent } from "./event.js";
+import type { SessionInfo } from "./store.js";
 
 /** The format name written in every JSONL log header. */
 export const JSONL_FORMAT = "dsh-log";
@@ -97,6 +98,31 @@ export function committedEnd(bytes: Buffer, start: number, end: number): number 
     if (newline === start || bytes[newline - 1] !== CONTINUED) return newline + 1;
   }
   return start;
+}
+
+/** How far into a file its header line may end. */
+export const HEADER_BYTES = 4096;
+
+/**
+ * The header line at the start of `bytes` (a file's first bytes), parsed, and where it ends (just
+ * after its newline); `undefined` when the first line is no log header or ends past {@link HEADER_BYTES}.
+ */
+export function headerAt(bytes: Buffer): { readonly header: JsonlHeader; readonly end: number } | undefined {
+  const newline = bytes.subarray(0, HEADER_BYTES).indexOf(0x0a);
+  if (newline < 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8", 0, newline));
+  } catch {
+    return undefined;
+  }
+  const parsed = jsonlHeaderSchema.safeParse(value);
+  return parsed.success ? { header: parsed.data, end: newline + 1 } : undefined;
+}
+
+/** Which session a header names: its id, creation time and, for a fork, its parent (the format fields left out). */
+export function infoOfHeader(header: JsonlHeader): SessionInfo {
+  return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
 }
 
 /** Serializes the header line. */

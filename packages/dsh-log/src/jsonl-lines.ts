@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { LogError } from "./errors.js";
-import { JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, jsonlHeaderSchema, linkOf, startsWithLink } from "./jsonl-format.js";
+import { HEADER_BYTES, JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, headerAt, infoOfHeader, linkOf, startsWithLink } from "./jsonl-format.js";
 import type { StoredLine, StoredLines } from "./store.js";
 
 /** Bytes read at a time. */
@@ -49,24 +49,14 @@ export async function readJsonlLines(path: string): Promise<StoredLines> {
   });
   let first: Buffer;
   try {
-    const buffer = Buffer.alloc(4096);
+    const buffer = Buffer.alloc(HEADER_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     first = buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
-  const newline = first.indexOf(0x0a);
-  const parsed = newline < 0 ? undefined : jsonlHeaderSchema.safeParse(parseOrUndefined(first.toString("utf8", 0, newline)));
-  if (parsed?.success !== true) throw new LogError("LOG_UNSUPPORTED_FORMAT", `${path} does not start with a dsh-log header`, { line: 1 });
-  const { sessionId, createdAt, parent, version } = parsed.data;
-  const chained = version === JSONL_VERSION;
-  return { info: { sessionId, createdAt, ...(parent === undefined ? {} : { parent }) }, chained, lines: linesOf(path, chained, newline + 1) };
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const found = headerAt(first);
+  if (found === undefined) throw new LogError("LOG_UNSUPPORTED_FORMAT", `${path} does not start with a dsh-log header`, { line: 1 });
+  const chained = found.header.version === JSONL_VERSION;
+  return { info: infoOfHeader(found.header), chained, lines: linesOf(path, chained, found.end) };
 }

@@ -4,30 +4,17 @@ import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { createJsonlLog, openJsonlLog, readJsonlLog, type JsonlLogOptions } from "./jsonl-file.js";
 import { followJsonlFile } from "./jsonl-follow.js";
-import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionInfo, type SessionStore, type SessionSummary, type StoredLines, type StoredSession } from "./store.js";
+import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionStore, type SessionSummary, type StoredLines, type StoredSession } from "./store.js";
 import type { EventRegistry } from "./registry.js";
-import { jsonlHeaderSchema, type JsonlHeader } from "./jsonl-format.js";
+import { HEADER_BYTES, headerAt, infoOfHeader, type JsonlHeader } from "./jsonl-format.js";
 import { readJsonlLines } from "./jsonl-lines.js";
 
-function infoOf(header: JsonlHeader): SessionInfo {
-  return { sessionId: header.sessionId, createdAt: header.createdAt, ...(header.parent === undefined ? {} : { parent: header.parent }) };
-}
-
-/** How far into a file its header line may end. */
-const HEADER_BYTES = 4096;
 /** Bytes read at a time when counting a file's lines. */
 const COUNT_BYTES = 1 << 18;
 
 /** The first line of `bytes` (a file's start), parsed as a log header, or `undefined` when it is not one. */
 function headerOf(bytes: Buffer): JsonlHeader | undefined {
-  const newline = bytes.subarray(0, HEADER_BYTES).indexOf(0x0a);
-  if (newline < 0) return undefined;
-  try {
-    const parsed = jsonlHeaderSchema.safeParse(JSON.parse(bytes.toString("utf8", 0, newline)));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return headerAt(bytes)?.header;
 }
 
 /** The header of the file at `path`, or `undefined` when it is not a log. */
@@ -59,7 +46,7 @@ async function summaryOfFile(path: string): Promise<SessionSummary | undefined> 
       for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
       position += bytesRead;
     }
-    return header === undefined ? undefined : { ...infoOf(header), events: lines - 1 };
+    return header === undefined ? undefined : { ...infoOfHeader(header), events: lines - 1 };
   } catch {
     return undefined; // unreadable (a directory, say): not a log
   } finally {
@@ -83,19 +70,19 @@ export class JsonlStore implements SessionStore {
     const sessionId = checkSessionId(options.sessionId ?? crypto.randomUUID());
     const path = join(this.location, `${sessionId}.jsonl`);
     const { header, log } = await createJsonlLog(path, { ...options, sessionId });
-    return { info: infoOf(header), log, location: path };
+    return { info: infoOfHeader(header), log, location: path };
   }
 
   async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
     const path = await this.#pathOf(sessionId);
     const { header, log } = await openJsonlLog(path, options);
-    return { info: infoOf(header), log, location: path };
+    return { info: infoOfHeader(header), log, location: path };
   }
 
   async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
     const path = await this.#pathOf(sessionId);
     const { header, log } = await readJsonlLog(path, registry);
-    return { info: infoOf(header), log, location: path };
+    return { info: infoOfHeader(header), log, location: path };
   }
 
   async readLines(sessionId: string): Promise<StoredLines> {

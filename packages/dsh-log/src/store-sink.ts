@@ -1,7 +1,8 @@
 import { BatchingSink } from "./batching-sink.js";
-import type { SessionChain } from "./chain.js";
+import { SessionChain } from "./chain.js";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
+import type { SessionInfo } from "./store.js";
 import { eventLine } from "./session-lines.js";
 import { HeadWitnessQueue, type HeadSigning } from "./witness.js";
 
@@ -10,6 +11,13 @@ export interface LineBatch {
   readonly events: readonly LogEvent[];
   readonly lines: readonly string[];
   readonly links: readonly Buffer[] | undefined;
+}
+
+/** A new session's chain and its first commit (a fork's or a copy's events, or none), linked from the session's genesis. */
+export function firstCommit(info: SessionInfo, events: readonly LogEvent[]): { readonly chain: SessionChain; readonly batch: LineBatch } {
+  const chain = SessionChain.start(info);
+  const lines = events.map(eventLine);
+  return { chain, batch: { events, lines, links: chain.extend(lines) } };
 }
 
 /** What a session's writer links and signs with: its chain (absent for a session written before chains) and, optionally, a signing key and witness. */

@@ -4,7 +4,6 @@ import {
   EventLog,
   LogError,
   SessionChain,
-  chainGenesis,
   type CreateSessionOptions,
   type EventLogOptions,
   type EventRegistry,
@@ -17,7 +16,7 @@ import {
   type StoredLines,
   type StoredSession,
 } from "dsh-log";
-import { CommitQueue, StoreSink, checkSessionId, initialContent, eventLine, loadSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
+import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, loadSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
 import { NOTIFY_CHANNEL, migrate } from "./schema.js";
 import { followSession } from "./follow.js";
 
@@ -143,9 +142,7 @@ export class PostgresStore implements SessionStore {
     // The seed is admitted once, by the log that will write to it, before anything is stored.
     const sink = this.#sink(row);
     const log = new EventLog({ ...options, sink, events: initial.seed });
-    const chain = SessionChain.start(infoOf(row));
-    const lines = log.slice().map(eventLine);
-    const batch = { events: log.slice(), lines, links: chain.extend(lines) };
+    const { chain, batch } = firstCommit(infoOf(row), log.slice());
     await this.#transaction(async (client) => {
       const inserted = await client.query(
         "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES ($1, $2, $3, $4, $5, $6, true) ON CONFLICT (id) DO NOTHING",
@@ -240,7 +237,7 @@ export class PostgresStore implements SessionStore {
   async #chainOf(row: SessionRow, events: number): Promise<SessionChain | undefined> {
     if (!row.chained) return undefined;
     const { rows } = await this.#pool.query<{ chain: Buffer | null }>("SELECT chain FROM dsh_events WHERE session_id = $1 AND seq = $2", [row.id, events - 1]);
-    return new SessionChain(row.id, rows[0]?.chain ?? chainGenesis(infoOf(row)), events);
+    return SessionChain.after(infoOf(row), rows[0]?.chain ?? undefined, events);
   }
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */

@@ -5,7 +5,6 @@ import {
   EventLog,
   LogError,
   SessionChain,
-  chainGenesis,
   type CreateSessionOptions,
   type EventLogOptions,
   type EventRegistry,
@@ -19,7 +18,7 @@ import {
   type StoredLines,
   type StoredSession,
 } from "dsh-log";
-import { CommitQueue, StoreSink, checkSessionId, initialContent, eventLine, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
+import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
 import { prepareDatabase } from "./schema.js";
 
 /** Options of {@link SqliteStore}. */
@@ -90,9 +89,7 @@ export class SqliteStore implements SessionStore {
     // The seed is admitted once, by the log that will write to it, before anything is stored.
     const sink = this.#sink(row);
     const log = new EventLog({ ...options, sink, events: initial.seed });
-    const chain = SessionChain.start(infoOf(row));
-    const lines = log.slice().map(eventLine);
-    const batch = { events: log.slice(), lines, links: chain.extend(lines) };
+    const { chain, batch } = firstCommit(infoOf(row), log.slice());
     this.#db.transaction(() => {
       if (this.#row(sessionId) !== undefined) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
       this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch, @chained)").run(row);
@@ -180,7 +177,7 @@ export class SqliteStore implements SessionStore {
   #chainOf(row: SessionRow): SessionChain | undefined {
     if (row.chained !== 1) return undefined;
     const last = row.head === 0 ? undefined : (this.#db.prepare("SELECT chain FROM dsh_events WHERE session_id = ? AND seq = ?").pluck().get(row.id, row.head - 1) as Buffer | null | undefined);
-    return new SessionChain(row.id, last ?? chainGenesis(infoOf(row)), row.head);
+    return SessionChain.after(infoOf(row), last ?? undefined, row.head);
   }
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
