@@ -10,10 +10,11 @@ import {
   type FrozenGenerateOptions,
   type LlmAdapter,
   type ModelDefaults,
+  type ModelPrice,
   type Redactor,
   type StreamChunk,
 } from "dsh-llm";
-import { CLAUDE_MODELS, claudeDefaults, frozenCatalog, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
+import { CLAUDE_MODELS, claudeDefaults, claudePriceOf, frozenCatalog, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
 import { CACHE_DIAGNOSIS_BETA } from "./diagnosis.js";
 import { serializeRequestBytes } from "./serialize.js";
 import { messagesWireProfile } from "./wire-profile.js";
@@ -83,6 +84,11 @@ export class AnthropicAdapter implements LlmAdapter {
   modelDefaults(model: string): ModelDefaults {
     const defaults = claudeDefaults(this.#catalog, model);
     return this.#modelDefaults === undefined ? defaults : this.#modelDefaults(model);
+  }
+
+  /** What `model` costs per million tokens, from the adapter's catalog (`undefined` when it has no price). */
+  price(model: string): ModelPrice | undefined {
+    return claudePriceOf(this.#catalog, model);
   }
 
   /** The text with this adapter's key (and a start of it a cut left at the end) redacted. */

@@ -1,4 +1,4 @@
-import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type RetiredModel } from "dsh-llm";
+import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type ModelPrice, type RetiredModel } from "dsh-llm";
 
 /** How a Claude model is told to think. */
 export type ThinkingStyle =
@@ -18,6 +18,8 @@ export interface ClaudeModelInfo {
   readonly xhighEffort: boolean;
   /** Whether the model takes `temperature` (Opus 4.7 and later refuse sampling parameters). */
   readonly temperature: boolean;
+  /** What the model costs per million tokens, when known. */
+  readonly price?: ModelPrice;
 }
 
 /** A model name the provider no longer serves, and the one to use instead. */
@@ -29,13 +31,27 @@ export interface ClaudeCatalog {
   readonly retired: Readonly<Record<string, RetiredClaudeModel>>;
 }
 
-const opus48: ClaudeModelInfo = { contextWindow: 1_000_000, maxOutputTokens: 128_000, minCacheableTokens: 1024, thinking: "adaptive", xhighEffort: true, temperature: false };
+/** Anthropic's standard rates: 5-minute writes at 1.25x input, 1-hour writes at 2x, reads at 0.1x (long-context and batch rates not modelled). */
+const claudePrice = (input: number, output: number): ModelPrice => ({
+  input,
+  cacheWrite5m: input * 1.25,
+  cacheWrite1h: input * 2,
+  cacheRead: input / 10,
+  output,
+  checked: "2026-12-04",
+  source: "Anthropic's pricing page (platform docs, Model pricing)",
+});
+const opusPrice = claudePrice(5, 25);
+const sonnetPrice = claudePrice(3, 15);
+const haikuPrice = claudePrice(1, 5);
+
+const opus48: ClaudeModelInfo = { contextWindow: 1_000_000, maxOutputTokens: 128_000, minCacheableTokens: 1024, thinking: "adaptive", xhighEffort: true, temperature: false, price: opusPrice };
 const opus47: ClaudeModelInfo = { ...opus48, minCacheableTokens: 2048 };
 const opus46: ClaudeModelInfo = { ...opus48, minCacheableTokens: 4096, xhighEffort: false, temperature: true };
-const sonnet46: ClaudeModelInfo = { contextWindow: 1_000_000, maxOutputTokens: 64_000, minCacheableTokens: 1024, thinking: "adaptive", xhighEffort: false, temperature: true };
-const haiku45: ClaudeModelInfo = { contextWindow: 200_000, maxOutputTokens: 64_000, minCacheableTokens: 4096, thinking: "budget", xhighEffort: false, temperature: true };
-const sonnet45: ClaudeModelInfo = { ...haiku45, minCacheableTokens: 1024 };
-const opus45: ClaudeModelInfo = { ...haiku45 };
+const sonnet46: ClaudeModelInfo = { contextWindow: 1_000_000, maxOutputTokens: 64_000, minCacheableTokens: 1024, thinking: "adaptive", xhighEffort: false, temperature: true, price: sonnetPrice };
+const haiku45: ClaudeModelInfo = { contextWindow: 200_000, maxOutputTokens: 64_000, minCacheableTokens: 4096, thinking: "budget", xhighEffort: false, temperature: true, price: haikuPrice };
+const sonnet45: ClaudeModelInfo = { ...haiku45, minCacheableTokens: 1024, price: sonnetPrice };
+const opus45: ClaudeModelInfo = { ...haiku45, price: opusPrice };
 
 /** Claude's current models on the Claude API (checked 2026-12; the Models API is the live source). */
 export const CLAUDE_MODELS: ClaudeCatalog = deepFreeze({
@@ -76,6 +92,11 @@ export function lookupClaudeModel(catalog: ClaudeCatalog, model: string): Claude
 export function claudeDefaults(catalog: ClaudeCatalog, model: string): ModelDefaults {
   lookupClaudeModel(catalog, model);
   return { maxTokens: DEFAULT_MAX_TOKENS, cachePolicy: "rolling-v1", cacheTtl: "5m" };
+}
+
+/** What `model` costs per million tokens, from the catalog; `undefined` for a model without a known price. */
+export function claudePriceOf(catalog: ClaudeCatalog, model: string): ModelPrice | undefined {
+  return Object.hasOwn(catalog.models, model) ? catalog.models[model]!.price : undefined;
 }
 
 /** A catalog as adapters hold it: frozen, so nothing running in the process can change what a later request is serialized from. */

@@ -9,6 +9,7 @@ export {
   DEFAULT_CLAUDE_MODEL,
   DEFAULT_MAX_TOKENS,
   claudeDefaults,
+  claudePriceOf,
   lookupClaudeModel,
   type ClaudeCatalog,
   type ClaudeModelInfo,

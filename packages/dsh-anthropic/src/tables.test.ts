@@ -3,7 +3,7 @@ import { startSimulator } from "dsh-simulator";
 import { describe, expect, it } from "vitest";
 import { AnthropicAdapter } from "./adapter.js";
 import { BREAKPOINT_POLICIES, rollingPolicy } from "./breakpoints.js";
-import { CLAUDE_MODELS, type ClaudeCatalog } from "./catalog.js";
+import { CLAUDE_MODELS, claudePriceOf, type ClaudeCatalog } from "./catalog.js";
 import { serializeRequest } from "./serialize.js";
 import { messagesWireProfile, serializeOptionsOfWire } from "./wire-profile.js";
 import { toolSessionRequest } from "./test-support/session.js";
@@ -42,7 +42,7 @@ describe("the tables the serializer consults", () => {
 
 describe("the wire profile the header logs", () => {
   it("rebuilds with the sending adapter's rules for the model, whatever catalog the rebuilding process has", async () => {
-    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    const { price: _price, ...sonnet } = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
     const custom: ClaudeCatalog = { models: { "claude-sonnet-4-6": { ...sonnet, thinking: "budget" } }, retired: {} };
     const adapter = new AnthropicAdapter({ catalog: custom });
     const request = freezeRequest({ ...toolSessionRequest([]), config: { ...toolSessionRequest([]).config, reasoningEffort: "low" } });
@@ -56,7 +56,8 @@ describe("the wire profile the header logs", () => {
   });
 
   it("records an endpoint that ignores cache_control (DeepSeek's, or as told), and rebuilds the same body from it", async () => {
-    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    const { price, ...sonnet } = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    expect(price).toBeDefined(); // a price the wire profile leaves out: it shapes no body
     expect(new AnthropicAdapter({ baseUrl: "https://api.deepseek.com/anthropic" }).wireProfile("claude-sonnet-4-6")).toEqual({ api: "messages", model: sonnet, automaticCache: true });
     expect(new AnthropicAdapter({ baseUrl: "https://api.deepseek.com/anthropic", automaticCache: false }).wireProfile("x")).toEqual({ api: "messages" });
     expect(new AnthropicAdapter({ baseUrl: "https://proxy.example/", automaticCache: true }).wireProfile("x")).toEqual({ api: "messages", automaticCache: true });
@@ -69,12 +70,28 @@ describe("the wire profile the header logs", () => {
     expect(() => serializeOptionsOfWire("m", { api: "chat-completions", dialect: "deepseek" })).toThrow(/is not a Messages API profile/);
     expect(() => serializeOptionsOfWire("m", { api: "messages", model: { thinking: "adaptive" } })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
     expect(() => serializeOptionsOfWire("m", undefined)).toThrow(/\(none\)/);
-    const sonnet = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
+    const { price: _price, ...sonnet } = CLAUDE_MODELS.models["claude-sonnet-4-6"]!;
     for (const model of [null, [], "x", { ...sonnet, thinking: "sometimes" }, { ...sonnet, contextWindow: "big" }]) {
       expect(() => serializeOptionsOfWire("m", { api: "messages", model: model as never })).toThrow(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringContaining("is not a Messages API profile") }));
     }
     expect(serializeOptionsOfWire("m", { api: "messages" })).toEqual({ catalog: { models: {}, retired: {} } });
     expect(serializeOptionsOfWire("m", { api: "messages", model: { ...sonnet } })).toEqual({ catalog: { models: { m: sonnet }, retired: {} } });
     expect(messagesWireProfile(undefined)).toEqual({ api: "messages" });
+  });
+});
+
+describe("prices", () => {
+  it("prices Claude models at Anthropic's rates (writes 1.25x and 2x input, reads 0.1x), and an unknown model at nothing", () => {
+    const adapter = new AnthropicAdapter();
+    expect(adapter.price("claude-opus-4-8")).toMatchObject({ input: 5, cacheWrite5m: 6.25, cacheWrite1h: 10, cacheRead: 0.5, output: 25, checked: "2026-12-04" });
+    expect(adapter.price("claude-sonnet-4-5-20250929")).toMatchObject({ input: 3, cacheWrite5m: 3.75, cacheWrite1h: 6, cacheRead: 0.3, output: 15 });
+    expect(adapter.price("claude-haiku-4-5")).toMatchObject({ input: 1, cacheWrite5m: 1.25, cacheWrite1h: 2, cacheRead: 0.1, output: 5 });
+    expect(adapter.price("claude-opus-4-5")?.input).toBe(5);
+    expect(adapter.price("a-model-no-catalog-knows")).toBeUndefined();
+    expect(claudePriceOf(CLAUDE_MODELS, "deepseek-v4-flash")).toBeUndefined();
+    // A price is no rule for the body: changing it leaves the wire profile as it was.
+    const { price: _price, ...rules } = CLAUDE_MODELS.models["claude-opus-4-8"]!;
+    const repriced = new AnthropicAdapter({ catalog: { models: { "claude-opus-4-8": { ...rules, price: { ...adapter.price("claude-opus-4-8")!, input: 1 } } }, retired: {} } });
+    expect(repriced.wireProfile("claude-opus-4-8")).toEqual(adapter.wireProfile("claude-opus-4-8"));
   });
 });

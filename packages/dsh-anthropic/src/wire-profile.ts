@@ -10,8 +10,15 @@ const INFO_KEYS = { contextWindow: "number", maxOutputTokens: "number", minCache
  * on its own (DeepSeek's Anthropic-format API), so a cache report reads its misses by that endpoint's rules.
  */
 export function messagesWireProfile(info: ClaudeModelInfo | undefined, automaticCache = false): JsonObject {
-  const profile: JsonObject = info === undefined ? { api: "messages" } : { api: "messages", model: { ...info } };
+  // The price shapes no body: it stays out of the profile, so a new price is no header change.
+  const profile: JsonObject = info === undefined ? { api: "messages" } : { api: "messages", model: rulesOf(info) };
   return automaticCache ? { ...profile, automaticCache: true } : profile;
+}
+
+/** The catalog fields that shape a body, and only those. */
+function rulesOf(info: ClaudeModelInfo): JsonObject {
+  const { contextWindow, maxOutputTokens, minCacheableTokens, thinking, xhighEffort, temperature } = info;
+  return { contextWindow, maxOutputTokens, minCacheableTokens, thinking, xhighEffort, temperature };
 }
 
 function invalid(wire: JsonObject | undefined): LlmError {

@@ -1,3 +1,4 @@
+import type { ModelPrice } from "./price.js";
 import type { AttachmentStore } from "dsh-attachments";
 import type { LlmCallConfig } from "./config.js";
 import type { JsonObject } from "./json.js";
@@ -33,6 +34,8 @@ export interface LlmAdapter {
    * serializes from the log rather than from whatever configuration the rebuilding process has.
    */
   wireProfile?(model: string): JsonObject | undefined;
+  /** What `model` costs, from the adapter's catalog; `undefined` for a model without a known price. Never shapes a request. */
+  price?(model: string): ModelPrice | undefined;
   /**
    * Removes the adapter's credentials from a text. The runtime passes the message of every failure of
    * this adapter's calls through it, also those found after the stream (an answer that quotes a key

@@ -1,3 +1,4 @@
+import type { ModelPrice } from "./price.js";
 import type { AttachmentStore } from "dsh-attachments";
 import type { LlmAdapter, ModelDefaults } from "./adapter.js";
 import { LlmError } from "./errors.js";
@@ -54,6 +55,11 @@ export class LlmRuntime {
   /** The body-shaping settings the adapter of `provider` declares for `model` (`undefined` when it declares none). */
   wireProfile(provider: string, model: string): JsonObject | undefined {
     return this.#adapterFor(provider).wireProfile?.(model);
+  }
+
+  /** What `model` costs at `provider`, from its adapter's catalog (`undefined` when no price is known or no adapter is registered). */
+  price(provider: string, model: string): ModelPrice | undefined {
+    return this.#adapters.get(provider)?.price?.(model);
   }
 
   /** The defaults the adapter of `provider` applies for `model` (empty when it declares none). */

@@ -1,5 +1,5 @@
-import { LlmError, postStreaming, unsentOnFailure, type JsonObject, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type StreamChunk } from "dsh-llm";
-import { catalogDefaults, frozenCatalog, lookupModel, type ModelCatalog } from "./catalog.js";
+import { LlmError, postStreaming, unsentOnFailure, type JsonObject, redactError, redactor, streamResponse, type AdapterContext, type Redactor, type FrozenGenerateOptions, type LlmAdapter, type ModelDefaults, type ModelPrice, type StreamChunk } from "dsh-llm";
+import { catalogDefaults, catalogPrice, frozenCatalog, lookupModel, type ModelCatalog } from "./catalog.js";
 import { serializeRequestBytes, type Dialect } from "./serialize.js";
 import { chatWireProfile } from "./wire-profile.js";
 import { parseChatCompletionStream } from "./stream.js";
@@ -58,6 +58,11 @@ export class ChatCompletionsAdapter implements LlmAdapter {
     // Own defaults replace the catalog's, but a retired name is still refused.
     if (this.#catalog !== undefined) lookupModel(this.#catalog, model);
     return this.#modelDefaults(model);
+  }
+
+  /** What `model` costs per million tokens, from the adapter's catalog (`undefined` without a catalog or a known price). */
+  price(model: string): ModelPrice | undefined {
+    return this.#catalog === undefined ? undefined : catalogPrice(this.#catalog, model);
   }
 
   /** The text with this adapter's key (and a start of it a cut left at the end) redacted. */

@@ -1,10 +1,25 @@
 import { LlmError, LlmRuntime, freezeRequest } from "dsh-llm";
 import { describe, expect, it } from "vitest";
 import { ChatCompletionsAdapter } from "./adapter.js";
-import { DEEPSEEK_MODELS, OPENAI_MODELS, catalogDefaults, lookupModel } from "./catalog.js";
+import { DEEPSEEK_MODELS, OPENAI_MODELS, catalogDefaults, catalogPrice, lookupModel } from "./catalog.js";
 import { mapUsage } from "./stream.js";
 
 describe("model catalogs", () => {
+  it("price DeepSeek at its off-peak rates, doubled in its weekday peak hours, and OpenAI at its standard rates", () => {
+    expect(catalogPrice(DEEPSEEK_MODELS, "deepseek-v4-flash")).toMatchObject({ input: 0.15, cacheRead: 0.003, output: 0.6, checked: "2026-12-04", peak: { factor: 2, weekdaysOnly: true } });
+    expect(catalogPrice(DEEPSEEK_MODELS, "deepseek-v4-pro")).toMatchObject({ input: 0.66, cacheRead: 0.022, output: 1.98 });
+    expect(catalogPrice(DEEPSEEK_MODELS, "deepseek-v4-pro")?.peak?.hoursUtc).toEqual([{ from: 1, to: 4 }, { from: 6, to: 10 }]);
+    expect(catalogPrice(OPENAI_MODELS, "gpt-5.5")).toMatchObject({ input: 5, cacheRead: 0.5, output: 30 });
+    expect(catalogPrice(OPENAI_MODELS, "gpt-5.2")).toMatchObject({ input: 1.75, cacheRead: 0.175, output: 14 });
+    expect(catalogPrice(OPENAI_MODELS, "gpt-5-mini")).toMatchObject({ input: 0.25, cacheRead: 0.025, output: 2 });
+    expect(catalogPrice(OPENAI_MODELS, "gpt-5.5")?.cacheWrite5m).toBeUndefined(); // no write surcharge
+    expect(catalogPrice(DEEPSEEK_MODELS, "deepseek-v5-preview")).toBeUndefined();
+    expect(() => catalogPrice(DEEPSEEK_MODELS, "deepseek-chat")).toThrow(expect.objectContaining({ code: "LLM_MODEL_RETIRED" }));
+    const adapter = (catalog?: typeof DEEPSEEK_MODELS) => new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: "http://127.0.0.1:9", ...(catalog === undefined ? {} : { catalog }) });
+    expect(adapter(DEEPSEEK_MODELS).price("deepseek-v4-flash")).toBe(catalogPrice(DEEPSEEK_MODELS, "deepseek-v4-flash"));
+    expect(adapter().price("deepseek-v4-flash")).toBeUndefined();
+  });
+
   it("describe DeepSeek V4: a 1M-token window, thinking on by default at effort high, text only", () => {
     for (const model of ["deepseek-v4-flash", "deepseek-v4-pro"]) {
       expect(lookupModel(DEEPSEEK_MODELS, model)).toMatchObject({ contextWindow: 1_048_576, thinkingByDefault: true, defaultReasoningEffort: "high", imageInput: false });

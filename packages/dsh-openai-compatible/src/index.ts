@@ -3,4 +3,4 @@ export { serializeRequest, serializeRequestBytes, type Dialect, type SerializeOp
 export { chatWireProfile, serializeOptionsOfWire } from "./wire-profile.js";
 export { mapUsage, parseChatCompletionStream } from "./stream.js";
 export { httpError } from "dsh-llm";
-export { DEEPSEEK_MODELS, OPENAI_MODELS, catalogDefaults, lookupModel, type ModelCatalog, type ModelInfo, type RetiredModel } from "./catalog.js";
+export { DEEPSEEK_MODELS, OPENAI_MODELS, catalogDefaults, catalogPrice, lookupModel, type ModelCatalog, type ModelInfo, type RetiredModel } from "./catalog.js";

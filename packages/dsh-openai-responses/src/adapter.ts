@@ -1,5 +1,5 @@
-import { LlmError, postStreaming, redactError, redactor, streamResponse, unsentOnFailure, type AdapterContext, type FrozenGenerateOptions, type JsonObject, type LlmAdapter, type ModelDefaults, type Redactor, type StreamChunk } from "dsh-llm";
-import { RESPONSES_MODELS, frozenResponsesCatalog, lookupResponsesModel, responsesDefaults, type ResponsesCatalog } from "./catalog.js";
+import { LlmError, postStreaming, redactError, redactor, streamResponse, unsentOnFailure, type AdapterContext, type FrozenGenerateOptions, type JsonObject, type LlmAdapter, type ModelDefaults, type ModelPrice, type Redactor, type StreamChunk } from "dsh-llm";
+import { RESPONSES_MODELS, frozenResponsesCatalog, lookupResponsesModel, responsesDefaults, responsesPrice, type ResponsesCatalog } from "./catalog.js";
 import { serializeRequestBytes } from "./serialize.js";
 import { parseResponsesStream } from "./stream.js";
 import { responsesWireProfile } from "./wire-profile.js";
@@ -59,6 +59,11 @@ export class ResponsesAdapter implements LlmAdapter {
   /** The wire profile the header logs: whether `model` takes explicit cache breakpoints. */
   wireProfile(model: string): JsonObject {
     return responsesWireProfile(this.#breakpoints(model));
+  }
+
+  /** What `model` costs per million tokens, from the adapter's catalog (`undefined` when it has no price). */
+  price(model: string): ModelPrice | undefined {
+    return responsesPrice(this.#catalog, model);
   }
 
   /** The text with this adapter's key (and a start of it a cut left at the end) redacted. */

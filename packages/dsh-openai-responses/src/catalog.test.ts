@@ -1,7 +1,7 @@
 import { freezeRequest, isDeepFrozen } from "dsh-llm";
 import { describe, expect, it } from "vitest";
 import { ResponsesAdapter } from "./adapter.js";
-import { DEFAULT_RESPONSES_MODEL, RESPONSES_MODELS, lookupResponsesModel, responsesDefaults, type ResponsesCatalog } from "./catalog.js";
+import { DEFAULT_RESPONSES_MODEL, RESPONSES_MODELS, lookupResponsesModel, responsesDefaults, responsesPrice, type ResponsesCatalog } from "./catalog.js";
 import { responsesOptionsOfWire, responsesWireProfile } from "./wire-profile.js";
 
 describe("the Responses catalog", () => {
@@ -10,6 +10,21 @@ describe("the Responses catalog", () => {
     expect(responsesDefaults(RESPONSES_MODELS, "gpt-5.5")).toEqual({ reasoningEffort: "medium" });
     expect(responsesDefaults(RESPONSES_MODELS, "my-fine-tune")).toEqual({});
     expect(lookupResponsesModel(RESPONSES_MODELS, "gpt-5.6-luna")).toMatchObject({ contextWindow: 400_000, cacheControls: "breakpoints" });
+  });
+
+  it("prices GPT-5.6 with breakpoint writes at 1.25x input and reads at 0.1x, older models with reads only, unknown ones not at all", () => {
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.6")).toMatchObject({ input: 5, cacheRead: 0.5, cacheWrite5m: 6.25, output: 30, checked: "2026-12-04" });
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.6-sol")).toEqual(responsesPrice(RESPONSES_MODELS, "gpt-5.6"));
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.6-terra")).toMatchObject({ input: 2.5, cacheRead: 0.25, cacheWrite5m: 3.125, output: 15 });
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.6-luna")).toMatchObject({ input: 1, cacheRead: 0.1, cacheWrite5m: 1.25, output: 6 });
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.5")).toMatchObject({ input: 5, cacheRead: 0.5, output: 30 });
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.4")).toMatchObject({ input: 2.5, cacheRead: 0.25, output: 15 });
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.4-mini")).toMatchObject({ input: 0.75, cacheRead: 0.075, output: 4.5 });
+    expect(responsesPrice(RESPONSES_MODELS, "gpt-5.4")?.cacheWrite5m).toBeUndefined();
+    expect(responsesPrice(RESPONSES_MODELS, "my-fine-tune")).toBeUndefined();
+    const adapter = new ResponsesAdapter({ baseUrl: "http://127.0.0.1:9" });
+    expect(adapter.price("gpt-5.6-luna")).toEqual(responsesPrice(RESPONSES_MODELS, "gpt-5.6-luna"));
+    expect(adapter.price("my-fine-tune")).toBeUndefined();
   });
 
   it("refuses a retired name, naming the replacement, and does not mistake inherited names for models", () => {

@@ -1,4 +1,4 @@
-import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type RetiredModel, type ReasoningEffort } from "dsh-llm";
+import { LlmError, catalogEntry, deepFreeze, isDeepFrozen, type ModelDefaults, type ModelPrice, type RetiredModel, type ReasoningEffort } from "dsh-llm";
 
 /** What OpenAI documents about one model on the Responses API. */
 export interface ResponsesModelInfo {
@@ -15,6 +15,8 @@ export interface ResponsesModelInfo {
   readonly cacheControls: "breakpoints" | "retention";
   /** Whether user messages may hold images. */
   readonly imageInput: boolean;
+  /** What the model costs per million tokens, when known. */
+  readonly price?: ModelPrice;
 }
 
 /** A model name the provider no longer serves, and the one to use instead. */
@@ -26,8 +28,15 @@ export interface ResponsesCatalog {
   readonly retired: Readonly<Record<string, RetiredResponsesModel>>;
 }
 
-const sixSix = (contextWindow: number): ResponsesModelInfo => ({ contextWindow, maxOutputTokens: 128_000, defaultReasoningEffort: "medium", cacheControls: "breakpoints", imageInput: true });
-const older = (contextWindow: number): ResponsesModelInfo => ({ contextWindow, maxOutputTokens: 128_000, defaultReasoningEffort: "medium", cacheControls: "retention", imageInput: true });
+const CHECKED = "2026-12-04";
+
+/** GPT-5.6's list rates as OpenAI announced them: reads at 0.1x input, breakpoint writes at 1.25x (`gpt-5.6` is Sol). */
+const sixSixPrice = (input: number, output: number): ModelPrice => ({ input, cacheRead: input / 10, cacheWrite5m: input * 1.25, output, checked: CHECKED, source: "OpenAI's GPT-5.6 announcement (list rates)" });
+/** OpenAI's standard rates for the automatic cache, which bills no writes. */
+const olderPrice = (input: number, cacheRead: number, output: number): ModelPrice => ({ input, cacheRead, output, checked: CHECKED, source: "OpenAI's API pricing page (Standard)" });
+
+const sixSix = (contextWindow: number, price: ModelPrice): ResponsesModelInfo => ({ contextWindow, maxOutputTokens: 128_000, defaultReasoningEffort: "medium", cacheControls: "breakpoints", imageInput: true, price });
+const older = (contextWindow: number, price: ModelPrice): ResponsesModelInfo => ({ contextWindow, maxOutputTokens: 128_000, defaultReasoningEffort: "medium", cacheControls: "retention", imageInput: true, price });
 
 /**
  * OpenAI's current reasoning models on the Responses API (December 2026): the GPT-5.6 family takes
@@ -35,13 +44,13 @@ const older = (contextWindow: number): ResponsesModelInfo => ({ contextWindow, m
  */
 export const RESPONSES_MODELS: ResponsesCatalog = deepFreeze({
   models: {
-    "gpt-5.6": sixSix(1_050_000),
-    "gpt-5.6-sol": sixSix(1_050_000),
-    "gpt-5.6-terra": sixSix(1_050_000),
-    "gpt-5.6-luna": sixSix(400_000),
-    "gpt-5.5": older(1_050_000),
-    "gpt-5.4": older(1_050_000),
-    "gpt-5.4-mini": older(400_000),
+    "gpt-5.6": sixSix(1_050_000, sixSixPrice(5, 30)),
+    "gpt-5.6-sol": sixSix(1_050_000, sixSixPrice(5, 30)),
+    "gpt-5.6-terra": sixSix(1_050_000, sixSixPrice(2.5, 15)),
+    "gpt-5.6-luna": sixSix(400_000, sixSixPrice(1, 6)),
+    "gpt-5.5": older(1_050_000, olderPrice(5, 0.5, 30)),
+    "gpt-5.4": older(1_050_000, olderPrice(2.5, 0.25, 15)),
+    "gpt-5.4-mini": older(400_000, olderPrice(0.75, 0.075, 4.5)),
   },
   retired: {
     "gpt-4.5-preview": { replacement: "gpt-5.5", retiredAt: "2025-07-14T00:00:00Z" },
@@ -57,6 +66,11 @@ export const DEFAULT_RESPONSES_MODEL = "gpt-5.6";
  */
 export function lookupResponsesModel(catalog: ResponsesCatalog, model: string): ResponsesModelInfo | undefined {
   return catalogEntry("openai", catalog, model);
+}
+
+/** What `model` costs per million tokens, from the catalog; `undefined` for a model without a known price (a retired name throws `LLM_MODEL_RETIRED`). */
+export function responsesPrice(catalog: ResponsesCatalog, model: string): ModelPrice | undefined {
+  return lookupResponsesModel(catalog, model)?.price;
 }
 
 /** The defaults the adapter supplies for `model`: its effort, and on models with breakpoints the `rolling-v1` policy. */

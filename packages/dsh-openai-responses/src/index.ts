@@ -9,6 +9,7 @@ export {
   RESPONSES_MODELS,
   lookupResponsesModel,
   responsesDefaults,
+  responsesPrice,
   type ResponsesCatalog,
   type ResponsesModelInfo,
   type RetiredResponsesModel,
