@@ -18,6 +18,7 @@ import type { ToolApprover } from "./approval.js";
 import type { ToolEvent } from "./listeners.js";
 import type { StructuredOutput } from "./output.js";
 import { runTurn, type TurnResult } from "./turn.js";
+import { costTotals, stepCosts, type CostTotals, type StepCost } from "./cost.js";
 
 /** Options of {@link Agent}. */
 export interface AgentOptions {
@@ -195,6 +196,12 @@ export class Agent {
   }
 
   /** Runs `work` as the only operation on this agent and on its log in this process. */
+  /** What every step of the session so far used and cost at the adapters' prices, and the totals (`dsh cost`'s figures). */
+  cost(): { readonly steps: readonly StepCost[]; readonly totals: CostTotals } {
+    const steps = stepCosts(this.#loop.log.slice(), (provider, model) => this.#loop.runtime.price(provider, model));
+    return { steps, totals: costTotals(steps) };
+  }
+
   async #exclusive<T>(action: string, work: (controller: AbortController) => Promise<T>): Promise<T> {
     if (this.#running !== undefined) throw new AgentError("AGENT_BUSY", `cannot ${action} while the agent is busy`);
     if (busyLogs.has(this.log)) throw new AgentError("AGENT_BUSY", `cannot ${action}: another agent is working on this log`);

@@ -7,6 +7,7 @@ export { continuedSelection } from "./continue.js";
 export { compareRequests, type CompareOptions, type RequestComparison, type RequestDifference } from "./compare.js";
 export type { AssembleContext } from "./loop.js";
 export type { TurnResult, TurnUsage } from "./turn.js";
+export { costTotals, stepCosts, type CostTotals, type PriceOf, type StepCost } from "./cost.js";
 export type { CompactionOptions, CompactionResult, TrimOptions } from "./compaction.js";
 export { summaryRequest } from "./summary.js";
 export { forkPoints, forkSeed } from "./fork.js";

@@ -1,5 +1,7 @@
 import type { TurnListeners } from "./listeners.js";
+import { foldRequestHeader, type RequestHeaderSnapshot } from "dsh-header";
 import { LlmError, type TokenUsage } from "dsh-llm";
+import { costTotals, stepCosts, type CostTotals, type StepCost } from "./cost.js";
 import type { StepOutcome } from "./answer.js";
 import { StepFailure } from "./attempts.js";
 import { compactSurface } from "./compaction.js";
@@ -28,6 +30,8 @@ export interface TurnResult {
   readonly text: string;
   /** The turn's token totals (the compaction summary's own call not included). */
   readonly usage: TurnUsage;
+  /** What each step with reported usage cost at the adapters' prices, and the turn's totals. */
+  readonly cost: { readonly steps: readonly StepCost[]; readonly totals: CostTotals };
   /** With `run(input, { output })` and a completed turn: the final answer as a value, or why it is not one. */
   readonly output?: { readonly value: unknown } | { readonly error: string };
 }
@@ -54,9 +58,16 @@ function turnEnd(loop: Loop, data: { turn: number; reason: TurnEndReason; error?
   return turnEndEvent.input(pending.length === 0 ? data : { ...data, pending: pending.map(({ content, source }) => ({ content, source })) });
 }
 
-async function endTurn(loop: Loop, turn: number, reason: TurnEndReason, steps: number, text: string, usage: TurnUsage): Promise<TurnResult> {
+/** Where the turn's events start in the log, and the header snapshot in force there. */
+interface TurnStart {
+  readonly seq: number;
+  readonly header: RequestHeaderSnapshot | undefined;
+}
+
+async function endTurn(loop: Loop, start: TurnStart, turn: number, reason: TurnEndReason, steps: number, text: string, usage: TurnUsage): Promise<TurnResult> {
   await loop.log.append(turnEnd(loop, { turn, reason }));
-  return { turn, reason, steps, text, usage };
+  const costs = stepCosts(loop.log.slice(start.seq), (provider, model) => loop.runtime.price(provider, model), start.header);
+  return { turn, reason, steps, text, usage, cost: { steps: costs, totals: costTotals(costs) } };
 }
 
 /**
@@ -74,6 +85,7 @@ export async function runTurn(
   let text = "";
   let usage = NO_USAGE;
   let compactedForOverflow = false;
+  const start: TurnStart = { seq: loop.log.length, header: foldRequestHeader(loop.log) };
   try {
     for (let step = 0; step < maxSteps; step++) {
       await relievePressure(loop, compaction, signal);
@@ -87,13 +99,13 @@ export async function runTurn(
         if (compacted.outcome !== "completed") throw error;
         continue;
       }
-      if (outcome === "blocked") return await endTurn(loop, turn, "blocked", step, text, usage);
+      if (outcome === "blocked") return await endTurn(loop, start, turn, "blocked", step, text, usage);
       text = outcome.text || text;
       usage = addUsage(usage, outcome.usage);
-      if (outcome.reason !== "completed") return await endTurn(loop, turn, outcome.reason, step + 1, text, usage);
-      if (!outcome.continueTurn && loop.inbox.size === 0) return await endTurn(loop, turn, "completed", step + 1, text, usage);
+      if (outcome.reason !== "completed") return await endTurn(loop, start, turn, outcome.reason, step + 1, text, usage);
+      if (!outcome.continueTurn && loop.inbox.size === 0) return await endTurn(loop, start, turn, "completed", step + 1, text, usage);
     }
-    return await endTurn(loop, turn, "max-steps", maxSteps, text, usage);
+    return await endTurn(loop, start, turn, "max-steps", maxSteps, text, usage);
   } catch (error) {
     const failure = error instanceof StepFailure ? error.failure : error;
     if (loop.log.ruleState(loopAdmission).openTurn === turn) {
