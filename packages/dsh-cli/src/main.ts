@@ -1,4 +1,5 @@
 import { cacheCommand } from "./commands/cache.js";
+import { costCommand } from "./commands/cost.js";
 import { compactCommand } from "./commands/compact.js";
 import { copyCommand } from "./commands/copy.js";
 import { fixtureCommand } from "./commands/fixture.js";
@@ -27,6 +28,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   compact: compactCommand,
   requests: requestsCommand,
   cache: cacheCommand,
+  cost: costCommand,
   inspect: inspectCommand,
   otel: otelCommand,
   quarantine: quarantineCommand,

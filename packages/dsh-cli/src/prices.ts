@@ -1,0 +1,89 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { PriceOf } from "dsh-agent";
+import { claudePriceOf, CLAUDE_MODELS } from "dsh-anthropic";
+import type { ModelPrice } from "dsh-llm";
+import { DEEPSEEK_MODELS, OPENAI_MODELS, catalogPrice } from "dsh-openai-compatible";
+import { RESPONSES_MODELS, responsesPrice } from "dsh-openai-responses";
+import { z } from "zod";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+
+/** A retired model has no price in the catalog; the lookup's refusal is no failure here. */
+function quietly(lookup: () => ModelPrice | undefined): ModelPrice | undefined {
+  try {
+    return lookup();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A model's price from the catalog of the API its provider speaks (the simulators' providers are
+ * priced as the APIs they imitate, so a simulated session shows what it would have cost).
+ */
+export function catalogPriceOf(provider: string, model: string): ModelPrice | undefined {
+  switch (provider) {
+    case "anthropic":
+    case "sim-anthropic":
+      return claudePriceOf(CLAUDE_MODELS, model);
+    case "openai-responses":
+    case "sim-openai-responses":
+      return quietly(() => responsesPrice(RESPONSES_MODELS, model));
+    case "deepseek":
+      return quietly(() => catalogPrice(DEEPSEEK_MODELS, model));
+    case "openai":
+      return quietly(() => catalogPrice(OPENAI_MODELS, model));
+    default:
+      return undefined;
+  }
+}
+
+const perMillion = z.number().finite().nonnegative();
+const priceSchema = z.strictObject({
+  input: perMillion,
+  cacheRead: perMillion,
+  cacheWrite5m: perMillion.optional(),
+  cacheWrite1h: perMillion.optional(),
+  output: perMillion,
+});
+const pricesSchema = z.record(z.string().min(1), priceSchema);
+
+/**
+ * The prices `--prices FILE` gives: a JSON object from model name to `{ input, cacheRead,
+ * cacheWrite5m?, cacheWrite1h?, output }` in US dollars per million tokens. They take precedence over
+ * the catalogs'. A file that is not such an object is a usage error naming what is wrong.
+ */
+export async function readPricesFile(path: string, io: CliIo): Promise<ReadonlyMap<string, ModelPrice>> {
+  const full = resolve(io.cwd, path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(full, "utf8"));
+  } catch (error) {
+    throw new CliError(`--prices ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "not JSON"}`, EXIT.usage);
+  }
+  const result = pricesSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new CliError(`--prices ${path}: ${issue.path.join(".") || "(top)"}: ${issue.message}`, EXIT.usage);
+  }
+  const prices = new Map<string, ModelPrice>();
+  for (const [model, fields] of Object.entries(result.data)) {
+    const { cacheWrite5m, cacheWrite1h, ...rest } = fields;
+    prices.set(model, { ...rest, ...(cacheWrite5m === undefined ? {} : { cacheWrite5m }), ...(cacheWrite1h === undefined ? {} : { cacheWrite1h }), checked: "(your file)", source: path });
+  }
+  return prices;
+}
+
+/** Where the CLI's prices come from: the `--prices` file first, then the catalogs. */
+export function priceOf(file: ReadonlyMap<string, ModelPrice> | undefined): PriceOf {
+  return (provider, model) => file?.get(model) ?? catalogPriceOf(provider, model);
+}
+
+/** A price in one line: the rates per million tokens, and when and where they were read. */
+export function describePrice(model: string, price: ModelPrice): string {
+  const usd = (value: number) => `$${Number(value.toPrecision(6))}`;
+  const writes = [price.cacheWrite5m === undefined ? [] : [`${usd(price.cacheWrite5m)} 5m write`], price.cacheWrite1h === undefined ? [] : [`${usd(price.cacheWrite1h)} 1h write`]].flat();
+  const peak = price.peak === undefined ? "" : `, x${price.peak.factor} at UTC hours ${price.peak.hoursUtc.map(({ from, to }) => `${from}-${to}`).join(", ")}${price.peak.weekdaysOnly ? " on weekdays" : ""}`;
+  return `${model}: ${usd(price.input)} input, ${usd(price.cacheRead)} cache read, ${writes.length === 0 ? "writes as input" : writes.join(", ")}, ${usd(price.output)} output per 1M tokens${peak} (checked ${price.checked}, ${price.source})`;
+}
