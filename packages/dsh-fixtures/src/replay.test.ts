@@ -69,6 +69,17 @@ describe("replaying what the model did", () => {
     expect(other.requests.differences.map((difference) => difference.nodes.map((node) => `${node.node} ${node.change}`))).toEqual([["4 replaced"], ["4 replaced"]]);
   });
 
+  it("offers other tool schemas still answering with the recorded results, and another call config per step", async () => {
+    const log = new EventLog({ registry: createAgentRegistry() });
+    await echoAgent(log, new EchoModel()).run("one");
+    const { dir } = await record(log);
+    const schemas = await checkFixture(dir, { toolSchemas: (revision) => revision.tools.map((schema) => ({ ...schema, description: "Echo, described anew" })) });
+    expect(schemas.requests.differences.map((difference) => [difference.header, difference.nodes.length])).toEqual([[["tool echo: description changed"], 0], [["tool echo: description changed"], 0]]);
+    const model = await checkFixture(dir, { selection: (recorded, at) => ({ ...recorded, model: `model-${at.turn}.${at.step}` }) });
+    expect(model.requests.differences.map((difference) => difference.header.join(" "))).toEqual([expect.stringContaining("model-0.0"), expect.stringContaining("model-0.1")]);
+    expect(model.requests.differences.every((difference) => difference.nodes.length === 0)).toBe(true);
+  });
+
   it("serves each recorded tool result by the call's position, when a provider reused a call id across turns", async () => {
     /** The echo model, giving every call the same id, as a provider restarted per process may. */
     class ReusingModel extends EchoModel {

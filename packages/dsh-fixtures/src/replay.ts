@@ -1,7 +1,7 @@
 import { Agent, ToolError, compactionSummaryEvent, createAgentRegistry, stepEndEvent, stepStartEvent, turnStartEvent, type AgentTool, type ReconstructedRequest } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
-import { LlmRuntime, type JsonObject, type LlmCallConfig, type ModelDefaults } from "dsh-llm";
+import { LlmRuntime, type JsonObject, type LlmCallConfig, type ModelDefaults, type ToolSchema } from "dsh-llm";
 import { EventLog, type LogEvent } from "dsh-log";
 import { assistantMessageEvent, toolResultEvent, type SurfaceEvent } from "dsh-surface";
 import { CANONICAL_EPOCH } from "./canonical.js";
@@ -19,6 +19,14 @@ export interface ReplayOptions {
   readonly tools?: (context: { readonly workdir: string | undefined; readonly revision: Revision }) => readonly AgentTool[];
   /** The system prompt, from the current code, for a revision; without it, the revision's pinned prompt. */
   readonly systemPrompt?: (revision: Revision) => string;
+  /**
+   * The tool schemas offered for a revision instead of its pinned ones, still answering each call with
+   * the result the log recorded at its position (a call of a tool no longer offered fails as unknown).
+   * Ignored when `tools` is given.
+   */
+  readonly toolSchemas?: (revision: Revision) => readonly ToolSchema[];
+  /** The call config of each replayed request, from the one the log recorded for its step (a what-if of another model, say). */
+  readonly selection?: (recorded: LlmCallConfig, at: { readonly turn: number; readonly step: number }) => LlmCallConfig;
   /**
    * The defaults the current adapter applies for a model, so adapter-held values are recorded as such;
    * without it, the defaults the fixture recorded for that model are assumed.
@@ -58,8 +66,8 @@ export interface ReplayOutcome {
 const callKey = (turn: number, step: number, index: number) => `${turn}.${step}.${index}`;
 
 /** Tools with the pinned schemas that answer each call with the result the log recorded at its position. */
-function recordedTools(revision: Revision, results: ReadonlyMap<string, ToolResultData>): AgentTool[] {
-  return revision.tools.map((schema) => ({
+function recordedTools(schemas: readonly ToolSchema[], results: ReadonlyMap<string, ToolResultData>): AgentTool[] {
+  return schemas.map((schema) => ({
     schema,
     async invoke(_rawArguments, context) {
       const recorded = results.get(callKey(context.turn, context.step, context.index));
@@ -143,7 +151,7 @@ export async function replaySession(source: ReplaySource, options: ReplayOptions
   const toolsFor = (revision: Revision) => {
     let tools = toolsOf.get(revision.id);
     if (tools === undefined) {
-      tools = options.tools === undefined ? recordedTools(revision, results) : options.tools({ workdir: source.workdir, revision });
+      tools = options.tools === undefined ? recordedTools(options.toolSchemas?.(revision) ?? revision.tools, results) : options.tools({ workdir: source.workdir, revision });
       toolsOf.set(revision.id, tools);
     }
     return tools;
@@ -180,7 +188,10 @@ export async function replaySession(source: ReplaySource, options: ReplayOptions
       ...(source.agent.retry === undefined ? {} : { retry: source.agent.retry }),
     });
     next.on("agent/pre-step", ({ turn, step }) => (plan.seriesSteps.has(stepKey(turn, step)) ? { action: "enter", startsRequestSeries: true } : undefined));
-    next.on("agent/request", (_seed, { turn, step }) => selectionOf.get(stepKey(turn, step)));
+    next.on("agent/request", (_seed, at) => {
+      const recorded = selectionOf.get(stepKey(at.turn, at.step));
+      return recorded === undefined || options.selection === undefined ? recorded : options.selection(recorded, at);
+    });
     return next;
   };
   const latestSelection = (): LlmCallConfig => {
