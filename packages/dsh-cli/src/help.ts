@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { CACHE_USAGE } from "./commands/cache.js";
 import { COMPACT_USAGE } from "./commands/compact.js";
 import { COST_USAGE } from "./commands/cost.js";
+import { WHAT_IF_USAGE } from "./commands/what-if.js";
 import { COPY_USAGE } from "./commands/copy.js";
 import { FIXTURE_USAGE } from "./commands/fixture.js";
 import { FORK_USAGE } from "./commands/fork.js";
@@ -27,6 +28,7 @@ const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly
   requests: { summary: "print every request rebuilt from a log, or its exact HTTP body", usage: REQUESTS_USAGE },
   cache: { summary: "show per request how much the provider's prompt cache could read, and why it broke", usage: CACHE_USAGE },
   cost: { summary: "show the tokens and cost of each step, turn and session, cache reads and writes apart", usage: COST_USAGE },
+  "what-if": { summary: "replay a session with one change (prompt, tools, model) and compare cache reads and cost", usage: WHAT_IF_USAGE },
   inspect: { summary: "print a log's events one per line", usage: INSPECT_USAGE },
   otel: { summary: "send a session's spans (requests, tool calls, turns) to an OpenTelemetry receiver", usage: OTEL_USAGE },
   quarantine: { summary: "replace an unreadable image in a session by a placeholder", usage: QUARANTINE_USAGE },

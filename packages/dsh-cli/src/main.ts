@@ -1,5 +1,6 @@
 import { cacheCommand } from "./commands/cache.js";
 import { costCommand } from "./commands/cost.js";
+import { whatIfCommand } from "./commands/what-if.js";
 import { compactCommand } from "./commands/compact.js";
 import { copyCommand } from "./commands/copy.js";
 import { fixtureCommand } from "./commands/fixture.js";
@@ -29,6 +30,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   requests: requestsCommand,
   cache: cacheCommand,
   cost: costCommand,
+  "what-if": whatIfCommand,
   inspect: inspectCommand,
   otel: otelCommand,
   quarantine: quarantineCommand,

@@ -124,6 +124,17 @@ export function wireBody(rebuilt: LoggedRequest, attachments: AttachmentStore | 
   return serializeMessages(request, { ...logged, attachments });
 }
 
+/** dsh's adapter for `provider` today (none for a provider dsh does not know). */
+export function currentAdapter(provider: string): LlmAdapter | undefined {
+  let profile;
+  try {
+    profile = providerProfile(provider);
+  } catch {
+    return undefined;
+  }
+  return profile.adapter({ baseUrl: profile.baseUrl ?? "http://127.0.0.1:9", apiKey: undefined, idleTimeoutMs: 1000 });
+}
+
 /** The first key found in the provider's environment variables. */
 export function apiKeyFor(profile: ProviderProfile, env: Readonly<Record<string, string | undefined>>): string | undefined {
   for (const variable of profile.keyVariables) {

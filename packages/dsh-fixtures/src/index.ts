@@ -3,6 +3,7 @@ export { recordFixture, type RecordOptions } from "./record.js";
 export { assertFixture, checkFixture, refreshFixture, type FixtureReplayOptions } from "./check.js";
 export { loadFixture, FIXTURE_FILES, type Fixture } from "./fixture-dir.js";
 export { replaySession, type ReplayOptions, type ReplayOutcome, type ReplaySource } from "./replay.js";
+export { replayLog, type LogReplaySettings } from "./replay-log.js";
 export { formatFixtureReport, type CacheBreak, type FixtureReport } from "./report.js";
 export { compareRequests, type NodeChange, type RequestDifference } from "./diff.js";
 export { canonicalSession, relativizePaths, CANONICAL_EPOCH } from "./canonical.js";

@@ -1,10 +1,9 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type Fixture, type ReplayOptions } from "dsh-fixtures";
-import type { LlmAdapter } from "dsh-llm";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { providerProfile } from "../providers.js";
+import { currentAdapter } from "../providers.js";
 import { agentSettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
@@ -15,16 +14,6 @@ export const FIXTURE_USAGE =
   "  dsh fixture check DIR\n" +
   "  dsh fixture refresh DIR";
 
-/** dsh's adapter for `provider` today (none for a provider dsh does not know). */
-function currentAdapter(provider: string): LlmAdapter | undefined {
-  let profile;
-  try {
-    profile = providerProfile(provider);
-  } catch {
-    return undefined;
-  }
-  return profile.adapter({ baseUrl: profile.baseUrl ?? "http://127.0.0.1:9", apiKey: undefined, idleTimeoutMs: 1000 });
-}
 
 /**
  * What the CLI's current code offers the replay of `fixture`: its adapters' defaults and wire

@@ -1,0 +1,123 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { ToolSchema } from "dsh-llm";
+import { z } from "zod";
+import { CliError, EXIT } from "../cli-error.js";
+import type { CliIo } from "../io.js";
+import { printable } from "../printable.js";
+import { priceOf, readPricesFile } from "../prices.js";
+import { agentSettings } from "../session-runner.js";
+import { attachmentStore } from "../session.js";
+import { readSessionRef, sessionRef } from "../store.js";
+import type { ModelledRequest } from "../what-if/compare.js";
+import type { WhatIfChange } from "../what-if/replay.js";
+import { whatIf, type WhatIfReport } from "../what-if/what-if.js";
+import { formatUsd } from "./cost.js";
+
+export const WHAT_IF_USAGE =
+  "dsh what-if LOG --at SEQ (--system TEXT | --tools FILE | --model M) [--json] [--prices FILE] [--objects DIR] [--store URL] [--max-steps N]";
+
+const toolsSchema = z.array(z.strictObject({ name: z.string().min(1), description: z.string(), parameters: z.record(z.string(), z.unknown()) }));
+
+async function readTools(path: string, io: CliIo): Promise<readonly ToolSchema[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(resolve(io.cwd, path), "utf8"));
+  } catch (error) {
+    throw new CliError(`--tools ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "not JSON"}`, EXIT.usage);
+  }
+  const result = toolsSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new CliError(`--tools ${path}: a JSON list of {name, description, parameters} tool schemas is expected; ${issue.path.join(".") || "(top)"}: ${issue.message}`, EXIT.usage);
+  }
+  return result.data as readonly ToolSchema[];
+}
+
+async function changeOf(values: { system?: string | undefined; tools?: string | undefined; model?: string | undefined }, io: CliIo): Promise<WhatIfChange> {
+  const given = [values.system, values.tools, values.model].filter((value) => value !== undefined).length;
+  if (given !== 1) throw new CliError("give exactly one change: --system TEXT, --tools FILE or --model M", EXIT.usage);
+  if (values.system !== undefined) return { kind: "system", text: values.system };
+  if (values.tools !== undefined) return { kind: "tools", tools: await readTools(values.tools, io) };
+  if (values.model === "") throw new CliError("--model takes a model name", EXIT.usage);
+  return { kind: "model", model: values.model! };
+}
+
+function cells(request: ModelledRequest | undefined): string {
+  if (request === undefined) return "-".padStart(8) + "".padStart(33) + " -".padEnd(11);
+  const number = (value: number, width: number) => String(value).padStart(width);
+  return `${number(request.promptTokens, 8)}${number(request.cacheReadTokens, 11)}${number(request.cacheWriteTokens, 11)}${number(request.inputTokens, 11)} ${formatUsd(request.costUsd ?? undefined).padEnd(10)}`;
+}
+
+function signed(value: number): string {
+  return value > 0 ? `+${value}` : String(value);
+}
+
+function report(result: WhatIfReport): string {
+  const head = `${"prompt".padStart(8)}${"read".padStart(11)}${"written".padStart(11)}${"uncached".padStart(11)} ${"cost".padEnd(10)}`;
+  const lines = [
+    `what if ${result.change} from seq ${result.fork} on${result.fork === result.at ? "" : ` (the first turn starting at or after seq ${result.at})`}:`,
+    "",
+    `${"step".padEnd(6)} | recorded${" ".repeat(head.length - 9)} | what if`,
+    `${"".padEnd(6)} |${head} |${head} note`,
+  ];
+  const recorded = new Map(result.recorded.requests.map((request) => [`${request.turn}.${request.step}`, request]));
+  const breaks = new Map(result.breaks.filter((entry) => entry.in !== "recorded").map((entry) => [`${entry.turn}.${entry.step}`, entry]));
+  for (const request of result.whatIf.requests) {
+    const step = `${request.turn}.${request.step}`;
+    const broke = breaks.get(step);
+    const note = broke === undefined ? "" : `break${broke.in === "both" ? " (as recorded)" : ""}: ${printable(broke.causes.join("; ") || "UNEXPLAINED")}`;
+    lines.push(`${step.padEnd(6)} |${cells(recorded.get(step))} |${cells(request)} ${note}`.trimEnd());
+    recorded.delete(step);
+  }
+  for (const [step, request] of recorded) lines.push(`${step.padEnd(6)} |${cells(request)} |${cells(undefined)} not sent in the what-if`.trimEnd());
+  const { delta, recorded: before, whatIf: after } = result;
+  const share = before.totals.costUsd === 0 ? "" : ` (${signed(Math.round((1000 * delta.costUsd) / before.totals.costUsd) / 10)}%)`;
+  lines.push(
+    "",
+    `total: recorded ${before.totals.cacheReadTokens} read, ${before.totals.inputTokens} uncached, ${formatUsd(before.totals.costUsd)}; what if ${after.totals.cacheReadTokens} read, ${after.totals.inputTokens} uncached, ${formatUsd(after.totals.costUsd)}.`,
+    `delta: cache reads ${signed(delta.cacheReadTokens)} tokens, cache writes ${signed(delta.cacheWriteTokens)}, uncached input ${signed(delta.inputTokens)}, cost ${delta.costUsd >= 0 ? "+" : "-"}${formatUsd(Math.abs(delta.costUsd))}${share}; ${result.changedRequests} of ${after.requests.length} request(s) changed.`,
+    ...(before.totals.unpriced + after.totals.unpriced > 0 ? [`${after.totals.unpriced} request(s) of the what-if have no price (--prices FILE gives one); their cost is not counted.`] : []),
+    ...result.notes.map((note) => `note: ${note}`),
+    "",
+    "Exact: every request's bytes, rebuilt from the log and from the changed replay, and the providers' cache rules as the simulator implements them, on the recorded dispatch times.",
+    "Modelled: the recorded answers and tool results are reused after the change; a real model might answer differently. Token counts are the simulator's, not the provider's tokenizer.",
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** `dsh what-if`: what one change at a point of a recorded session would do to every later request's cache reads and cost. */
+export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      at: { type: "string" },
+      system: { type: "string" },
+      tools: { type: "string" },
+      model: { type: "string" },
+      json: { type: "boolean", default: false },
+      prices: { type: "string" },
+      objects: { type: "string" },
+      store: { type: "string" },
+      "max-steps": { type: "string" },
+    },
+  });
+  const [reference] = positionals;
+  if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${WHAT_IF_USAGE}`, EXIT.usage);
+  if (values.at === undefined || !/^(0|[1-9][0-9]*)$/.test(values.at)) throw new CliError("--at takes the seq of the event the change is made at (a whole number)", EXIT.usage);
+  const change = await changeOf(values, io);
+  const file = values.prices === undefined ? undefined : await readPricesFile(values.prices, io);
+  const session = await readSessionRef(sessionRef(reference, values.store, io), io);
+  await session.close();
+  const result = await whatIf(session.log, {
+    at: Number(values.at),
+    change,
+    agent: agentSettings({ "max-steps": values["max-steps"] }),
+    attachments: attachmentStore(io.cwd, values.objects),
+    priceOf: priceOf(file),
+  });
+  io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : report(result));
+  return EXIT.ok;
+}

@@ -1,0 +1,106 @@
+import { stepEndEvent, type PriceOf } from "dsh-agent";
+import type { AttachmentStore } from "dsh-attachments";
+import { usageCost } from "dsh-llm";
+import type { EventLog } from "dsh-log";
+import { cacheRows } from "../cache-report.js";
+import { tokenizedRequests } from "../tokenized.js";
+import { CacheModel, type WireRequest } from "./cache-model.js";
+
+/** One request of a session as the cache model priced it. */
+export interface ModelledRequest {
+  readonly turn: number;
+  readonly step: number;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  /** Prompt tokens neither read from nor written to the cache. */
+  readonly inputTokens: number;
+  /** The recorded answer's output tokens (the what-if reuses the recorded answers). */
+  readonly outputTokens: number;
+  /** `null` when the model has no known price. */
+  readonly costUsd: number | null;
+  /** Whether this request fails to extend the previous one, and the logged events that explain it. */
+  readonly isBreak: boolean;
+  readonly causes: readonly string[];
+}
+
+/** A session's modelled requests, their exact bodies, and the totals. */
+export interface ModelledSession {
+  readonly requests: readonly ModelledRequest[];
+  readonly bodies: readonly string[];
+  readonly totals: {
+    readonly promptTokens: number;
+    readonly cacheReadTokens: number;
+    readonly cacheWriteTokens: number;
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+    readonly costUsd: number;
+    /** Requests whose model has no known price (their cost is not in `costUsd`). */
+    readonly unpriced: number;
+  };
+}
+
+async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}
+
+/** The output tokens each step's answer reported, by `turn.step`. */
+function outputTokens(log: EventLog): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const event of log.slice()) if (stepEndEvent.is(event) && event.data.usage !== undefined) out.set(`${event.data.turn}.${event.data.step}`, event.data.usage.outputTokens);
+  return out;
+}
+
+/**
+ * Every request of `log` rebuilt byte for byte, served in order to a fresh {@link CacheModel} at its
+ * logged dispatch time, and priced at `priceOf`: what it would read, write and cost by the providers'
+ * rules as the simulator implements them, with each break and the logged events that cause it.
+ */
+export async function modelSession(log: EventLog, attachments: AttachmentStore, priceOf: PriceOf): Promise<ModelledSession> {
+  const requests: WireRequest[] = [];
+  for await (const request of tokenizedRequests(log, attachments)) requests.push(request);
+  const events = log.slice();
+  const outputs = outputTokens(log);
+  const cache = new CacheModel();
+  const modelled: ModelledRequest[] = [];
+  let index = 0;
+  for await (const row of cacheRows(events, each(requests))) {
+    const request = requests[index++]!;
+    const { turn, step, dispatchSeq } = request.request;
+    const { provider, model } = request.request.request.config;
+    const time = events[dispatchSeq]!.time;
+    const served = cache.serve(request, time);
+    const cacheWriteTokens = served.cacheWrite5mTokens + served.cacheWrite1hTokens;
+    const output = outputs.get(`${turn}.${step}`) ?? 0;
+    const usage = { inputTokens: served.promptTokens, outputTokens: output, cacheReadTokens: served.cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens: served.cacheWrite1hTokens };
+    const price = priceOf(provider, model);
+    modelled.push({
+      turn,
+      step,
+      model,
+      promptTokens: served.promptTokens,
+      cacheReadTokens: served.cacheReadTokens,
+      cacheWriteTokens,
+      inputTokens: Math.max(0, served.promptTokens - served.cacheReadTokens - cacheWriteTokens),
+      outputTokens: output,
+      costUsd: price === undefined ? null : usageCost(usage, price, time).totalUsd,
+      isBreak: row.isBreak,
+      causes: row.explanations,
+    });
+  }
+  const sum = (pick: (request: ModelledRequest) => number) => modelled.reduce((total, request) => total + pick(request), 0);
+  return {
+    requests: modelled,
+    bodies: requests.map((request) => request.wire),
+    totals: {
+      promptTokens: sum((request) => request.promptTokens),
+      cacheReadTokens: sum((request) => request.cacheReadTokens),
+      cacheWriteTokens: sum((request) => request.cacheWriteTokens),
+      inputTokens: sum((request) => request.inputTokens),
+      outputTokens: sum((request) => request.outputTokens),
+      costUsd: sum((request) => request.costUsd ?? 0),
+      unpriced: modelled.filter((request) => request.costUsd === null).length,
+    },
+  };
+}

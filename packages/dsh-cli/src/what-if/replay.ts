@@ -1,0 +1,78 @@
+import { createAgentRegistry, requestDispatchEvent, turnStartEvent } from "dsh-agent";
+import { replayLog, type LogReplaySettings, type ReplayOptions } from "dsh-fixtures";
+import type { ToolSchema } from "dsh-llm";
+import { EventLog, type LogEvent } from "dsh-log";
+import { CliError, EXIT } from "../cli-error.js";
+import { currentAdapter } from "../providers.js";
+
+/** The one change a what-if makes, from the fork point on. */
+export type WhatIfChange =
+  | { readonly kind: "none" }
+  | { readonly kind: "system"; readonly text: string }
+  | { readonly kind: "tools"; readonly tools: readonly ToolSchema[] }
+  | { readonly kind: "model"; readonly model: string };
+
+/** The change in a reader's words. */
+export function describeChange(change: WhatIfChange): string {
+  switch (change.kind) {
+    case "none":
+      return "nothing changed";
+    case "system":
+      return `the system prompt ${JSON.stringify(change.text.length > 60 ? `${change.text.slice(0, 57)}...` : change.text)}`;
+    case "tools":
+      return `the tools ${change.tools.map((tool) => tool.name).join(", ") || "(none)"}`;
+    case "model":
+      return `the model ${change.model}`;
+  }
+}
+
+/**
+ * Where a what-if forks: the first turn that starts at or after `at`, since a replay runs whole turns.
+ * A log with no turn starting there is a usage error naming where its turns start.
+ */
+export function forkPoint(events: readonly LogEvent[], at: number): number {
+  const starts = events.filter((event) => turnStartEvent.is(event)).map((event) => event.seq);
+  const seq = starts.find((start) => start >= at);
+  if (seq === undefined) throw new CliError(`--at ${at}: no turn starts at or after seq ${at} (turns start at seq ${starts.join(", ") || "none"})`, EXIT.usage);
+  return seq;
+}
+
+/** The replay options that play `change` (the adapters' defaults and wire profiles are today's code's). */
+function optionsOf(change: WhatIfChange): ReplayOptions {
+  const adapterFacts: ReplayOptions = {
+    modelDefaults: (provider, model) => currentAdapter(provider)?.modelDefaults?.(model) ?? {},
+    wireProfile: (provider, model) => currentAdapter(provider)?.wireProfile?.(model),
+  };
+  if (change.kind === "system") return { ...adapterFacts, systemPrompt: () => change.text };
+  if (change.kind === "tools") return { ...adapterFacts, toolSchemas: () => change.tools };
+  if (change.kind === "model") return { ...adapterFacts, selection: (recorded) => ({ ...recorded, model: change.model }) };
+  return adapterFacts;
+}
+
+/**
+ * The events of `events` forked at `fork` and replayed through today's loop with `change` applied,
+ * keyless: the recorded answers and tool results served back in order. Each replayed request keeps
+ * the dispatch time of the recorded request of the same step, so cache lifetimes play out as recorded.
+ * Calls the recording had no answer for, and answers never asked for, are counted.
+ */
+export async function replayWithChange(
+  events: readonly LogEvent[],
+  fork: number,
+  change: WhatIfChange,
+  settings: LogReplaySettings,
+): Promise<{ readonly log: EventLog; readonly overruns: readonly string[]; readonly unused: number }> {
+  const outcome = await replayLog(events, fork, settings, optionsOf(change));
+  return { log: EventLog.from(createAgentRegistry(), retimed(outcome.events, events, fork)), overruns: outcome.overruns, unused: outcome.unused.loop };
+}
+
+/** `replayed` with the recorded times: the seed's as they were, each later event at its step's recorded dispatch time. */
+function retimed(replayed: readonly LogEvent[], recorded: readonly LogEvent[], fork: number): LogEvent[] {
+  const dispatchTimes = new Map<string, number>();
+  for (const event of recorded) if (requestDispatchEvent.is(event)) dispatchTimes.set(`${event.data.turn}.${event.data.step}`, event.time);
+  let now = recorded[fork]?.time ?? 0;
+  return replayed.map((event) => {
+    if (event.seq < fork) return event;
+    if (requestDispatchEvent.is(event)) now = dispatchTimes.get(`${event.data.turn}.${event.data.step}`) ?? now;
+    return { ...event, time: now };
+  });
+}

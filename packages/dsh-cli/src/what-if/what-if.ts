@@ -1,0 +1,105 @@
+import type { PriceOf } from "dsh-agent";
+import type { AttachmentStore } from "dsh-attachments";
+import type { FixtureAgentSettings } from "dsh-fixtures";
+import type { EventLog } from "dsh-log";
+import { CliError, EXIT } from "../cli-error.js";
+import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
+import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
+
+/** A break of the prefix in one or both sessions, with the logged events that cause it. */
+export interface WhatIfBreak {
+  readonly turn: number;
+  readonly step: number;
+  /** Which session breaks there. */
+  readonly in: "both" | "recorded" | "whatIf";
+  readonly causes: readonly string[];
+}
+
+/** The comparison `dsh what-if` prints. */
+export interface WhatIfReport {
+  /** The seq the change was asked for, and the turn start the session was forked at. */
+  readonly at: number;
+  readonly fork: number;
+  readonly change: string;
+  readonly recorded: Omit<ModelledSession, "bodies">;
+  readonly whatIf: Omit<ModelledSession, "bodies">;
+  /** What-if minus recorded. `inputTokens` are the prompt tokens neither read nor written. */
+  readonly delta: { readonly promptTokens: number; readonly cacheReadTokens: number; readonly cacheWriteTokens: number; readonly inputTokens: number; readonly costUsd: number };
+  readonly breaks: readonly WhatIfBreak[];
+  /** How many request bodies of the what-if differ from the recorded ones (pairing by turn and step). */
+  readonly changedRequests: number;
+  /** What the replay could not play as recorded (calls without a recorded answer, answers never asked for). */
+  readonly notes: readonly string[];
+}
+
+/** What a what-if needs besides the log: the change, where, and the settings and prices to play it with. */
+export interface WhatIfOptions {
+  readonly at: number;
+  readonly change: WhatIfChange;
+  readonly agent: FixtureAgentSettings;
+  readonly attachments: AttachmentStore;
+  readonly priceOf: PriceOf;
+}
+
+const key = (request: Pick<ModelledRequest, "turn" | "step">) => `${request.turn}.${request.step}`;
+
+function breaksOf(recorded: readonly ModelledRequest[], whatIf: readonly ModelledRequest[]): WhatIfBreak[] {
+  const before = new Map(recorded.filter((request) => request.isBreak).map((request) => [key(request), request]));
+  const out: WhatIfBreak[] = [];
+  for (const request of whatIf) {
+    if (!request.isBreak) continue;
+    const also = before.get(key(request));
+    before.delete(key(request));
+    out.push({ turn: request.turn, step: request.step, in: also === undefined ? "whatIf" : "both", causes: request.causes });
+  }
+  for (const request of before.values()) out.push({ turn: request.turn, step: request.step, in: "recorded", causes: request.causes });
+  return out.sort((a, b) => a.turn - b.turn || a.step - b.step);
+}
+
+function withoutBodies({ bodies: _bodies, ...session }: ModelledSession): Omit<ModelledSession, "bodies"> {
+  return session;
+}
+
+/**
+ * Forks `log` in memory at the first turn starting at or after `options.at`, plays `options.change`
+ * through today's loop with the recorded answers and tool results, and compares every request of the
+ * recorded and the changed session under the same cache model and prices. A session that does not
+ * replay exactly without the change is refused: the comparison would not be of like with like.
+ */
+export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<WhatIfReport> {
+  const events = log.slice();
+  const fork = forkPoint(events, options.at);
+  const settings = { agent: options.agent, attachments: options.attachments };
+  const recorded = await modelSession(log, options.attachments, options.priceOf);
+  const baseline = await modelSession((await replayWithChange(events, fork, { kind: "none" }, settings)).log, options.attachments, options.priceOf);
+  const count = Math.max(recorded.bodies.length, baseline.bodies.length);
+  for (let i = 0; i < count; i++) {
+    if (recorded.bodies[i] !== baseline.bodies[i]) {
+      throw new CliError(`the session does not replay exactly without a change (request ${i + 1} differs): a what-if would not compare like with like`, EXIT.failure);
+    }
+  }
+  const changed = await replayWithChange(events, fork, options.change, settings);
+  const whatIfSession = await modelSession(changed.log, options.attachments, options.priceOf);
+  const byStep = new Map(recorded.requests.map((request, i) => [key(request), recorded.bodies[i]!]));
+  const changedRequests = whatIfSession.requests.filter((request, i) => byStep.get(key(request)) !== whatIfSession.bodies[i]).length;
+  const a = recorded.totals;
+  const b = whatIfSession.totals;
+  const notes = [...changed.overruns, ...(changed.unused > 0 ? [`${changed.unused} recorded answer(s) were never asked for`] : [])];
+  return {
+    at: options.at,
+    fork,
+    change: describeChange(options.change),
+    recorded: withoutBodies(recorded),
+    whatIf: withoutBodies(whatIfSession),
+    delta: {
+      promptTokens: b.promptTokens - a.promptTokens,
+      cacheReadTokens: b.cacheReadTokens - a.cacheReadTokens,
+      cacheWriteTokens: b.cacheWriteTokens - a.cacheWriteTokens,
+      inputTokens: b.inputTokens - a.inputTokens,
+      costUsd: b.costUsd - a.costUsd,
+    },
+    breaks: breaksOf(recorded.requests, whatIfSession.requests),
+    changedRequests,
+    notes,
+  };
+}
