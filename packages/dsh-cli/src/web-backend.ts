@@ -10,6 +10,7 @@ import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
 import { brokenLineage } from "./lineage.js";
 import { listItem, readForWeb, sessionPage } from "./web-pages.js";
+import { storeWhatIf } from "./what-if/view.js";
 
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
@@ -59,5 +60,6 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
       throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);
     },
     continueSession: (id, input, emit) => continueTurn(store, id, input, emit, io, objects),
+    whatIf: (id, input) => storeWhatIf(store, id, input, attachments),
   };
 }

@@ -138,6 +138,31 @@ describe("dsh web in Chromium", () => {
     await page.close();
   });
 
+  it("compares the recording with a new system prompt from a turn on, request by request, with the break it causes", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(server.at(`sessions/${diagnosed}`));
+    const turn1 = page.locator("li.entry", { has: page.locator("summary", { hasText: /^turn\/start$/ }) }).nth(1);
+    await turn1.locator("button.what-if-open").click();
+    await turn1.locator(".what-if textarea").fill("You are brief.");
+    await turn1.locator(".what-if button[type=submit]").click();
+    const table = turn1.locator(".what-if-table");
+    await table.waitFor({ timeout: 20_000 });
+    const rows = table.locator("tbody tr[data-step]");
+    expect(await rows.count()).toBeGreaterThan(1);
+    const firstOfTurn1 = table.locator('tr[data-step="1.0"] td.note');
+    await expect(firstOfTurn1.textContent()).resolves.toMatch(/^break \(as recorded\): the system prompt changed: the message logged at seq 2 \(seq \d+\); resumed with other settings: model "claude-sonnet-4-6" → "claude-opus-4-8"/);
+    await expect(table.locator('tr[data-step="0.0"] td.note').textContent()).resolves.toBe("");
+    await expect(turn1.locator(".what-if-delta").textContent()).resolves.toMatch(/^What if the system prompt "You are brief\." from seq \d+ on: cache reads -?\d+ tokens, uncached input [+-]?\d+, cost [+-]\$[\d.]+\.$/);
+    await expect(turn1.locator(".what-if-honesty").first().textContent()).resolves.toMatch(/^Exact: every request's bytes/);
+    await shot(page, "what-if");
+    // A model change is asked the same way; an empty model name means the one shown.
+    await turn1.locator(".what-if select").selectOption("model");
+    await turn1.locator(".what-if input[name=value]").fill("claude-haiku-4-5");
+    await turn1.locator(".what-if button[type=submit]").click();
+    await expect.poll(() => turn1.locator(".what-if-delta").textContent(), { timeout: 20_000 }).toMatch(/^What if the model claude-haiku-4-5 /);
+    await page.close();
+  });
+
   it("shows a fork's image only after its digest is verified, with a link to the parent", async () => {
     const page = await browser.newPage();
     await page.goto(server.at(`sessions/${fork}`));

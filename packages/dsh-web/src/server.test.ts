@@ -4,7 +4,7 @@ import { WebError } from "./errors.js";
 import { startWebServer, type WebBackend, type WebServer } from "./server.js";
 import { buildSessionView } from "./session-view.js";
 import { sampleSession } from "./test-support/session.js";
-import type { ContinueLine } from "./view-types.js";
+import type { ContinueLine, WhatIfInput, WhatIfView } from "./view-types.js";
 
 /** The secret of the server under test, sent with every call unless `secret: false`. */
 let secret = "";
@@ -27,6 +27,7 @@ function call(url: string, options: { method?: string; headers?: Record<string, 
 describe("startWebServer", () => {
   let server: WebServer;
   const continued: { id: string; prompt: string; model?: string }[] = [];
+  const asked: WhatIfInput[] = [];
 
   beforeAll(async () => {
     const { events, requests } = await sampleSession();
@@ -44,6 +45,11 @@ describe("startWebServer", () => {
         emit({ type: "text", text: "lo" });
         if (input.prompt === "fail") throw new Error("the provider is down");
         emit({ type: "done", turn: 3, reason: "completed" });
+      },
+      whatIf: async (id, input) => {
+        asked.push(input);
+        const none = { promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, inputTokens: 0, costUsd: 0 };
+        return { change: id, fork: input.at, rows: [], totals: { recorded: none, whatIf: none }, delta: { cacheReadTokens: 0, inputTokens: 0, costUsd: 0 }, honesty: [] } satisfies WhatIfView;
       },
     };
     server = await startWebServer(backend);
@@ -107,6 +113,28 @@ describe("startWebServer", () => {
     const failed = await call(`${server.url}api/sessions/s1/turns`, { method: "POST", body: '{"prompt":"fail"}', headers: { "content-type": "application/json" } });
     expect(failed.body.trimEnd().split("\n").at(-1)).toBe('{"type":"error","message":"the provider is down"}');
     expect(continued).toEqual([{ id: "s1", prompt: "go on", model: "b" }, { id: "s1", prompt: "fail" }]);
+  });
+
+  it("answers a what-if with the backend's comparison, and refuses a question that is not one change at a seq", async () => {
+    const json = { "content-type": "application/json" };
+    const ask = (body: string) => call(`${server.url}api/sessions/s1/what-if`, { method: "POST", body, headers: json });
+    const answered = await ask('{"at":7,"system":"be brief"}');
+    expect(answered).toMatchObject({ status: 200, type: "application/json" });
+    expect(JSON.parse(answered.body)).toMatchObject({ change: "s1", fork: 7 });
+    expect((await ask('{"at":0,"model":"m2"}')).status).toBe(200);
+    expect(asked).toEqual([{ at: 7, system: "be brief" }, { at: 0, model: "m2" }]);
+    const refused = (message: string) => ({ status: 400, body: JSON.stringify({ error: message }) });
+    expect(await ask('{"system":"x"}')).toMatchObject(refused("at must be a seq (a whole number)"));
+    expect(await ask('{"at":-1,"system":"x"}')).toMatchObject(refused("at must be a seq (a whole number)"));
+    expect(await ask('{"at":1.5,"system":"x"}')).toMatchObject(refused("at must be a seq (a whole number)"));
+    expect(await ask('{"at":1}')).toMatchObject(refused("give one change: system (a string) or model (a non-empty string)"));
+    expect(await ask('{"at":1,"system":"x","model":"m"}')).toMatchObject(refused("give one change: system (a string) or model (a non-empty string)"));
+    expect(await ask('{"at":1,"model":""}')).toMatchObject(refused("give one change: system (a string) or model (a non-empty string)"));
+    expect(await ask('{"at":1,"system":7}')).toMatchObject(refused("give one change: system (a string) or model (a non-empty string)"));
+    expect(await ask('{"at":1,"system":"x","provider":"openai"}')).toMatchObject(refused('unexpected field "provider": a what-if takes at and one of system or model'));
+    expect(await ask("[1]")).toMatchObject(refused("the body must be a JSON object"));
+    expect(await ask("{")).toMatchObject(refused("the body is not JSON"));
+    expect(asked).toHaveLength(2);
   });
 
   it("answers each refusal with its message, and keeps responses out of caches and sniffers", async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { appScript } from "./assets.js";
 import { WebError } from "./errors.js";
 import { renderPage } from "./page.js";
-import type { ContinueLine, SessionListItem, SessionView } from "./view-types.js";
+import type { ContinueLine, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "./view-types.js";
 
 /** A continued turn as the browser asks for it: the prompt, and the model only when the user changed it. */
 export interface ContinueInput {
@@ -21,6 +21,8 @@ export interface WebBackend {
   image(id: string, digest: string): Promise<{ readonly bytes: Uint8Array; readonly mediaType: string }>;
   /** Runs one turn, reporting progress through `emit`; absent, the page has no composer. */
   continueSession?(id: string, input: ContinueInput, emit: (line: ContinueLine) => void): Promise<void>;
+  /** Replays the session with one change and compares it with the recording; absent, the page offers no "what if". */
+  whatIf?(id: string, input: WhatIfInput): Promise<WhatIfView>;
 }
 
 /** A running web server. */
@@ -64,6 +66,23 @@ function parseContinue(text: string): ContinueInput {
   if (typeof prompt !== "string" || prompt.trim() === "") throw new WebError("WEB_BAD_REQUEST", "prompt must be a non-empty string");
   if (model !== undefined && (typeof model !== "string" || model === "")) throw new WebError("WEB_BAD_REQUEST", "model must be a non-empty string when given");
   return { prompt, ...(typeof model === "string" ? { model } : {}) };
+}
+
+function parseWhatIf(text: string): WhatIfInput {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new WebError("WEB_BAD_REQUEST", "the body is not JSON");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new WebError("WEB_BAD_REQUEST", "the body must be a JSON object");
+  const { at, system, model, ...extra } = body as Record<string, unknown>;
+  const unexpected = Object.keys(extra)[0];
+  if (unexpected !== undefined) throw new WebError("WEB_BAD_REQUEST", `unexpected field ${JSON.stringify(unexpected)}: a what-if takes at and one of system or model`);
+  if (typeof at !== "number" || !Number.isSafeInteger(at) || at < 0) throw new WebError("WEB_BAD_REQUEST", "at must be a seq (a whole number)");
+  if (typeof system === "string" && model === undefined) return { at, system };
+  if (typeof model === "string" && model !== "" && system === undefined) return { at, model };
+  throw new WebError("WEB_BAD_REQUEST", "give one change: system (a string) or model (a non-empty string)");
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
@@ -152,6 +171,11 @@ async function route(backend: WebBackend, request: IncomingMessage, response: Se
       emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
     }
     response.end();
+    return;
+  }
+  if (request.method === "POST" && parts.length === 4 && parts[3] === "what-if" && backend.whatIf !== undefined) {
+    const input = parseWhatIf(await readBody(request));
+    send(response, 200, "application/json", JSON.stringify(await backend.whatIf(id, input)));
     return;
   }
   throw new WebError("WEB_NOT_FOUND", `no API at ${request.method ?? "?"} ${path}`);

@@ -46,6 +46,14 @@ b.cached { color: #2f9e44; } b.repeated { color: #c26d00; } b.fresh { color: #3b
 .node-appended .badge { background: #4c6ef5; } .node-replaced .badge { background: #e8590c; }
 figure { margin: 6px 0; } figure img { max-width: 240px; image-rendering: pixelated; border: 1px solid #d8dde3; min-width: 48px; }
 figcaption { font-size: 12px; color: #4a5560; }
+.what-if-open { margin: 4px 0 0 40px; font-size: 12px; }
+.what-if { margin: 6px 0 6px 40px; padding: 8px; border: 1px dashed #b9c2cc; border-radius: 6px; }
+.what-if textarea { width: 100%; min-height: 48px; box-sizing: border-box; margin: 6px 0; font: inherit; }
+.what-if-table { border-collapse: collapse; font-size: 12px; margin: 6px 0; }
+.what-if-table th, .what-if-table td { padding: 2px 6px; border-bottom: 1px solid #e3e7eb; text-align: right; }
+.what-if-table td.note { text-align: left; color: #8a2b06; }
+.what-if-table tr.total td { font-weight: 600; }
+.what-if-honesty { color: #4a5560; font-size: 12px; margin: 2px 0; }
 .composer { position: sticky; bottom: 0; margin-top: 24px; padding: 10px; background: #fff; border: 1px solid #b9c2cc; border-radius: 8px; }
 .composer textarea { width: 100%; min-height: 64px; box-sizing: border-box; margin: 6px 0; font: inherit; }
 .composer .picker label { margin-right: 12px; }

@@ -119,3 +119,35 @@ export type ContinueLine =
   | { readonly type: "tool"; readonly name: string }
   | { readonly type: "done"; readonly turn: number; readonly reason: string }
   | { readonly type: "error"; readonly message: string };
+
+/** What "what if" asks for: the seq to change at, and one change (a new system prompt, or another model). */
+export type WhatIfInput = { readonly at: number } & ({ readonly system: string } | { readonly model: string });
+
+/** One request's modelled tokens and cost in a what-if comparison; `costUsd` is `null` without a price. */
+export interface WhatIfCells {
+  readonly promptTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  /** Prompt tokens neither read nor written. */
+  readonly inputTokens: number;
+  readonly costUsd: number | null;
+}
+
+/** The recorded session beside the same session with one change, request by request (`dsh what-if`'s comparison). */
+export interface WhatIfView {
+  readonly change: string;
+  /** The turn start the session was forked at. */
+  readonly fork: number;
+  readonly rows: readonly {
+    readonly turn: number;
+    readonly step: number;
+    readonly recorded: WhatIfCells | null;
+    readonly whatIf: WhatIfCells | null;
+    /** The break of the what-if request and its logged causes, if it breaks. */
+    readonly note: string;
+  }[];
+  readonly totals: { readonly recorded: WhatIfCells; readonly whatIf: WhatIfCells };
+  readonly delta: { readonly cacheReadTokens: number; readonly inputTokens: number; readonly costUsd: number };
+  /** What is exact and what is modelled, in a reader's words. */
+  readonly honesty: readonly string[];
+}

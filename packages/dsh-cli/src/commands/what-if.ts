@@ -12,6 +12,7 @@ import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
 import type { ModelledRequest } from "../what-if/compare.js";
 import type { WhatIfChange } from "../what-if/replay.js";
+import { HONESTY } from "../what-if/view.js";
 import { whatIf, type WhatIfReport } from "../what-if/what-if.js";
 import { formatUsd } from "./cost.js";
 
@@ -81,8 +82,7 @@ function report(result: WhatIfReport): string {
     ...(before.totals.unpriced + after.totals.unpriced > 0 ? [`${after.totals.unpriced} request(s) of the what-if have no price (--prices FILE gives one); their cost is not counted.`] : []),
     ...result.notes.map((note) => `note: ${note}`),
     "",
-    "Exact: every request's bytes, rebuilt from the log and from the changed replay, and the providers' cache rules as the simulator implements them, on the recorded dispatch times.",
-    "Modelled: the recorded answers and tool results are reused after the change; a real model might answer differently. Token counts are the simulator's, not the provider's tokenizer.",
+    ...HONESTY,
   );
   return `${lines.join("\n")}\n`;
 }

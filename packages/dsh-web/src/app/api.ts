@@ -1,4 +1,4 @@
-import type { ContinueLine, SessionListItem, SessionView } from "../view-types.js";
+import type { ContinueLine, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "../view-types.js";
 
 async function json<T>(path: string): Promise<T> {
   const response = await fetch(path, { headers: { accept: "application/json" } });
@@ -35,4 +35,16 @@ export async function continueSession(id: string, body: { prompt: string; model?
       newline = buffered.indexOf("\n");
     }
   }
+}
+
+/** Asks for the recorded session beside the same session with one change from `at` on. */
+export async function whatIf(id: string, input: WhatIfInput): Promise<WhatIfView> {
+  const response = await fetch(`/api/sessions/${encodeURIComponent(id)}/what-if`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(input),
+  });
+  const body = (await response.json()) as WhatIfView & { error?: string };
+  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
+  return body;
 }

@@ -3,6 +3,7 @@ import type { SessionView, TimelineEntry } from "../view-types.js";
 import { Composer } from "./composer.js";
 import { percent, when } from "./format.js";
 import { RequestCard } from "./request-card.js";
+import { WhatIfPanel } from "./what-if.js";
 
 /** The seq a `#seq=N` location names. */
 function seqOfHash(): number | undefined {
@@ -10,7 +11,7 @@ function seqOfHash(): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
-function Entry({ entry, view, selected }: { entry: TimelineEntry; view: SessionView; selected: boolean }) {
+function Entry({ entry, view, selected, live }: { entry: TimelineEntry; view: SessionView; selected: boolean; live: boolean }) {
   const request = entry.request === undefined ? undefined : view.requests[entry.request - 1];
   return (
     <li id={`seq-${entry.seq}`} class={`entry kind-${entry.kind}${selected ? " selected" : ""}`} data-seq={entry.seq}>
@@ -23,6 +24,7 @@ function Entry({ entry, view, selected }: { entry: TimelineEntry; view: SessionV
         <pre>{entry.detail}</pre>
       </details>
       {request === undefined ? null : <RequestCard request={request} />}
+      {live && entry.type === "turn/start" && view.composer !== undefined ? <WhatIfPanel sessionId={view.session.id} at={entry.seq} model={view.composer.model} /> : null}
     </li>
   );
 }
@@ -83,7 +85,7 @@ export function SessionPage({ load, live }: { load: () => Promise<SessionView>; 
           <h2>{turn < 0 ? "before the first turn" : `turn ${turn}`}</h2>
           <ol class="timeline">
             {entries.map((entry) => (
-              <Entry key={entry.seq} entry={entry} view={view} selected={entry.seq === selected} />
+              <Entry key={entry.seq} entry={entry} view={view} selected={entry.seq === selected} live={live} />
             ))}
           </ol>
         </section>

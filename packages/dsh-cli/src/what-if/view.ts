@@ -1,0 +1,57 @@
+import type { AttachmentStore } from "dsh-attachments";
+import type { SessionStore } from "dsh-log";
+import { WebError, type WhatIfCells, type WhatIfInput, type WhatIfView } from "dsh-web";
+import { CliError } from "../cli-error.js";
+import { priceOf } from "../prices.js";
+import { agentSettings } from "../session-runner.js";
+import { readForWeb } from "../web-pages.js";
+import type { ModelledRequest, ModelledSession } from "./compare.js";
+import { whatIf, type WhatIfReport } from "./what-if.js";
+
+/** What is exact and what is modelled, as `dsh what-if` says it too. */
+export const HONESTY: readonly string[] = [
+  "Exact: every request's bytes, rebuilt from the log and from the changed replay, and the providers' cache rules as the simulator implements them, on the recorded dispatch times.",
+  "Modelled: the recorded answers and tool results are reused after the change; a real model might answer differently. Token counts are the simulator's, not the provider's tokenizer.",
+];
+
+function cells(request: ModelledRequest | ModelledSession["totals"] | undefined): WhatIfCells | null {
+  if (request === undefined) return null;
+  const { promptTokens, cacheReadTokens, cacheWriteTokens, inputTokens, costUsd } = request;
+  return { promptTokens, cacheReadTokens, cacheWriteTokens, inputTokens, costUsd };
+}
+
+/** A what-if report as the web app shows it: rows paired by step, breaks as notes. */
+export function whatIfView(report: WhatIfReport): WhatIfView {
+  const recorded = new Map(report.recorded.requests.map((request) => [`${request.turn}.${request.step}`, request]));
+  const breaks = new Map(report.breaks.filter((entry) => entry.in !== "recorded").map((entry) => [`${entry.turn}.${entry.step}`, entry]));
+  const rows: WhatIfView["rows"][number][] = report.whatIf.requests.map((request) => {
+    const step = `${request.turn}.${request.step}`;
+    const before = recorded.get(step);
+    recorded.delete(step);
+    const broke = breaks.get(step);
+    const note = broke === undefined ? "" : `break${broke.in === "both" ? " (as recorded)" : ""}: ${broke.causes.join("; ") || "unexplained"}`;
+    return { turn: request.turn, step: request.step, recorded: cells(before), whatIf: cells(request), note };
+  });
+  for (const request of recorded.values()) rows.push({ turn: request.turn, step: request.step, recorded: cells(request), whatIf: null, note: "not sent in the what-if" });
+  const { cacheReadTokens, inputTokens, costUsd } = report.delta;
+  return {
+    change: report.change,
+    fork: report.fork,
+    rows,
+    totals: { recorded: cells(report.recorded.totals)!, whatIf: cells(report.whatIf.totals)! },
+    delta: { cacheReadTokens, inputTokens, costUsd },
+    honesty: HONESTY,
+  };
+}
+
+/** The web backend's what-if over a store's session, with the catalogs' prices and the CLI's default agent settings. */
+export async function storeWhatIf(store: SessionStore, id: string, input: WhatIfInput, attachments: AttachmentStore): Promise<WhatIfView> {
+  const { log } = await readForWeb(store, id);
+  try {
+    const change = "system" in input ? { kind: "system" as const, text: input.system } : { kind: "model" as const, model: input.model };
+    return whatIfView(await whatIf(log, { at: input.at, change, agent: agentSettings({}), attachments, priceOf: priceOf(undefined) }));
+  } catch (error) {
+    if (error instanceof CliError) throw new WebError("WEB_BAD_REQUEST", error.message);
+    throw error;
+  }
+}
