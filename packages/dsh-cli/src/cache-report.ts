@@ -54,11 +54,12 @@ function reportedUsage(events: readonly LogEvent[]): Map<string, Reported> {
   return usage;
 }
 
-/** What a replace of earlier messages did, in a reader's words. */
-function replaceKind(type: string): string {
+/** What a replace of earlier messages did, in a reader's words, by the replacing message's type and source. */
+function replaceKind(type: string, source: string): string {
   if (type === "system/message") return "the system prompt changed";
-  if (type === "tool/result") return "old tool results were shortened";
-  return "older messages were replaced by a summary";
+  if (type === "tool/result" && source === "trim") return "old tool results were shortened";
+  if (type === "user/message" && source === "compaction") return "older messages were replaced by a summary";
+  return `a message was replaced (source ${source})`;
 }
 
 /**
@@ -74,7 +75,7 @@ export function explainBetween(events: readonly LogEvent[], fromSeq: number, toS
     if (change.kind === "replace") {
       const { start, end } = change.replaces;
       const what = start === end ? `the message logged at seq ${start}` : `the messages logged at seqs ${start}..${end}`;
-      out.push(`${replaceKind(change.type)}: ${what} (seq ${change.seq})`);
+      out.push(`${replaceKind(change.type, change.source)}: ${what} (seq ${change.seq})`);
       continue;
     }
     const { reason, startsSeries, header } = change.data;

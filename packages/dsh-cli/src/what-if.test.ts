@@ -86,11 +86,25 @@ describe("dsh what-if", () => {
     expect(tools.delta.promptTokens).not.toBe(0);
   });
 
+  it("drops a tool result at the start of turn 1: the break names the replacement, later requests are shorter", async () => {
+    const { log, turn1 } = await twoTurns();
+    const events = (await readFile(log, "utf8")).trim().split("\n").slice(1).map((line) => JSON.parse(line.replace(/^\{"chain":"[^"]*",/, "{")) as { seq: number; type: string });
+    const result = events.find((event) => event.type === "tool/result" && event.seq < turn1)!;
+    const report = await whatIf([log, "--at", String(turn1), "--drop", String(result.seq)]);
+    expect(report.change).toBe(`the message logged at seq ${result.seq} replaced by "[removed]"`);
+    expect(report.breaks).toContainEqual({ turn: 1, step: 0, in: "whatIf", causes: [`a message was replaced (source what-if): the message logged at seq ${result.seq} (seq ${turn1})`] });
+    expect(report.delta.promptTokens).toBeLessThan(0);
+    expect(report.whatIf.requests.filter((request) => request.turn === 0)).toEqual(report.recorded.requests.filter((request) => request.turn === 0));
+  });
+
   it("refuses bad arguments in one line each", async () => {
     const { log } = await twoTurns();
     const run = (args: readonly string[]) => runCli(["what-if", log, ...args], { cwd: dir });
     expect(await run(["--system", "x"])).toMatchObject({ code: 2, stderr: "dsh: --at takes the seq of the event the change is made at (a whole number)\n" });
-    expect(await run(["--at", "1"])).toMatchObject({ code: 2, stderr: "dsh: give exactly one change: --system TEXT, --tools FILE or --model M\n" });
+    expect(await run(["--at", "1"])).toMatchObject({ code: 2, stderr: "dsh: give exactly one change: --system TEXT, --tools FILE, --model M or --drop SEQ\n" });
+    expect(await run(["--at", "1", "--drop", "x"])).toMatchObject({ code: 2, stderr: "dsh: --drop takes the seq of the message to drop (a whole number)\n" });
+    expect(await run(["--at", "1", "--drop", "2"])).toMatchObject({ code: 2, stderr: "dsh: --drop 2: only a user message or a tool result can be dropped, and seq 2 is a system/message\n" });
+    expect(await run(["--at", "1", "--drop", "0"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: --drop 0: seq 0 is no message of the session at the fork point/) });
     expect(await run(["--at", "1", "--system", "x", "--model", "m"])).toMatchObject({ code: 2 });
     expect(await run(["--at", "100000", "--system", "x"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: --at 100000: no turn starts at or after seq 100000 \(turns start at seq 0, \d+\)\n$/) });
     await writeFile(join(dir, "bad.json"), JSON.stringify([{ name: "x" }]));

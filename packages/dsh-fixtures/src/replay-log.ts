@@ -22,7 +22,8 @@ export interface LogReplaySettings {
 export async function replayLog(events: readonly LogEvent[], fromSeq: number, settings: LogReplaySettings = {}, options: ReplayOptions = {}): Promise<ReplayOutcome> {
   const attachments = settings.attachments;
   const requests = await reconstructRequests(events, attachments === undefined ? {} : { attachments });
-  const pinned = deriveRevisions(requests, headerSeqs(events), fromSeq);
+  // Revisions from the start: the first replayed request may run under a header logged before the fork.
+  const pinned = deriveRevisions(requests, headerSeqs(events), 0);
   return replaySession(
     { events, seedLength: fromSeq, requests, headers: pinned.headers, revisions: pinned.revisions, agent: settings.agent ?? {}, attachments, workdir: undefined },
     options,

@@ -1,15 +1,22 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { createAgentRegistry, defineTool } from "dsh-agent";
+import { createAgentRegistry, defineTool, reconstructRequests } from "dsh-agent";
 import { LlmError, type FrozenGenerateOptions, type StreamChunk } from "dsh-llm";
-import { EventLog } from "dsh-log";
+import { EventLog, type LogEvent } from "dsh-log";
+import { SurfaceManager, userMessageEvent } from "dsh-surface";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkFixture } from "./check.js";
+import { replayLog } from "./replay-log.js";
 import { recordFixture } from "./record.js";
 import { EchoModel, echoAgent, fixtureDir, sessionHeader } from "./test-support/session.js";
 
 const retry = { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 };
+
+/** The messages of each request rebuilt from `events`, as JSON, keyed by turn and step. */
+async function bodies(events: readonly LogEvent[]): Promise<string[]> {
+  return (await reconstructRequests(events)).map((request) => `${request.turn}.${request.step} ${JSON.stringify(request.request.messages)}`);
+}
 
 /** The echo model, failing as told on given calls (1-based). */
 class FailingModel extends EchoModel {
@@ -78,6 +85,31 @@ describe("replaying what the model did", () => {
     const model = await checkFixture(dir, { selection: (recorded, at) => ({ ...recorded, model: `model-${at.turn}.${at.step}` }) });
     expect(model.requests.differences.map((difference) => difference.header.join(" "))).toEqual([expect.stringContaining("model-0.0"), expect.stringContaining("model-0.1")]);
     expect(model.requests.differences.every((difference) => difference.nodes.length === 0)).toBe(true);
+  });
+
+  it("replays a log from a turn's start, with the seeded history edited before the first replayed turn", async () => {
+    const log = new EventLog({ registry: createAgentRegistry() });
+    const agent = echoAgent(log, new EchoModel());
+    await agent.run("one");
+    await agent.run("two");
+    const events = log.slice();
+    const second = events.filter((event) => event.type === "turn/start")[1]!.seq;
+    const same = await replayLog(events, second);
+    expect(same.overruns).toEqual([]);
+    expect(await bodies(same.events)).toEqual(await bodies(events));
+    const firstInput = events.find((event) => event.type === "user/message")!;
+    const edited = await replayLog(events, second, {}, {
+      prepare: async (seeded) => {
+        await seeded.append(new SurfaceManager(seeded).replaceInput({ start: firstInput.seq, end: firstInput.seq }, userMessageEvent.input({ content: [{ type: "text", text: "[removed]" }], source: "edit" })));
+      },
+    });
+    const recorded = await bodies(events);
+    const replayed = await bodies(edited.events);
+    const turn = (list: string[], prefix: string) => list.filter((body) => body.startsWith(prefix));
+    expect(turn(replayed, "0.")).toEqual(turn(recorded, "0."));
+    expect(turn(replayed, "1.").length).toBe(turn(recorded, "1.").length);
+    expect(turn(replayed, "1.").every((body) => body.includes('"[removed]"') && !body.includes('"text":"one"'))).toBe(true);
+    expect(turn(recorded, "1.").every((body) => body.includes('"text":"one"'))).toBe(true);
   });
 
   it("serves each recorded tool result by the call's position, when a provider reused a call id across turns", async () => {

@@ -25,6 +25,11 @@ export interface ReplayOptions {
    * Ignored when `tools` is given.
    */
   readonly toolSchemas?: (revision: Revision) => readonly ToolSchema[];
+  /**
+   * Runs once on the seeded log before the first replayed operation; what it appends is part of the
+   * replayed history (a what-if's edit of an earlier message, say).
+   */
+  readonly prepare?: (log: EventLog) => Promise<void>;
   /** The call config of each replayed request, from the one the log recorded for its step (a what-if of another model, say). */
   readonly selection?: (recorded: LlmCallConfig, at: { readonly turn: number; readonly step: number }) => LlmCallConfig;
   /**
@@ -198,6 +203,7 @@ export async function replaySession(source: ReplaySource, options: ReplayOptions
     const latest = foldRequestHeader(log)?.header;
     return latest === undefined ? (source.requests[0] === undefined ? { provider: "replay", model: "replay" } : selectionFromHeader(source.requests[0].snapshot.header)) : selectionFromHeader(latest);
   };
+  await options.prepare?.(log);
   for (const operation of plan.operations) {
     if (operation.kind === "turn") {
       if (agent === undefined || operation.newInstance) agent = newAgent(selectionOf.get(stepKey(operation.turn, 0)) ?? latestSelection());

@@ -17,7 +17,7 @@ import { whatIf, type WhatIfReport } from "../what-if/what-if.js";
 import { formatUsd } from "./cost.js";
 
 export const WHAT_IF_USAGE =
-  "dsh what-if LOG --at SEQ (--system TEXT | --tools FILE | --model M) [--json] [--prices FILE] [--objects DIR] [--store URL] [--max-steps N]";
+  "dsh what-if LOG --at SEQ (--system TEXT | --tools FILE | --model M | --drop SEQ) [--json] [--prices FILE] [--objects DIR] [--store URL] [--max-steps N]";
 
 const toolsSchema = z.array(z.strictObject({ name: z.string().min(1), description: z.string(), parameters: z.record(z.string(), z.unknown()) }));
 
@@ -36,9 +36,15 @@ async function readTools(path: string, io: CliIo): Promise<readonly ToolSchema[]
   return result.data as readonly ToolSchema[];
 }
 
-async function changeOf(values: { system?: string | undefined; tools?: string | undefined; model?: string | undefined }, io: CliIo): Promise<WhatIfChange> {
-  const given = [values.system, values.tools, values.model].filter((value) => value !== undefined).length;
-  if (given !== 1) throw new CliError("give exactly one change: --system TEXT, --tools FILE or --model M", EXIT.usage);
+const SEQ = /^(0|[1-9][0-9]*)$/;
+
+async function changeOf(values: { system?: string | undefined; tools?: string | undefined; model?: string | undefined; drop?: string | undefined }, io: CliIo): Promise<WhatIfChange> {
+  const given = [values.system, values.tools, values.model, values.drop].filter((value) => value !== undefined).length;
+  if (given !== 1) throw new CliError("give exactly one change: --system TEXT, --tools FILE, --model M or --drop SEQ", EXIT.usage);
+  if (values.drop !== undefined) {
+    if (!SEQ.test(values.drop)) throw new CliError("--drop takes the seq of the message to drop (a whole number)", EXIT.usage);
+    return { kind: "drop", seq: Number(values.drop) };
+  }
   if (values.system !== undefined) return { kind: "system", text: values.system };
   if (values.tools !== undefined) return { kind: "tools", tools: await readTools(values.tools, io) };
   if (values.model === "") throw new CliError("--model takes a model name", EXIT.usage);
@@ -97,6 +103,7 @@ export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise
       system: { type: "string" },
       tools: { type: "string" },
       model: { type: "string" },
+      drop: { type: "string" },
       json: { type: "boolean", default: false },
       prices: { type: "string" },
       objects: { type: "string" },
@@ -106,7 +113,7 @@ export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise
   });
   const [reference] = positionals;
   if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${WHAT_IF_USAGE}`, EXIT.usage);
-  if (values.at === undefined || !/^(0|[1-9][0-9]*)$/.test(values.at)) throw new CliError("--at takes the seq of the event the change is made at (a whole number)", EXIT.usage);
+  if (values.at === undefined || !SEQ.test(values.at)) throw new CliError("--at takes the seq of the event the change is made at (a whole number)", EXIT.usage);
   const change = await changeOf(values, io);
   const file = values.prices === undefined ? undefined : await readPricesFile(values.prices, io);
   const session = await readSessionRef(sessionRef(reference, values.store, io), io);

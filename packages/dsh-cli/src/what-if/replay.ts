@@ -2,6 +2,7 @@ import { createAgentRegistry, requestDispatchEvent, turnStartEvent } from "dsh-a
 import { replayLog, type LogReplaySettings, type ReplayOptions } from "dsh-fixtures";
 import type { ToolSchema } from "dsh-llm";
 import { EventLog, type LogEvent } from "dsh-log";
+import { SurfaceManager, toolResultEvent, userMessageEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import { currentAdapter } from "../providers.js";
 
@@ -10,7 +11,27 @@ export type WhatIfChange =
   | { readonly kind: "none" }
   | { readonly kind: "system"; readonly text: string }
   | { readonly kind: "tools"; readonly tools: readonly ToolSchema[] }
-  | { readonly kind: "model"; readonly model: string };
+  | { readonly kind: "model"; readonly model: string }
+  | { readonly kind: "drop"; readonly seq: number };
+
+/** What a dropped message reads as: a node cannot vanish from the log, it is replaced, as a harness would replace it. */
+const REMOVED = "[removed]";
+
+/**
+ * Replaces the message logged at `seq` (a live user message or tool result of the seeded log) by
+ * `[removed]`, as one logged replacement with the source `what-if`, keeping a tool result's call.
+ */
+async function dropMessage(log: EventLog, seq: number): Promise<void> {
+  const surface = new SurfaceManager(log);
+  if (!surface.nodeSeqs().includes(seq)) throw new CliError(`--drop ${seq}: seq ${seq} is no message of the session at the fork point (a message replaced before it, or not a message)`, EXIT.usage);
+  const event = log.get(seq)!;
+  const content = [{ type: "text" as const, text: REMOVED }];
+  let replacement;
+  if (userMessageEvent.is(event)) replacement = userMessageEvent.input({ content, source: "what-if" });
+  else if (toolResultEvent.is(event)) replacement = toolResultEvent.input({ callId: event.data.callId, toolName: event.data.toolName, isError: event.data.isError, content, source: "what-if" });
+  else throw new CliError(`--drop ${seq}: only a user message or a tool result can be dropped, and seq ${seq} is a ${event.type}`, EXIT.usage);
+  await log.append(surface.replaceInput({ start: seq, end: seq }, replacement));
+}
 
 /** The change in a reader's words. */
 export function describeChange(change: WhatIfChange): string {
@@ -23,6 +44,8 @@ export function describeChange(change: WhatIfChange): string {
       return `the tools ${change.tools.map((tool) => tool.name).join(", ") || "(none)"}`;
     case "model":
       return `the model ${change.model}`;
+    case "drop":
+      return `the message logged at seq ${change.seq} replaced by "${REMOVED}"`;
   }
 }
 
@@ -46,6 +69,7 @@ function optionsOf(change: WhatIfChange): ReplayOptions {
   if (change.kind === "system") return { ...adapterFacts, systemPrompt: () => change.text };
   if (change.kind === "tools") return { ...adapterFacts, toolSchemas: () => change.tools };
   if (change.kind === "model") return { ...adapterFacts, selection: (recorded) => ({ ...recorded, model: change.model }) };
+  if (change.kind === "drop") return { ...adapterFacts, prepare: (log) => dropMessage(log, change.seq) };
   return adapterFacts;
 }
 
