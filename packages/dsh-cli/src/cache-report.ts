@@ -74,7 +74,9 @@ export function explainBetween(events: readonly LogEvent[], fromSeq: number, toS
   for (const change of changesBetween(events, fromSeq, toSeq, previous)) {
     if (change.kind === "replace") {
       const { start, end } = change.replaces;
-      const what = start === end ? `the message logged at seq ${start}` : `the messages logged at seqs ${start}..${end}`;
+      // A range runs in surface order: after a compaction it can start at a summary logged after its end.
+      const what =
+        start === end ? `the message logged at seq ${start}` : start < end ? `the messages logged at seqs ${start}..${end}` : `the messages from the one logged at seq ${start} to the one logged at seq ${end}`;
       out.push(`${replaceKind(change.type, change.source)}: ${what} (seq ${change.seq})`);
       continue;
     }

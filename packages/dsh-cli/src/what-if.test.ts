@@ -97,11 +97,27 @@ describe("dsh what-if", () => {
     expect(report.whatIf.requests.filter((request) => request.turn === 0)).toEqual(report.recorded.requests.filter((request) => request.turn === 0));
   });
 
+  it("compacts at a share of the window where the recording did not, with a placeholder summary it says it used", async () => {
+    const { log, turn1 } = await twoTurns();
+    const report = await whatIf([log, "--at", String(turn1), "--context-window", "4000", "--compact-at", "0.4"]);
+    expect(report.change).toBe("compaction at 40 % of the context window");
+    expect(report.notes).toContainEqual(expect.stringMatching(/^\d+ compaction\(s\) the recording did not make summarize to a placeholder text/));
+    const compacted = report.breaks.filter((entry) => entry.in === "whatIf" && entry.causes.some((cause) => cause.startsWith("older messages were replaced by a summary")));
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(report.delta.promptTokens).toBeLessThan(0);
+    // The same window at the default share never compacts this session: no change.
+    const unchanged = await whatIf([log, "--at", String(turn1), "--context-window", "4000", "--compact-at", "0.8"]);
+    expect(unchanged.delta.costUsd).toBe(0);
+    expect(unchanged.notes).toEqual([]);
+    expect(await runCli(["what-if", log, "--at", String(turn1), "--compact-at", "0.5"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: --compact-at needs --context-window N: the window the share is of (as dsh run takes it)\n" });
+    expect(await runCli(["what-if", log, "--at", String(turn1), "--compact-at", "2"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: --compact-at takes a share of the context window, above 0 and at most 1\n" });
+  });
+
   it("refuses bad arguments in one line each", async () => {
     const { log } = await twoTurns();
     const run = (args: readonly string[]) => runCli(["what-if", log, ...args], { cwd: dir });
     expect(await run(["--system", "x"])).toMatchObject({ code: 2, stderr: "dsh: --at takes the seq of the event the change is made at (a whole number)\n" });
-    expect(await run(["--at", "1"])).toMatchObject({ code: 2, stderr: "dsh: give exactly one change: --system TEXT, --tools FILE, --model M or --drop SEQ\n" });
+    expect(await run(["--at", "1"])).toMatchObject({ code: 2, stderr: "dsh: give exactly one change: --system TEXT, --tools FILE, --model M, --drop SEQ or --compact-at SHARE\n" });
     expect(await run(["--at", "1", "--drop", "x"])).toMatchObject({ code: 2, stderr: "dsh: --drop takes the seq of the message to drop (a whole number)\n" });
     expect(await run(["--at", "1", "--drop", "2"])).toMatchObject({ code: 2, stderr: "dsh: --drop 2: only a user message or a tool result can be dropped, and seq 2 is a system/message\n" });
     expect(await run(["--at", "1", "--drop", "0"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: --drop 0: seq 0 is no message of the session at the fork point/) });

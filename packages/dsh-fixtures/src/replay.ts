@@ -30,6 +30,8 @@ export interface ReplayOptions {
    * replayed history (a what-if's edit of an earlier message, say).
    */
   readonly prepare?: (log: EventLog) => Promise<void>;
+  /** What a summary call past the recorded ones answers (a compaction the recording did not make); without it, such a call fails. */
+  readonly placeholderSummary?: string;
   /** The call config of each replayed request, from the one the log recorded for its step (a what-if of another model, say). */
   readonly selection?: (recorded: LlmCallConfig, at: { readonly turn: number; readonly step: number }) => LlmCallConfig;
   /**
@@ -65,6 +67,8 @@ export interface ReplayOutcome {
   readonly overruns: readonly string[];
   /** Recorded answers the replay never asked for. */
   readonly unused: { readonly loop: number; readonly summaries: number };
+  /** Summary calls answered with `placeholderSummary`. */
+  readonly placeholders: number;
 }
 
 /** Where a tool call sits: its turn, its step and its position among the answer's calls. Ids may repeat; positions do not. */
@@ -137,7 +141,7 @@ function providersOf(source: ReplaySource): Set<string> {
  */
 export async function replaySession(source: ReplaySource, options: ReplayOptions = {}): Promise<ReplayOutcome> {
   const plan: ReplayPlan = replayPlan(source.events, source.seedLength);
-  const tape = new Tape(source.events, source.seedLength);
+  const tape = new Tape(source.events, source.seedLength, options.placeholderSummary);
   const recorded = recordedAdapterFacts(source.requests);
   const modelDefaults = options.modelDefaults ?? recorded.defaults;
   const wireProfile = options.wireProfile ?? recorded.wire;
@@ -216,5 +220,5 @@ export async function replaySession(source: ReplaySource, options: ReplayOptions
       } else await agent.trimToolResults(source.agent.trim ?? {});
     }
   }
-  return { events: log.slice(), overruns: tape.overruns, unused: tape.unused };
+  return { events: log.slice(), overruns: tape.overruns, unused: tape.unused, placeholders: tape.placeholders };
 }

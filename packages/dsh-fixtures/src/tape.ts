@@ -111,8 +111,13 @@ export class Tape {
   #nextSummary = 0;
   /** Calls the replay made that the fixture has no answer for. */
   readonly overruns: string[] = [];
+  /** Summary calls answered with the placeholder, for want of a recorded summary. */
+  placeholders = 0;
+  readonly #placeholder: string | undefined;
 
-  constructor(events: readonly LogEvent[], fromSeq: number) {
+  /** `placeholderSummary`, when given, answers a summary call past the recorded ones (a what-if's extra compaction). */
+  constructor(events: readonly LogEvent[], fromSeq: number, placeholderSummary?: string) {
+    this.#placeholder = placeholderSummary;
     for (let seq = fromSeq; seq < events.length; seq++) {
       const event = events[seq]!;
       if (requestDispatchEvent.is(event)) this.#loop.push(loopCall(events, seq));
@@ -142,6 +147,12 @@ export class Tape {
     const list = loop ? this.#loop : this.#summaries;
     const index = loop ? this.#nextLoop : this.#nextSummary;
     const recorded = list[index];
+    if (recorded === undefined && !loop && this.#placeholder !== undefined) {
+      this.placeholders++;
+      yield { type: "text-delta", text: this.#placeholder };
+      yield { type: "finish", reason: "stop" };
+      return;
+    }
     if (recorded === undefined) {
       const what = loop ? `loop request ${index + 1}` : `summary call ${index + 1}`;
       this.overruns.push(`the replay made ${what}, but the fixture recorded ${list.length}`);

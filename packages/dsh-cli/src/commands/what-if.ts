@@ -17,7 +17,7 @@ import { whatIf, type WhatIfReport } from "../what-if/what-if.js";
 import { formatUsd } from "./cost.js";
 
 export const WHAT_IF_USAGE =
-  "dsh what-if LOG --at SEQ (--system TEXT | --tools FILE | --model M | --drop SEQ) [--json] [--prices FILE] [--objects DIR] [--store URL] [--max-steps N]";
+  "dsh what-if LOG --at SEQ (--system TEXT | --tools FILE | --model M | --drop SEQ | --compact-at SHARE) [--json] [--prices FILE] [--objects DIR] [--store URL] [--max-steps N] [--context-window N]";
 
 const toolsSchema = z.array(z.strictObject({ name: z.string().min(1), description: z.string(), parameters: z.record(z.string(), z.unknown()) }));
 
@@ -38,9 +38,14 @@ async function readTools(path: string, io: CliIo): Promise<readonly ToolSchema[]
 
 const SEQ = /^(0|[1-9][0-9]*)$/;
 
-async function changeOf(values: { system?: string | undefined; tools?: string | undefined; model?: string | undefined; drop?: string | undefined }, io: CliIo): Promise<WhatIfChange> {
-  const given = [values.system, values.tools, values.model, values.drop].filter((value) => value !== undefined).length;
-  if (given !== 1) throw new CliError("give exactly one change: --system TEXT, --tools FILE, --model M or --drop SEQ", EXIT.usage);
+async function changeOf(values: { system?: string | undefined; tools?: string | undefined; model?: string | undefined; drop?: string | undefined; "compact-at"?: string | undefined }, io: CliIo): Promise<WhatIfChange> {
+  const given = [values.system, values.tools, values.model, values.drop, values["compact-at"]].filter((value) => value !== undefined).length;
+  if (given !== 1) throw new CliError("give exactly one change: --system TEXT, --tools FILE, --model M, --drop SEQ or --compact-at SHARE", EXIT.usage);
+  if (values["compact-at"] !== undefined) {
+    const share = Number(values["compact-at"]);
+    if (!(share > 0 && share <= 1)) throw new CliError("--compact-at takes a share of the context window, above 0 and at most 1", EXIT.usage);
+    return { kind: "compact", share };
+  }
   if (values.drop !== undefined) {
     if (!SEQ.test(values.drop)) throw new CliError("--drop takes the seq of the message to drop (a whole number)", EXIT.usage);
     return { kind: "drop", seq: Number(values.drop) };
@@ -104,6 +109,8 @@ export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise
       tools: { type: "string" },
       model: { type: "string" },
       drop: { type: "string" },
+      "compact-at": { type: "string" },
+      "context-window": { type: "string" },
       json: { type: "boolean", default: false },
       prices: { type: "string" },
       objects: { type: "string" },
@@ -121,7 +128,7 @@ export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise
   const result = await whatIf(session.log, {
     at: Number(values.at),
     change,
-    agent: agentSettings({ "max-steps": values["max-steps"] }),
+    agent: agentSettings({ "max-steps": values["max-steps"], "context-window": values["context-window"] }),
     attachments: attachmentStore(io.cwd, values.objects),
     priceOf: priceOf(file),
   });

@@ -12,7 +12,8 @@ export type WhatIfChange =
   | { readonly kind: "system"; readonly text: string }
   | { readonly kind: "tools"; readonly tools: readonly ToolSchema[] }
   | { readonly kind: "model"; readonly model: string }
-  | { readonly kind: "drop"; readonly seq: number };
+  | { readonly kind: "drop"; readonly seq: number }
+  | { readonly kind: "compact"; readonly share: number };
 
 /** What a dropped message reads as: a node cannot vanish from the log, it is replaced, as a harness would replace it. */
 const REMOVED = "[removed]";
@@ -46,6 +47,8 @@ export function describeChange(change: WhatIfChange): string {
       return `the model ${change.model}`;
     case "drop":
       return `the message logged at seq ${change.seq} replaced by "${REMOVED}"`;
+    case "compact":
+      return `compaction at ${Math.round(change.share * 100)} % of the context window`;
   }
 }
 
@@ -60,11 +63,23 @@ export function forkPoint(events: readonly LogEvent[], at: number): number {
   return seq;
 }
 
+/** What a summary the recording does not have reads as in the what-if. */
+export const PLACEHOLDER_SUMMARY = "[what-if: a summary the recording does not have]";
+
+/** The agent settings that play `change`: for a compaction share, the window `--context-window` gave, at that share. */
+function settingsOf(change: WhatIfChange, settings: LogReplaySettings): LogReplaySettings {
+  if (change.kind !== "compact") return settings;
+  const compaction = settings.agent?.compaction;
+  if (compaction === undefined) throw new CliError("--compact-at needs --context-window N: the window the share is of (as dsh run takes it)", EXIT.usage);
+  return { ...settings, agent: { ...settings.agent, compaction: { ...compaction, threshold: change.share } } };
+}
+
 /** The replay options that play `change` (the adapters' defaults and wire profiles are today's code's). */
 function optionsOf(change: WhatIfChange): ReplayOptions {
   const adapterFacts: ReplayOptions = {
     modelDefaults: (provider, model) => currentAdapter(provider)?.modelDefaults?.(model) ?? {},
     wireProfile: (provider, model) => currentAdapter(provider)?.wireProfile?.(model),
+    placeholderSummary: PLACEHOLDER_SUMMARY,
   };
   if (change.kind === "system") return { ...adapterFacts, systemPrompt: () => change.text };
   if (change.kind === "tools") return { ...adapterFacts, toolSchemas: () => change.tools };
@@ -84,9 +99,10 @@ export async function replayWithChange(
   fork: number,
   change: WhatIfChange,
   settings: LogReplaySettings,
-): Promise<{ readonly log: EventLog; readonly overruns: readonly string[]; readonly unused: number }> {
-  const outcome = await replayLog(events, fork, settings, optionsOf(change));
-  return { log: EventLog.from(createAgentRegistry(), retimed(outcome.events, events, fork)), overruns: outcome.overruns, unused: outcome.unused.loop };
+): Promise<{ readonly log: EventLog; readonly overruns: readonly string[]; readonly unused: number; readonly placeholders: number }> {
+  const outcome = await replayLog(events, fork, settingsOf(change, settings), optionsOf(change));
+  const { overruns, placeholders } = outcome;
+  return { log: EventLog.from(createAgentRegistry(), retimed(outcome.events, events, fork)), overruns, unused: outcome.unused.loop, placeholders };
 }
 
 /** `replayed` with the recorded times: the seed's as they were, each later event at its step's recorded dispatch time. */

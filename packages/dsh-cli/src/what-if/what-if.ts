@@ -84,7 +84,11 @@ export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<Wha
   const changedRequests = whatIfSession.requests.filter((request, i) => byStep.get(key(request)) !== whatIfSession.bodies[i]).length;
   const a = recorded.totals;
   const b = whatIfSession.totals;
-  const notes = [...changed.overruns, ...(changed.unused > 0 ? [`${changed.unused} recorded answer(s) were never asked for`] : [])];
+  const notes = [
+    ...changed.overruns,
+    ...(changed.unused > 0 ? [`${changed.unused} recorded answer(s) were never asked for`] : []),
+    ...(changed.placeholders > 0 ? [`${changed.placeholders} compaction(s) the recording did not make summarize to a placeholder text: their summaries' length is not modelled`] : []),
+  ];
   return {
     at: options.at,
     fork,
