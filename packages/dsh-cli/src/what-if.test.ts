@@ -104,6 +104,8 @@ describe("dsh what-if", () => {
     expect(report.notes).toContainEqual(expect.stringMatching(/^\d+ compaction\(s\) the recording did not make summarize to a placeholder text/));
     const compacted = report.breaks.filter((entry) => entry.in === "whatIf" && entry.causes.some((cause) => cause.startsWith("older messages were replaced by a summary")));
     expect(compacted.length).toBeGreaterThan(0);
+    // A second compaction replaces the first summary and what followed it: a range in surface order, not seq order.
+    expect(report.breaks.flatMap((entry) => entry.causes).some((cause) => /^older messages were replaced by a summary: the messages from the one logged at seq (\d+) to the one logged at seq \d+ \(seq \d+\)$/.test(cause))).toBe(true);
     expect(report.delta.promptTokens).toBeLessThan(0);
     // The same window at the default share never compacts this session: no change.
     const unchanged = await whatIf([log, "--at", String(turn1), "--context-window", "4000", "--compact-at", "0.8"]);
