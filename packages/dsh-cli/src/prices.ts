@@ -55,24 +55,31 @@ const pricesSchema = z.record(z.string().min(1), priceSchema);
  * the catalogs'. A file that is not such an object is a usage error naming what is wrong.
  */
 export async function readPricesFile(path: string, io: CliIo): Promise<ReadonlyMap<string, ModelPrice>> {
-  const full = resolve(io.cwd, path);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(full, "utf8"));
-  } catch (error) {
-    throw new CliError(`--prices ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "not JSON"}`, EXIT.usage);
-  }
-  const result = pricesSchema.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new CliError(`--prices ${path}: ${issue.path.join(".") || "(top)"}: ${issue.message}`, EXIT.usage);
-  }
+  const data = await readJsonOption("--prices", path, pricesSchema, io);
   const prices = new Map<string, ModelPrice>();
-  for (const [model, fields] of Object.entries(result.data)) {
+  for (const [model, fields] of Object.entries(data)) {
     const { cacheWrite5m, cacheWrite1h, ...rest } = fields;
     prices.set(model, { ...rest, ...(cacheWrite5m === undefined ? {} : { cacheWrite5m }), ...(cacheWrite1h === undefined ? {} : { cacheWrite1h }), checked: "(your file)", source: path });
   }
   return prices;
+}
+
+/**
+ * The JSON file an option names, checked against `schema`: a missing file, text that is not JSON or
+ * data of another shape is a usage error naming the option, the file and (for the shape) the first
+ * field that is wrong, prefixed by `expected` when given.
+ */
+export async function readJsonOption<T>(option: string, path: string, schema: z.ZodType<T>, io: CliIo, expected = ""): Promise<T> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(resolve(io.cwd, path), "utf8"));
+  } catch (error) {
+    throw new CliError(`${option} ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "not JSON"}`, EXIT.usage);
+  }
+  const result = schema.safeParse(parsed);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw new CliError(`${option} ${path}: ${expected}${issue.path.join(".") || "(top)"}: ${issue.message}`, EXIT.usage);
 }
 
 /** Where the CLI's prices come from: the `--prices` file first, then the catalogs. */

@@ -51,7 +51,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function parseContinue(text: string): ContinueInput {
+/** A request body that must be one JSON object. */
+function jsonObject(text: string): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -59,24 +60,22 @@ function parseContinue(text: string): ContinueInput {
     throw new WebError("WEB_BAD_REQUEST", "the body is not JSON");
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new WebError("WEB_BAD_REQUEST", "the body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+function parseContinue(text: string): ContinueInput {
+  const body = jsonObject(text);
   // Only what the page sends: a field it never sends (a provider, a key) is refused, not ignored.
   const extra = Object.keys(body).find((key) => key !== "prompt" && key !== "model");
   if (extra !== undefined) throw new WebError("WEB_BAD_REQUEST", `unexpected field ${JSON.stringify(extra)}: a turn takes prompt and model only`);
-  const { prompt, model } = body as Record<string, unknown>;
+  const { prompt, model } = body;
   if (typeof prompt !== "string" || prompt.trim() === "") throw new WebError("WEB_BAD_REQUEST", "prompt must be a non-empty string");
   if (model !== undefined && (typeof model !== "string" || model === "")) throw new WebError("WEB_BAD_REQUEST", "model must be a non-empty string when given");
   return { prompt, ...(typeof model === "string" ? { model } : {}) };
 }
 
 function parseWhatIf(text: string): WhatIfInput {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new WebError("WEB_BAD_REQUEST", "the body is not JSON");
-  }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new WebError("WEB_BAD_REQUEST", "the body must be a JSON object");
-  const { at, system, model, ...extra } = body as Record<string, unknown>;
+  const { at, system, model, ...extra } = jsonObject(text);
   const unexpected = Object.keys(extra)[0];
   if (unexpected !== undefined) throw new WebError("WEB_BAD_REQUEST", `unexpected field ${JSON.stringify(unexpected)}: a what-if takes at and one of system or model`);
   if (typeof at !== "number" || !Number.isSafeInteger(at) || at < 0) throw new WebError("WEB_BAD_REQUEST", "at must be a seq (a whole number)");

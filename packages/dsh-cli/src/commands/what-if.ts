@@ -1,12 +1,10 @@
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { ToolSchema } from "dsh-llm";
 import { z } from "zod";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
-import { priceOf, readPricesFile } from "../prices.js";
+import { priceOf, readJsonOption, readPricesFile } from "../prices.js";
 import { agentSettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
@@ -21,19 +19,8 @@ export const WHAT_IF_USAGE =
 
 const toolsSchema = z.array(z.strictObject({ name: z.string().min(1), description: z.string(), parameters: z.record(z.string(), z.unknown()) }));
 
-async function readTools(path: string, io: CliIo): Promise<readonly ToolSchema[]> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(resolve(io.cwd, path), "utf8"));
-  } catch (error) {
-    throw new CliError(`--tools ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "not JSON"}`, EXIT.usage);
-  }
-  const result = toolsSchema.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new CliError(`--tools ${path}: a JSON list of {name, description, parameters} tool schemas is expected; ${issue.path.join(".") || "(top)"}: ${issue.message}`, EXIT.usage);
-  }
-  return result.data as readonly ToolSchema[];
+function readTools(path: string, io: CliIo): Promise<readonly ToolSchema[]> {
+  return readJsonOption("--tools", path, toolsSchema, io, "a JSON list of {name, description, parameters} tool schemas is expected; ") as Promise<readonly ToolSchema[]>;
 }
 
 const SEQ = /^(0|[1-9][0-9]*)$/;
