@@ -16,7 +16,10 @@ function priced(script: ConstructorParameters<typeof ScriptedAdapter>[0], clock?
     adapters: [
       {
         provider: adapter.provider,
-        stream: (request) => adapter.stream(request),
+        // Each answer reports 5 cached and 7 written prompt tokens, so the totals add those up too.
+        stream: async function* (request) {
+          for await (const chunk of adapter.stream(request)) yield chunk.type === "usage" ? { ...chunk, usage: { ...chunk.usage, cacheReadTokens: 5, cacheWriteTokens: 7 } } : chunk;
+        },
         modelDefaults: () => adapter.modelDefaults(),
         price: (model) => (model === "model-a" ? priceA : model === "model-p" ? peaked : undefined),
       },
@@ -32,9 +35,11 @@ describe("the cost of a turn and of a session", () => {
     const first = await agent.run("go");
     expect(first.cost.steps.map(({ turn, step, model }) => `${turn}.${step} ${model}`)).toEqual(["0.0 model-a", "0.1 model-a"]);
     const [one, two] = first.cost.steps;
-    expect(one!.cost!.inputUsd).toBeCloseTo((one!.usage.inputTokens * 2) / 1e6, 12);
+    expect(one!.cost!.inputUsd).toBeCloseTo(((one!.usage.inputTokens - 12) * 2) / 1e6, 12);
+    expect(one!.cost!.cacheReadUsd).toBeCloseTo((5 * 0.2) / 1e6, 12);
     expect(one!.cost!.outputUsd).toBeCloseTo(10 / 1e6, 12);
-    expect(first.cost.totals).toMatchObject({ inputTokens: first.usage.inputTokens, outputTokens: 2, unpricedSteps: 0 });
+    expect(first.cost.totals).toMatchObject({ inputTokens: first.usage.inputTokens, outputTokens: 2, cacheReadTokens: 10, cacheWriteTokens: 14, unpricedSteps: 0 });
+    expect(first.usage).toMatchObject({ cacheReadTokens: 10, cacheWriteTokens: 14 });
     expect(first.cost.totals.cost.totalUsd).toBeCloseTo(one!.cost!.totalUsd + two!.cost!.totalUsd, 12);
 
     agent.reconfigure({ provider: "scripted", model: "model-b" });
@@ -58,7 +63,16 @@ describe("the cost of a turn and of a session", () => {
     const result = await agent.run("hi");
     const step = result.cost.steps[0]!;
     expect(step.time).toBe(Date.parse("2026-12-04T12:00:00Z"));
-    expect(step.cost!.totalUsd).toBeCloseTo(3 * ((step.usage.inputTokens * 2 + 10) / 1e6), 12);
+    expect(step.cost!.totalUsd).toBeCloseTo(3 * (((step.usage.inputTokens - 5) * 2 + 5 * 0.2 + 10) / 1e6), 12);
+  });
+
+  it("skips a step whose dispatch is not in the events given (a slice that starts inside it)", async () => {
+    const { agent, log } = priced(() => ({ text: "x" }));
+    await agent.run("hi");
+    const events = log.slice();
+    const dispatch = events.findIndex((event) => event.type === "request/dispatch");
+    expect(stepCosts(events, () => priceA)).toHaveLength(1);
+    expect(stepCosts(events.slice(dispatch + 1), () => priceA)).toEqual([]);
   });
 
   it("counts nothing for steps without usage, and totals nothing to zero", () => {
