@@ -72,6 +72,7 @@ describe("a prompt, a tool result and an answer of 8 MB each", () => {
     ["requests", ["requests", "large.jsonl"]],
     ["requests --wire", ["requests", "--wire", "large.jsonl"]],
     ["cache", ["cache", "large.jsonl"]],
+    ["cost", ["cost", "large.jsonl"]],
     ["view", ["view", "large.jsonl", "-o", "large.html"]],
     ["copy", ["copy", "large.jsonl", "copied.jsonl"]],
   ])("pass through dsh %s with memory bounded by a small multiple of the log", async (_name, argv) => {
