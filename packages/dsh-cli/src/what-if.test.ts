@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
-import type { WhatIfReport } from "./what-if/what-if.js";
+import { createAgentRegistry } from "dsh-agent";
+import { JsonlStore } from "dsh-log";
+import { attachmentStore } from "./session.js";
+import { firstDifference, type WhatIfReport } from "./what-if/what-if.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -113,6 +116,18 @@ describe("dsh what-if", () => {
     expect(unchanged.notes).toEqual([]);
     expect(await runCli(["what-if", log, "--at", String(turn1), "--compact-at", "0.5"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: --compact-at needs --context-window N: the window the share is of (as dsh run takes it)\n" });
     expect(await runCli(["what-if", log, "--at", String(turn1), "--compact-at", "2"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: --compact-at takes a share of the context window, above 0 and at most 1\n" });
+  });
+
+  it("finds the first request whose bytes differ from the recording's, a missing or an extra one included", async () => {
+    const { log } = await twoTurns();
+    const session = await new JsonlStore(dir).read("s", createAgentRegistry());
+    const attachments = attachmentStore(dir, undefined);
+    const bodies = (await runCli(["requests", log, "--wire"], { cwd: dir })).stdout.trim().split("\n");
+    expect(bodies.length).toBe(6);
+    expect(await firstDifference(session.log, bodies, attachments)).toBeUndefined();
+    expect(await firstDifference(session.log, bodies.map((body, i) => (i === 3 ? body.replace("again", "agian") : body)), attachments)).toBe(3);
+    expect(await firstDifference(session.log, bodies.slice(0, 4), attachments)).toBe(4);
+    expect(await firstDifference(session.log, [...bodies, "{}"], attachments)).toBe(6);
   });
 
   it("refuses bad arguments in one line each", async () => {

@@ -1,8 +1,9 @@
-import type { PriceOf } from "dsh-agent";
+import { reconstructRequestStream, type PriceOf } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
+import { wireBody } from "../providers.js";
 import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
 import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
 
@@ -61,6 +62,20 @@ function withoutBodies({ bodies: _bodies, ...session }: ModelledSession): Omit<M
 }
 
 /**
+ * The index of the first request of `log` whose wire body is not `bodies`' at the same position (a
+ * request more or fewer counts), or `undefined` when they are the same; bodies are rebuilt one at a
+ * time and compared as they come.
+ */
+export async function firstDifference(log: EventLog, bodies: readonly string[], attachments: AttachmentStore): Promise<number | undefined> {
+  let index = 0;
+  for await (const rebuilt of reconstructRequestStream(log)) {
+    if (index >= bodies.length || (await wireBody(rebuilt, attachments)) !== bodies[index]) return index;
+    index++;
+  }
+  return index === bodies.length ? undefined : index;
+}
+
+/**
  * Forks `log` in memory at the first turn starting at or after `options.at`, plays `options.change`
  * through today's loop with the recorded answers and tool results, and compares every request of the
  * recorded and the changed session under the same cache model and prices. A session that does not
@@ -71,12 +86,11 @@ export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<Wha
   const fork = forkPoint(events, options.at);
   const settings = { agent: options.agent, attachments: options.attachments };
   const recorded = await modelSession(log, options.attachments, options.priceOf);
-  const baseline = await modelSession((await replayWithChange(events, fork, { kind: "none" }, settings)).log, options.attachments, options.priceOf);
-  const count = Math.max(recorded.bodies.length, baseline.bodies.length);
-  for (let i = 0; i < count; i++) {
-    if (recorded.bodies[i] !== baseline.bodies[i]) {
-      throw new CliError(`the session does not replay exactly without a change (request ${i + 1} differs): a what-if would not compare like with like`, EXIT.failure);
-    }
+  // The replay without a change must send exactly the recorded bytes: compared as they come, untokenized.
+  const baseline = (await replayWithChange(events, fork, { kind: "none" }, settings)).log;
+  const differs = await firstDifference(baseline, recorded.bodies, options.attachments);
+  if (differs !== undefined) {
+    throw new CliError(`the session does not replay exactly without a change (request ${differs + 1} differs): a what-if would not compare like with like`, EXIT.failure);
   }
   const changed = await replayWithChange(events, fork, options.change, settings);
   const whatIfSession = await modelSession(changed.log, options.attachments, options.priceOf);
