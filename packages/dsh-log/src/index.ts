@@ -26,4 +26,5 @@ export { headSignatureProblem, keyIdOf, parseSignedHead, publicKeyFromPem, signH
 export { FileWitness, readWitnessFile, type HeadSigning, type HeadWitness } from "./witness.js";
 export { verifyLines, type VerifyReport, type WitnessCheck } from "./verify.js";
 export { readJsonlLines } from "./jsonl-lines.js";
+export { streamSessionEvents } from "./session-stream.js";
 export { JsonlStore } from "./jsonl-store.js";

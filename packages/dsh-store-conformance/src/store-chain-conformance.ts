@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { SessionChain, verifyLines, type HeadWitness, type SessionStore, type SignedHead } from "dsh-log";
+import { SessionChain, streamSessionEvents, verifyLines, type HeadWitness, type LogEvent, type SessionStore, type SignedHead } from "dsh-log";
 import { eventLine } from "dsh-log/store";
 import { describe, expect, it } from "vitest";
 import { freshStores, type StoreHarness } from "./store-conformance.js";
@@ -46,6 +46,31 @@ export function describeChainConformance(name: string, harness: ChainHarness): v
       const forkChain = SessionChain.start({ sessionId: "f", createdAt: 43, parent: { sessionId: "c", seedLength: 2 } });
       forkChain.extend(events.slice(0, 2).map(eventLine));
       expect(await verifyLines(await store.readLines("f"))).toMatchObject({ status: "intact", head: forkChain.head.head });
+    });
+
+    it("streams a session's lines as the events a read loads, in batches, forks included", async () => {
+      const store = await fresh();
+      const created = await store.create({ registry, sessionId: "s", createdAt: 5 });
+      await created.log.append(notes(0, 5));
+      await created.log.append(notes(5, 2));
+      await created.log.close();
+      const streamed = async (id: string, batch: number) => {
+        const batches: (readonly LogEvent[])[] = [];
+        for await (const events of streamSessionEvents(await store.readLines(id), registry, batch)) batches.push(events);
+        return batches;
+      };
+      const read = (await store.read("s", registry)).log.slice();
+      const inThrees = await streamed("s", 3);
+      expect(inThrees.map((events) => events.length)).toEqual([3, 3, 1]);
+      expect(inThrees.flat()).toEqual(read);
+      expect((await streamed("s", 100)).flat()).toEqual(read);
+      const fork = await store.create({ registry, sessionId: "f", createdAt: 6, fork: { parentSessionId: "s", seed: read.slice(0, 4) } });
+      await fork.log.append(notes(4, 1));
+      await fork.log.close();
+      expect((await streamed("f", 2)).flat()).toEqual((await store.read("f", registry)).log.slice());
+      const empty = await store.create({ registry, sessionId: "e", createdAt: 7 });
+      await empty.log.close();
+      expect(await streamed("e", 2)).toEqual([]);
     });
 
     it("names the seq of an edited line, and a dropped tail or rewritten log against a signed witness", async () => {

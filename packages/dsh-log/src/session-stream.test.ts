@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { EventLog } from "./log.js";
+import { eventLine } from "./session-lines.js";
+import { streamSessionEvents } from "./session-stream.js";
+import type { StoredLines } from "./store.js";
+import { noteAdded, testRegistry, turnClosed, turnOpened } from "./test-support/registry.js";
+
+const info = { sessionId: "streamed", createdAt: 7 };
+const stored = (lines: readonly string[]): StoredLines => ({ info, chained: false, lines: lines.map((line) => ({ line, link: undefined })) });
+
+async function collect(lines: readonly string[], batch: number): Promise<(readonly unknown[])[]> {
+  const out: (readonly unknown[])[] = [];
+  for await (const events of streamSessionEvents(stored(lines), testRegistry(), batch)) out.push(events);
+  return out;
+}
+
+describe("streamSessionEvents", () => {
+  it("yields the events a load would hold, in batches of the size asked, frozen and admitted", async () => {
+    const log = new EventLog({ registry: testRegistry() });
+    await log.append(Array.from({ length: 10 }, (_, i) => noteAdded.input({ text: `note ${i}` }, i)));
+    const lines = log.slice().map(eventLine);
+    const batches = await collect(lines, 4);
+    expect(batches.map((events) => events.length)).toEqual([4, 4, 2]);
+    expect(batches.flat()).toEqual(log.slice());
+    expect(batches.flat().every((event) => Object.isFrozen(event))).toBe(true);
+    expect(await collect([], 4)).toEqual([]);
+  });
+
+  it("carries the admission rules' state across batches, and names the seq of a refused event", async () => {
+    const log = new EventLog({ registry: testRegistry() });
+    await log.append([turnOpened.input({ turn: 1 }, 0), noteAdded.input({ text: "x" }, 1), turnClosed.input({ turn: 1 }, 2)]);
+    const lines = log.slice().map(eventLine);
+    // The turn opened in the first batch closes in the second: the rule's state went along.
+    expect((await collect(lines, 2)).flat()).toEqual(log.slice());
+    // Closed twice: the second close is refused, named by its seq across batches.
+    const twice = [...lines, lines[2]!.replace('"seq":2', '"seq":3')];
+    await expect(collect(twice, 2)).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION", message: "session streamed, seq 3: turn 1 is not open" });
+    const unknown = [...lines.slice(0, 2), lines[2]!.replace('"turn/closed"', '"turn/unknown"')];
+    await expect(collect(unknown, 2)).rejects.toMatchObject({ code: "LOG_UNKNOWN_TYPE", message: expect.stringMatching(/^session streamed, seq 2: unknown event type turn\/unknown/) });
+    await expect(collect(["{not json"], 2)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(/^session streamed, seq 0: /) });
+  });
+});
