@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { LogError } from "./errors.js";
 import { EventLog } from "./log.js";
+import type { AdmissionRule } from "./registry.js";
 import { eventLine } from "./session-lines.js";
 import { streamSessionEvents } from "./session-stream.js";
 import type { StoredLines } from "./store.js";
@@ -38,5 +40,45 @@ describe("streamSessionEvents", () => {
     const unknown = [...lines.slice(0, 2), lines[2]!.replace('"turn/closed"', '"turn/unknown"')];
     await expect(collect(unknown, 2)).rejects.toMatchObject({ code: "LOG_UNKNOWN_TYPE", message: expect.stringMatching(/^session streamed, seq 2: unknown event type turn\/unknown/) });
     await expect(collect(["{not json"], 2)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(/^session streamed, seq 0: /) });
+  });
+
+  it("names a refusal deep in a batch by its seq alone, keeping the parser's refusal (and its line in the batch) as the cause", async () => {
+    const log = new EventLog({ registry: testRegistry() });
+    await log.append(Array.from({ length: 14 }, (_, i) => noteAdded.input({ text: `note ${i}` }, i)));
+    const lines = log.slice().map(eventLine);
+    const broken = [...lines.slice(0, 13), lines[13]!.replace('"note/added"', '"note/unknown"')];
+    const refusal = await collect(broken, 100).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ code: "LOG_UNKNOWN_TYPE", message: expect.stringMatching(/^session streamed, seq 13: unknown event type note\/unknown/) });
+    expect((refusal as Error).message).not.toMatch(/line \d+/);
+    expect((refusal as Error).cause).toMatchObject({ code: "LOG_UNKNOWN_TYPE", line: 15 });
+  });
+
+  it("starts every rule from its initial state", async () => {
+    // A rule whose initial state matters: it counts notes from 10 and refuses the 12th.
+    const countdown: AdmissionRule<{ readonly left: number }> = {
+      name: "test/countdown",
+      initial: () => ({ left: 11 }),
+      admit(state, event) {
+        if (!noteAdded.is(event)) return state;
+        if (state.left === 0) throw new LogError("LOG_RULE_VIOLATION", "no notes left");
+        return { left: state.left - 1 };
+      },
+    };
+    const registry = testRegistry().rule(countdown);
+    const log = new EventLog({ registry: testRegistry() });
+    await log.append(Array.from({ length: 12 }, (_, i) => noteAdded.input({ text: `note ${i}` }, i)));
+    const lines = log.slice().map(eventLine);
+    const admitted = async (count: number) => {
+      let total = 0;
+      for await (const batch of streamSessionEvents(stored(lines.slice(0, count)), registry, 5)) total += batch.length;
+      return total;
+    };
+    expect(await admitted(11)).toBe(11);
+    // A rule that fails in a way of its own (a bug, not a refusal) fails the stream with its own error.
+    const boom = new TypeError("boom");
+    const failing = testRegistry().rule({ name: "test/failing", initial: () => undefined, admit: () => { throw boom; } });
+    const failed = streamSessionEvents(stored(lines.slice(0, 1)), failing, 5).next();
+    await expect(failed).rejects.toBe(boom);
+    await expect(admitted(12)).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION", message: "session streamed, seq 11: no notes left" });
   });
 });
