@@ -17,7 +17,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const READERS = [["inspect"], ["requests", "--wire"], ["cache"]];
+const READERS = [["inspect"], ["requests", "--wire"], ["cache"], ["cost"]];
 
 describe("the bad-input corpus", () => {
   it("covers every kind of damage it claims to", () => {

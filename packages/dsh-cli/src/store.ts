@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
 import { maskUrlPassword } from "dsh-base";
-import { JsonlStore, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredSession } from "dsh-log";
+import { JsonlStore, readJsonlLines, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredLines, type StoredSession } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import type { CliSigning } from "./signing.js";
@@ -139,6 +139,18 @@ export async function openSessionRef(ref: SessionRef, io: CliIo, signing?: CliSi
     return releasingWitness({ info: opened.header, log: opened.log, location: ref.path, close: () => opened.log.close() }, signing);
   }
   return releasingWitness(await sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, options), { closeLog: true }), signing);
+}
+
+/** The stored lines a LOG argument points at, read as they are (no admission), and how to release their store. */
+export async function storedLinesOf(ref: SessionRef, io: CliIo): Promise<{ readonly stored: StoredLines; close(): Promise<void> }> {
+  if (ref.kind === "file") return { stored: await readJsonlLines(ref.path), close: async () => undefined };
+  const store = await openStore(ref.url, io.cwd);
+  try {
+    return { stored: await store.readLines(ref.sessionId), close: () => store.close() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /** The store a session reference can be followed in: the store itself, or the directory of a JSONL file. */

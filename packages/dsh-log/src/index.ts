@@ -27,4 +27,5 @@ export { FileWitness, readWitnessFile, type HeadSigning, type HeadWitness } from
 export { verifyLines, type VerifyReport, type WitnessCheck } from "./verify.js";
 export { readJsonlLines } from "./jsonl-lines.js";
 export { streamSessionEvents } from "./session-stream.js";
+export { streamJsonlLog, type JsonlStreamEnd } from "./jsonl-stream.js";
 export { JsonlStore } from "./jsonl-store.js";

@@ -121,7 +121,7 @@ const READ_BYTES = 1 << 18;
  * read costs more than it frees). Consumed by admission as it goes, so no array of all the parsed
  * events is ever built beside the log's own. Leaves the length of the unterminated rest in `tail`.
  */
-function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number }): Generator<LogEvent> {
+export function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number }): Generator<LogEvent> {
   // Byte 0 stays free: the parser turns the byte before a chunk into "[".
   let buffer = Buffer.allocUnsafe(1 + READ_BYTES);
   let carried = 0;
@@ -162,7 +162,7 @@ async function loadLogFile(
   }
 }
 
-async function openLogFile(path: string): Promise<FileHandle> {
+export async function openLogFile(path: string): Promise<FileHandle> {
   try {
     const handle = await open(path, "r");
     if ((await handle.stat()).isDirectory()) {

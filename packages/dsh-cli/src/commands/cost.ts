@@ -1,10 +1,13 @@
 import { parseArgs } from "node:util";
-import { costTotals, stepCosts, type CostTotals, type StepCost } from "dsh-agent";
+import { costTotals, requestDispatchEvent, stepCosts, stepEndEvent, type CostTotals, type StepCost } from "dsh-agent";
+import { requestHeaderEvent } from "dsh-header";
+import type { LogEvent } from "dsh-log";
 import { uncachedInputTokens, type ModelPrice } from "dsh-llm";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { describePrice, priceOf, readPricesFile } from "../prices.js";
-import { readSessionRef, sessionRef } from "../store.js";
+import { sessionRef } from "../store.js";
+import { streamSessionRef } from "../streamed.js";
 
 export const COST_USAGE = "dsh cost LOG [--json] [--prices FILE] [--store URL]";
 
@@ -68,11 +71,14 @@ export async function costCommand(argv: readonly string[], io: CliIo): Promise<n
   const [reference] = positionals;
   if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${COST_USAGE}`, EXIT.usage);
   const file = values.prices === undefined ? undefined : await readPricesFile(values.prices, io);
-  const session = await readSessionRef(sessionRef(reference, values.store, io), io);
-  await session.close();
+  // Streamed: only the events a cost depends on (headers, dispatches, step ends) are kept, so a log of any size fits.
+  const kept: LogEvent[] = [];
+  await streamSessionRef(sessionRef(reference, values.store, io), io, (batch) => {
+    for (const event of batch) if (requestHeaderEvent.is(event) || requestDispatchEvent.is(event) || stepEndEvent.is(event)) kept.push(event);
+  });
   const lookup = priceOf(file);
   const used = new Map<string, ModelPrice>();
-  const steps = stepCosts(session.log.slice(), (provider, model) => {
+  const steps = stepCosts(kept, (provider, model) => {
     const price = lookup(provider, model);
     if (price !== undefined) used.set(model, price);
     return price;

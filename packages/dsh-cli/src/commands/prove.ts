@@ -6,8 +6,7 @@ import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { buildProof } from "../proof.js";
 import { attachmentStore } from "../session.js";
-import { sessionRef } from "../store.js";
-import { storedLinesOf } from "./verify.js";
+import { sessionRef, storedLinesOf } from "../store.js";
 
 export const PROVE_USAGE = "dsh prove LOG --seq N --witness FILE -o FILE [--objects DIR] [--store URL]";
 

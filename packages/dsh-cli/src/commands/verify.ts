@@ -1,27 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { readJsonlLines, verifyLines, type StoredLines, type VerifyReport, type WitnessCheck } from "dsh-log";
+import { verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { checkProof } from "../proof.js";
 import { publicKeysOf, witnessCheckOf } from "../signing.js";
-import { openStore, sessionRef, storeUrl, type SessionRef } from "../store.js";
+import { openStore, sessionRef, storedLinesOf, storeUrl } from "../store.js";
 
 export const VERIFY_USAGE = "dsh verify LOG|--all [--public-key FILE... --witness FILE] [--json] [--store URL]";
 export const VERIFY_PROOF_USAGE = "dsh verify-proof FILE --public-key FILE... [--json]";
-
-/** The stored lines a LOG argument points at, read as they are (no admission), and how to release their store. */
-export async function storedLinesOf(ref: SessionRef, io: CliIo): Promise<{ readonly stored: StoredLines; close(): Promise<void> }> {
-  if (ref.kind === "file") return { stored: await readJsonlLines(ref.path), close: async () => undefined };
-  const store = await openStore(ref.url, io.cwd);
-  try {
-    return { stored: await store.readLines(ref.sessionId), close: () => store.close() };
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-}
 
 /** The one line `dsh verify` prints for a report. */
 export function describeReport(report: VerifyReport): string {

@@ -1,0 +1,47 @@
+import { admitBatch } from "./admission.js";
+import type { LogEvent } from "./event.js";
+import { lineOfSeq, type JsonlHeader, type TornTail } from "./jsonl-format.js";
+import { openLogFile, parsedEvents } from "./jsonl-file.js";
+import { JsonlParser } from "./jsonl-parse.js";
+import type { EventRegistry } from "./registry.js";
+
+/** Events per batch a stream yields. */
+const BATCH_EVENTS = 4096;
+
+/** What a streamed read of a JSONL log found besides its events: the header, and a torn tail left as it is. */
+export interface JsonlStreamEnd {
+  readonly header: JsonlHeader;
+  readonly tornTail: TornTail | undefined;
+}
+
+/**
+ * The JSONL log at `path` as admitted batches, read, parsed and admitted exactly as `readJsonlLog`
+ * reads it (the same refusals, naming the same lines), but holding only one batch and the admission
+ * rules' state: for reports on logs too large to hold. Returns the header and the torn tail, if any,
+ * once every batch was read; the file is left as it is.
+ */
+export async function* streamJsonlLog(path: string, registry: EventRegistry, batchEvents = BATCH_EVENTS): AsyncGenerator<readonly LogEvent[], JsonlStreamEnd> {
+  const handle = await openLogFile(path);
+  try {
+    const parser = new JsonlParser();
+    const tail = { bytes: 0 };
+    let states: readonly unknown[] = registry.rules.map((rule) => rule.initial());
+    let seq = 0;
+    let pending: LogEvent[] = [];
+    const admit = (): readonly LogEvent[] => {
+      const admitted = admitBatch(registry, pending, seq, states, { parsed: true, lineOf: lineOfSeq });
+      states = admitted.states;
+      seq += admitted.events.length;
+      pending = [];
+      return admitted.events;
+    };
+    for (const event of parsedEvents(handle.fd, parser, tail)) {
+      pending.push(event);
+      if (pending.length >= batchEvents) yield admit();
+    }
+    if (pending.length > 0) yield admit();
+    return parser.end(tail.bytes);
+  } finally {
+    await handle.close();
+  }
+}
