@@ -11,7 +11,7 @@ import { readSessionRef, sessionRef } from "../store.js";
 import type { ModelledRequest } from "../what-if/compare.js";
 import type { WhatIfChange } from "../what-if/replay.js";
 import { HONESTY } from "../what-if/view.js";
-import { whatIf, type WhatIfReport } from "../what-if/what-if.js";
+import { pairedSteps, whatIf, type WhatIfReport } from "../what-if/what-if.js";
 import { formatUsd } from "./cost.js";
 
 export const WHAT_IF_USAGE =
@@ -61,16 +61,15 @@ function report(result: WhatIfReport): string {
     `${"step".padEnd(6)} | recorded${" ".repeat(head.length - 9)} | what if`,
     `${"".padEnd(6)} |${head} |${head} note`,
   ];
-  const recorded = new Map(result.recorded.requests.map((request) => [`${request.turn}.${request.step}`, request]));
-  const breaks = new Map(result.breaks.filter((entry) => entry.in !== "recorded").map((entry) => [`${entry.turn}.${entry.step}`, entry]));
-  for (const request of result.whatIf.requests) {
-    const step = `${request.turn}.${request.step}`;
-    const broke = breaks.get(step);
+  for (const { turn, step, recorded, whatIf, broke } of pairedSteps(result)) {
+    const label = `${turn}.${step}`.padEnd(6);
+    if (whatIf === undefined) {
+      lines.push(`${label} |${cells(recorded)} |${cells(undefined)} not sent in the what-if`.trimEnd());
+      continue;
+    }
     const note = broke === undefined ? "" : `break${broke.in === "both" ? " (as recorded)" : ""}: ${printable(broke.causes.join("; ") || "UNEXPLAINED")}`;
-    lines.push(`${step.padEnd(6)} |${cells(recorded.get(step))} |${cells(request)} ${note}`.trimEnd());
-    recorded.delete(step);
+    lines.push(`${label} |${cells(recorded)} |${cells(whatIf)} ${note}`.trimEnd());
   }
-  for (const [step, request] of recorded) lines.push(`${step.padEnd(6)} |${cells(request)} |${cells(undefined)} not sent in the what-if`.trimEnd());
   const { delta, recorded: before, whatIf: after } = result;
   const share = before.totals.costUsd === 0 ? "" : ` (${signed(Math.round((1000 * delta.costUsd) / before.totals.costUsd) / 10)}%)`;
   lines.push(

@@ -6,7 +6,7 @@ import { priceOf } from "../prices.js";
 import { agentSettings } from "../session-runner.js";
 import { readForWeb } from "../web-pages.js";
 import type { ModelledRequest, ModelledSession } from "./compare.js";
-import { whatIf, type WhatIfReport } from "./what-if.js";
+import { pairedSteps, whatIf, type WhatIfReport } from "./what-if.js";
 
 /** What is exact and what is modelled, as `dsh what-if` says it too. */
 export const HONESTY: readonly string[] = [
@@ -22,17 +22,10 @@ function cells(request: ModelledRequest | ModelledSession["totals"] | undefined)
 
 /** A what-if report as the web app shows it: rows paired by step, breaks as notes. */
 export function whatIfView(report: WhatIfReport): WhatIfView {
-  const recorded = new Map(report.recorded.requests.map((request) => [`${request.turn}.${request.step}`, request]));
-  const breaks = new Map(report.breaks.filter((entry) => entry.in !== "recorded").map((entry) => [`${entry.turn}.${entry.step}`, entry]));
-  const rows: WhatIfView["rows"][number][] = report.whatIf.requests.map((request) => {
-    const step = `${request.turn}.${request.step}`;
-    const before = recorded.get(step);
-    recorded.delete(step);
-    const broke = breaks.get(step);
-    const note = broke === undefined ? "" : `break${broke.in === "both" ? " (as recorded)" : ""}: ${broke.causes.join("; ") || "unexplained"}`;
-    return { turn: request.turn, step: request.step, recorded: cells(before), whatIf: cells(request), note };
+  const rows = pairedSteps(report).map(({ turn, step, recorded, whatIf, broke }) => {
+    const note = whatIf === undefined ? "not sent in the what-if" : broke === undefined ? "" : `break${broke.in === "both" ? " (as recorded)" : ""}: ${broke.causes.join("; ") || "unexplained"}`;
+    return { turn, step, recorded: cells(recorded), whatIf: cells(whatIf), note };
   });
-  for (const request of recorded.values()) rows.push({ turn: request.turn, step: request.step, recorded: cells(request), whatIf: null, note: "not sent in the what-if" });
   const { cacheReadTokens, inputTokens, costUsd } = report.delta;
   return {
     change: report.change,

@@ -57,6 +57,29 @@ function breaksOf(recorded: readonly ModelledRequest[], whatIf: readonly Modelle
   return out.sort((a, b) => a.turn - b.turn || a.step - b.step);
 }
 
+/** One step of the comparison: the recorded request, the what-if's, and the what-if's break, paired by turn and step. */
+export interface PairedStep {
+  readonly turn: number;
+  readonly step: number;
+  readonly recorded: ModelledRequest | undefined;
+  readonly whatIf: ModelledRequest | undefined;
+  /** The what-if request's break (alone or as recorded), when it breaks. */
+  readonly broke: WhatIfBreak | undefined;
+}
+
+/** The steps of a report in the what-if's order, then the recorded steps the what-if never sent. */
+export function pairedSteps(report: Pick<WhatIfReport, "recorded" | "whatIf" | "breaks">): PairedStep[] {
+  const recorded = new Map(report.recorded.requests.map((request) => [key(request), request]));
+  const breaks = new Map(report.breaks.filter((entry) => entry.in !== "recorded").map((entry) => [key(entry), entry]));
+  const paired = report.whatIf.requests.map((request): PairedStep => {
+    const before = recorded.get(key(request));
+    recorded.delete(key(request));
+    return { turn: request.turn, step: request.step, recorded: before, whatIf: request, broke: breaks.get(key(request)) };
+  });
+  for (const request of recorded.values()) paired.push({ turn: request.turn, step: request.step, recorded: request, whatIf: undefined, broke: undefined });
+  return paired;
+}
+
 function withoutBodies({ bodies: _bodies, ...session }: ModelledSession): Omit<ModelledSession, "bodies"> {
   return session;
 }
