@@ -98,7 +98,7 @@ function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
 /** A rebuilt request and its prompt tokens (and, for the Messages API, its blocks). */
 export interface TokenizedRequest {
   readonly request: ReconstructedRequest;
-  readonly tokens: ArrayLike<number>;
+  readonly tokens: Uint32Array | readonly number[];
   readonly messages?: MessagesPrompt | undefined;
 }
 

@@ -35,7 +35,11 @@ function totalsJson(totals: CostTotals) {
 /** The steps of each turn, in order. */
 function byTurn(steps: readonly StepCost[]): Map<number, StepCost[]> {
   const turns = new Map<number, StepCost[]>();
-  for (const step of steps) turns.set(step.turn, [...(turns.get(step.turn) ?? []), step]);
+  for (const step of steps) {
+    const list = turns.get(step.turn);
+    if (list === undefined) turns.set(step.turn, [step]);
+    else list.push(step);
+  }
   return turns;
 }
 

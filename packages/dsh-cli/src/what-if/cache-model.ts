@@ -39,7 +39,7 @@ export class CacheModel {
       return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
     }
     const grain = wire.api === "chat-completions" && wire.dialect === "openai" ? OPENAI_GRANULARITY : undefined;
-    const read = this.#prefix.serve(model, Array.from(request.tokens), grain);
+    const read = this.#prefix.serve(model, request.tokens, grain);
     return { promptTokens, cacheReadTokens: read, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
   }
 }

@@ -1,7 +1,7 @@
 import { stepEndEvent, type PriceOf } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
-import { usageCost } from "dsh-llm";
-import type { EventLog } from "dsh-log";
+import { uncachedInputTokens, usageCost } from "dsh-llm";
+import type { EventLog, LogEvent } from "dsh-log";
 import { cacheRows } from "../cache-report.js";
 import { tokenizedRequests } from "../tokenized.js";
 import { CacheModel, type WireRequest } from "./cache-model.js";
@@ -46,9 +46,9 @@ async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
 }
 
 /** The output tokens each step's answer reported, by `turn.step`. */
-function outputTokens(log: EventLog): Map<string, number> {
+function outputTokens(events: readonly LogEvent[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const event of log.slice()) if (stepEndEvent.is(event) && event.data.usage !== undefined) out.set(`${event.data.turn}.${event.data.step}`, event.data.usage.outputTokens);
+  for (const event of events) if (stepEndEvent.is(event) && event.data.usage !== undefined) out.set(`${event.data.turn}.${event.data.step}`, event.data.usage.outputTokens);
   return out;
 }
 
@@ -61,7 +61,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
   const requests: WireRequest[] = [];
   for await (const request of tokenizedRequests(log, attachments)) requests.push(request);
   const events = log.slice();
-  const outputs = outputTokens(log);
+  const outputs = outputTokens(events);
   const cache = new CacheModel();
   const modelled: ModelledRequest[] = [];
   let index = 0;
@@ -82,7 +82,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
       promptTokens: served.promptTokens,
       cacheReadTokens: served.cacheReadTokens,
       cacheWriteTokens,
-      inputTokens: Math.max(0, served.promptTokens - served.cacheReadTokens - cacheWriteTokens),
+      inputTokens: uncachedInputTokens(usage),
       outputTokens: output,
       costUsd: price === undefined ? null : usageCost(usage, price, time).totalUsd,
       isBreak: row.isBreak,
