@@ -1,43 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { PriceOf } from "dsh-agent";
-import { claudePriceOf, CLAUDE_MODELS } from "dsh-anthropic";
-import type { ModelPrice } from "dsh-llm";
-import { DEEPSEEK_MODELS, OPENAI_MODELS, catalogPrice } from "dsh-openai-compatible";
-import { RESPONSES_MODELS, responsesPrice } from "dsh-openai-responses";
+import type { LlmAdapter, ModelPrice } from "dsh-llm";
 import { z } from "zod";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
-
-/** A retired model has no price in the catalog; the lookup's refusal is no failure here. */
-function quietly(lookup: () => ModelPrice | undefined): ModelPrice | undefined {
-  try {
-    return lookup();
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A model's price from the catalog of the API its provider speaks (the simulators' providers are
- * priced as the APIs they imitate, so a simulated session shows what it would have cost).
- */
-export function catalogPriceOf(provider: string, model: string): ModelPrice | undefined {
-  switch (provider) {
-    case "anthropic":
-    case "sim-anthropic":
-      return claudePriceOf(CLAUDE_MODELS, model);
-    case "openai-responses":
-    case "sim-openai-responses":
-      return quietly(() => responsesPrice(RESPONSES_MODELS, model));
-    case "deepseek":
-      return quietly(() => catalogPrice(DEEPSEEK_MODELS, model));
-    case "openai":
-      return quietly(() => catalogPrice(OPENAI_MODELS, model));
-    default:
-      return undefined;
-  }
-}
+import { currentAdapter } from "./providers.js";
 
 const perMillion = z.number().finite().nonnegative();
 const priceSchema = z.strictObject({
@@ -82,9 +50,26 @@ export async function readJsonOption<T>(option: string, path: string, schema: z.
   throw new CliError(`${option} ${path}: ${expected}${issue.path.join(".") || "(top)"}: ${issue.message}`, EXIT.usage);
 }
 
-/** Where the CLI's prices come from: the `--prices` file first, then the catalogs. */
+/**
+ * Where the CLI's prices come from: the `--prices` file first, then the catalog of the provider's
+ * adapter (the simulators' providers are priced as the APIs they imitate, so a simulated session shows
+ * what it would have cost). A retired model has no price; its catalog's refusal is no failure here.
+ */
 export function priceOf(file: ReadonlyMap<string, ModelPrice> | undefined): PriceOf {
-  return (provider, model) => file?.get(model) ?? catalogPriceOf(provider, model);
+  const adapters = new Map<string, LlmAdapter | undefined>();
+  const adapterOf = (provider: string) => {
+    if (!adapters.has(provider)) adapters.set(provider, currentAdapter(provider));
+    return adapters.get(provider);
+  };
+  return (provider, model) => {
+    const own = file?.get(model);
+    if (own !== undefined) return own;
+    try {
+      return adapterOf(provider)?.price?.(model);
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** A price in one line: the rates per million tokens, and when and where they were read. */
