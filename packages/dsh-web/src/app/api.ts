@@ -1,10 +1,14 @@
 import type { ContinueLine, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "../view-types.js";
 
-async function json<T>(path: string): Promise<T> {
-  const response = await fetch(path, { headers: { accept: "application/json" } });
-  const body = (await response.json()) as T & { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
-  return body;
+/** The JSON `path` answers (to a GET, or to a POST of `body` when given), or its error message as an `Error`. */
+async function json<T>(path: string, body?: string): Promise<T> {
+  const response = await fetch(
+    path,
+    body === undefined ? { headers: { accept: "application/json" } } : { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body },
+  );
+  const answer = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new Error(answer.error ?? `${response.status} ${response.statusText}`);
+  return answer;
 }
 
 export const listSessions = () => json<SessionListItem[]>("/api/sessions");
@@ -38,13 +42,4 @@ export async function continueSession(id: string, body: { prompt: string; model?
 }
 
 /** Asks for the recorded session beside the same session with one change from `at` on. */
-export async function whatIf(id: string, input: WhatIfInput): Promise<WhatIfView> {
-  const response = await fetch(`/api/sessions/${encodeURIComponent(id)}/what-if`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as WhatIfView & { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`);
-  return body;
-}
+export const whatIf = (id: string, input: WhatIfInput) => json<WhatIfView>(`/api/sessions/${encodeURIComponent(id)}/what-if`, JSON.stringify(input));
