@@ -104,11 +104,16 @@ export async function sessionInStore(
   }
 }
 
+/** Says on stderr that a read left a JSONL log's torn, never acknowledged last line out. */
+export function noteTornTail(tornTail: { readonly line: number; readonly bytes: number }, io: CliIo): void {
+  io.stderr.write(`dsh: note: ignoring an unacknowledged torn last line (line ${tornTail.line}, ${tornTail.bytes} bytes)\n`);
+}
+
 /** Reads the session a LOG argument points at, reporting a torn JSONL tail on stderr. */
 export async function readSessionRef(ref: SessionRef, io: CliIo): Promise<OpenedSession> {
   if (ref.kind === "file") {
     const { header, log, tornTail } = await readJsonlLog(ref.path, createAgentRegistry());
-    if (tornTail !== undefined) io.stderr.write(`dsh: note: ignoring an unacknowledged torn last line (line ${tornTail.line}, ${tornTail.bytes} bytes)\n`);
+    if (tornTail !== undefined) noteTornTail(tornTail, io);
     return { info: header, log, location: ref.path, close: async () => undefined };
   }
   // A read log stays open: `inspect --follow` loads what it follows into it.

@@ -1,7 +1,7 @@
 import { createAgentRegistry } from "dsh-agent";
 import { streamJsonlLog, streamSessionEvents, type LogEvent, type SessionInfo } from "dsh-log";
 import type { CliIo } from "./io.js";
-import { storedLinesOf, type SessionRef } from "./store.js";
+import { noteTornTail, storedLinesOf, type SessionRef } from "./store.js";
 
 /** What a streamed read found: the session, and how many events it holds. */
 export interface StreamedSession {
@@ -22,7 +22,7 @@ export async function streamSessionRef(ref: SessionRef, io: CliIo, visit: (batch
     for (let next = await stream.next(); ; next = await stream.next()) {
       if (next.done === true) {
         const { header, tornTail } = next.value;
-        if (tornTail !== undefined && options.quiet !== true) io.stderr.write(`dsh: note: ignoring an unacknowledged torn last line (line ${tornTail.line}, ${tornTail.bytes} bytes)\n`);
+        if (tornTail !== undefined && options.quiet !== true) noteTornTail(tornTail, io);
         return { info: header, events };
       }
       visit(next.value);
