@@ -95,3 +95,44 @@ export function admitBatch(
   }
   return { events, states: next };
 }
+
+/**
+ * Admission of a log read a batch at a time, as one log admits it: each batch takes the next seqs,
+ * and the rules' states go from one batch to the next.
+ */
+export class BatchAdmission {
+  readonly #registry: EventRegistry;
+  #states: readonly unknown[];
+  #seq = 0;
+
+  constructor(registry: EventRegistry) {
+    this.#registry = registry;
+    this.#states = registry.rules.map((rule) => rule.initial());
+  }
+
+  /** The seq the next batch starts at. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Admits the next batch (see {@link admitBatch}) and returns its events. */
+  admit(candidates: Iterable<Candidate>, options: BatchOptions): LogEvent[] {
+    const admitted = admitBatch(this.#registry, candidates, this.#seq, this.#states, options);
+    this.#states = admitted.states;
+    this.#seq += admitted.events.length;
+    return admitted.events;
+  }
+}
+
+/** `items` in arrays of `size` (the last one shorter), as they come. */
+export async function* inBatches<T>(items: Iterable<T> | AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}

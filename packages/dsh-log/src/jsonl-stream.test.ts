@@ -2,13 +2,11 @@ import { appendFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
-import type { AdmissionRule } from "./registry.js";
 import { createJsonlLog, readJsonlLog } from "./jsonl-file.js";
 import { streamJsonlLog, type JsonlStreamEnd } from "./jsonl-stream.js";
 import { appendRawEvents } from "./test-support/raw-lines.js";
-import { noteAdded, testRegistry, turnClosed, turnOpened } from "./test-support/registry.js";
+import { noteAdded, noteQuota, testRegistry, turnClosed, turnOpened } from "./test-support/registry.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -71,21 +69,12 @@ describe("streamJsonlLog", () => {
   });
 
   it("starts every rule from its initial state", async () => {
-    // A rule whose initial state matters: it lets two notes through and refuses the third.
-    const quota: AdmissionRule<{ readonly left: number }> = {
-      name: "test/quota",
-      initial: () => ({ left: 2 }),
-      admit(state, event) {
-        if (!noteAdded.is(event)) return state;
-        if (state.left === 0) throw new LogError("LOG_RULE_VIOLATION", "no notes left");
-        return { left: state.left - 1 };
-      },
-    };
+    // A quota of notes: its initial state is what lets the first ones through.
     const path = join(dir, "q.jsonl");
     const { log } = await createJsonlLog(path, { registry: testRegistry(), sessionId: "q", createdAt: 1 });
     await log.append([noteAdded.input({ text: "a" }, 0), noteAdded.input({ text: "b" }, 1), noteAdded.input({ text: "c" }, 2)]);
     await log.close();
-    const stream = streamJsonlLog(path, testRegistry().rule(quota), 1);
+    const stream = streamJsonlLog(path, testRegistry().rule(noteQuota(2)), 1);
     expect((await stream.next()).value).toHaveLength(1);
     expect((await stream.next()).value).toHaveLength(1);
     await expect(stream.next()).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION", line: 4 });

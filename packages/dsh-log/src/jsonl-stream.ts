@@ -1,12 +1,10 @@
-import { admitBatch } from "./admission.js";
+import { BatchAdmission, inBatches } from "./admission.js";
 import type { LogEvent } from "./event.js";
 import { lineOfSeq, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { openLogFile, parsedEvents } from "./jsonl-file.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import type { EventRegistry } from "./registry.js";
-
-/** Events per batch a stream yields. */
-const BATCH_EVENTS = 4096;
+import { BATCH_EVENTS } from "./session-stream.js";
 
 /** What a streamed read of a JSONL log found besides its events: the header, and a torn tail left as it is. */
 export interface JsonlStreamEnd {
@@ -25,21 +23,8 @@ export async function* streamJsonlLog(path: string, registry: EventRegistry, bat
   try {
     const parser = new JsonlParser();
     const tail = { bytes: 0 };
-    let states: readonly unknown[] = registry.rules.map((rule) => rule.initial());
-    let seq = 0;
-    let pending: LogEvent[] = [];
-    const admit = (): readonly LogEvent[] => {
-      const admitted = admitBatch(registry, pending, seq, states, { parsed: true, lineOf: lineOfSeq });
-      states = admitted.states;
-      seq += admitted.events.length;
-      pending = [];
-      return admitted.events;
-    };
-    for (const event of parsedEvents(handle.fd, parser, tail)) {
-      pending.push(event);
-      if (pending.length >= batchEvents) yield admit();
-    }
-    if (pending.length > 0) yield admit();
+    const admission = new BatchAdmission(registry);
+    for await (const batch of inBatches(parsedEvents(handle.fd, parser, tail), batchEvents)) yield admission.admit(batch, { parsed: true, lineOf: lineOfSeq });
     return parser.end(tail.bytes);
   } finally {
     await handle.close();

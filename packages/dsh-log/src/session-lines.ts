@@ -56,12 +56,19 @@ export function loadSessionLines(info: SessionInfo, lines: Iterable<string>, opt
     }
     return log;
   } catch (error) {
-    if (error instanceof LogError && error.line !== undefined) {
-      const message = error.message.replace(/^line \d+: /, "");
-      throw new LogError(error.code, `session ${info.sessionId}, seq ${error.line - 2}: ${message}`, { cause: error });
-    }
-    throw error;
+    throw namedBySeq(error, info.sessionId, 0);
   }
+}
+
+/**
+ * A parse or admission failure of stored lines parsed as a file whose first event is `firstSeq`,
+ * named by the session and the seq at fault instead of the line (the line's refusal is its cause);
+ * any other error as it is.
+ */
+export function namedBySeq(error: unknown, sessionId: string, firstSeq: number): unknown {
+  if (!(error instanceof LogError) || error.line === undefined) return error;
+  const message = error.message.replace(/^line \d+: /, "");
+  return new LogError(error.code, `session ${sessionId}, seq ${firstSeq + error.line - 2}: ${message}`, { cause: error });
 }
 
 /** Parses stored event lines into deep-frozen, unadmitted events (for followers, which admit them into their own log). */

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { LogError } from "./errors.js";
 import { EventLog } from "./log.js";
-import type { AdmissionRule } from "./registry.js";
 import { eventLine } from "./session-lines.js";
 import { streamSessionEvents } from "./session-stream.js";
 import type { StoredLines } from "./store.js";
-import { noteAdded, testRegistry, turnClosed, turnOpened } from "./test-support/registry.js";
+import { noteAdded, noteQuota, testRegistry, turnClosed, turnOpened } from "./test-support/registry.js";
 
 const info = { sessionId: "streamed", createdAt: 7 };
 const stored = (lines: readonly string[]): StoredLines => ({ info, chained: false, lines: lines.map((line) => ({ line, link: undefined })) });
@@ -54,17 +52,8 @@ describe("streamSessionEvents", () => {
   });
 
   it("starts every rule from its initial state", async () => {
-    // A rule whose initial state matters: it counts notes from 10 and refuses the 12th.
-    const countdown: AdmissionRule<{ readonly left: number }> = {
-      name: "test/countdown",
-      initial: () => ({ left: 11 }),
-      admit(state, event) {
-        if (!noteAdded.is(event)) return state;
-        if (state.left === 0) throw new LogError("LOG_RULE_VIOLATION", "no notes left");
-        return { left: state.left - 1 };
-      },
-    };
-    const registry = testRegistry().rule(countdown);
+    // A quota of notes: its initial state is what lets the first ones through.
+    const registry = testRegistry().rule(noteQuota(11));
     const log = new EventLog({ registry: testRegistry() });
     await log.append(Array.from({ length: 12 }, (_, i) => noteAdded.input({ text: `note ${i}` }, i)));
     const lines = log.slice().map(eventLine);

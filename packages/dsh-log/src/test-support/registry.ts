@@ -30,6 +30,19 @@ export const turnPairing: AdmissionRule<number | undefined> = {
   },
 };
 
+/** A rule whose initial state matters: it lets `limit` notes through and refuses the next one. */
+export function noteQuota(limit: number): AdmissionRule<{ readonly left: number }> {
+  return {
+    name: "test/note-quota",
+    initial: () => ({ left: limit }),
+    admit(state, event) {
+      if (!noteAdded.is(event)) return state;
+      if (state.left === 0) throw new LogError("LOG_RULE_VIOLATION", "no notes left");
+      return { left: state.left - 1 };
+    },
+  };
+}
+
 export function testRegistry(): EventRegistry {
   return new EventRegistry()
     .define(noteAdded, turnOpened, turnClosed, noteVersioned)
