@@ -8,7 +8,7 @@ import { readJsonlLog } from "dsh-log";
 import { deriveMessagesFromEvents } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry } from "./reconstruct.js";
-import { median, timed } from "./util.js";
+import { collectGarbage, median, timed } from "./util.js";
 
 export interface LoadResult {
   readonly events: number;
@@ -40,14 +40,13 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
   const deriveRatios: number[] = [];
   let events = 0;
   // Each measurement starts from a collected heap (the bench runs with --expose-gc), so neither pays for the other's garbage.
-  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
   for (let round = 0; round < rounds; round++) {
-    gc();
+    collectGarbage();
     const bare = await timed(() => floor(path));
-    gc();
+    collectGarbage();
     const full = await timed(() => readJsonlLog(path, registry()));
     events = full.value.log.length;
-    gc();
+    collectGarbage();
     const derived = await timed(async () => deriveMessagesFromEvents((await readJsonlLog(path, registry())).log.slice()));
     floors.push(bare.ms);
     loads.push(full.ms);

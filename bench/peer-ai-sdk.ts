@@ -14,7 +14,7 @@ import { RequestFreezer, markAgentLoopRequest } from "dsh-llm";
 import { EventLog, type EventInput } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { SurfaceManager, assistantMessageEvent, systemMessageEvent, userMessageEvent } from "dsh-surface";
-import { median } from "./util.js";
+import { answer, median, question } from "./util.js";
 
 export interface AiSdkRow {
   readonly priorMessages: number;
@@ -26,8 +26,6 @@ export interface AiSdkRow {
   readonly ratio: number;
 }
 
-const question = (i: number) => `Question ${i}: what does file ${i} contain?`;
-const answer = (i: number) => `File ${i} holds configuration for module ${i}, mostly defaults.`;
 const reply = `data: ${JSON.stringify({ id: "r", object: "chat.completion.chunk", created: 0, model: "sim-1", choices: [{ index: 0, delta: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\ndata: [DONE]\n\n`;
 
 /** A `fetch` that records when it is called (the request's bytes in hand) and answers at once. */

@@ -13,7 +13,7 @@ import { startTestPostgres } from "dsh-store-conformance/postgres-server";
 import { PostgresStore } from "dsh-store-postgres";
 import { assistantMessageEvent, userMessageEvent } from "dsh-surface";
 import pg from "pg";
-import { median } from "./util.js";
+import { answer, median, question } from "./util.js";
 
 export interface LangGraphRow {
   /** The step the window of steps ends at. */
@@ -27,8 +27,6 @@ export interface LangGraphRow {
   readonly dshBytes: number;
 }
 
-const question = (i: number) => `Question ${i}: what does file ${i} contain?`;
-const answer = (i: number) => `File ${i} holds configuration for module ${i}, mostly defaults.`;
 
 /** The total size of `tables` (with their indexes and TOAST) in the database at `url`. */
 async function tableBytes(url: string, tables: readonly string[]): Promise<number> {

@@ -9,7 +9,7 @@ import { readJsonlLog } from "dsh-log";
 import { deriveMessagesFromEvents } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry, writeBenchLog } from "./reconstruct.js";
-import { median, timed } from "./util.js";
+import { collectGarbage, median, timed } from "./util.js";
 
 /** pi's figures beside dsh's for one conversation size. */
 export interface PiLoadResult {
@@ -56,7 +56,6 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   const piPath = writePiSession(join(dir, `pi-${steps}`), steps);
   const dshPath = join(dir, `dsh-${steps}.jsonl`);
   await writeBenchLog(dshPath, steps, 0);
-  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
   const pis: number[] = [];
   const dshs: number[] = [];
   const ratios: number[] = [];
@@ -66,13 +65,13 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   let dshMessages = 0;
   // A warm-up round of each compiles both loaders before anything is counted.
   for (let round = -1; round < rounds; round++) {
-    gc();
+    collectGarbage();
     const pi = await timed(() => SessionManager.open(piPath).buildSessionContext().messages);
-    gc();
+    collectGarbage();
     const dsh = await timed(async () => deriveMessagesFromEvents((await readJsonlLog(dshPath, benchRegistry())).log.slice()));
-    gc();
+    collectGarbage();
     const piFloor = await timed(() => floor(piPath));
-    gc();
+    collectGarbage();
     const dshFloor = await timed(() => floor(dshPath));
     if (round < 0) continue;
     piMessages = pi.value.length;

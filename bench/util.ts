@@ -39,3 +39,12 @@ export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_cell, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ")).join("\n");
 }
+
+/** The user's turn `i` of the peer benches' conversation. */
+export const question = (i: number) => `Question ${i}: what does file ${i} contain?`;
+
+/** The model's answer to {@link question} `i`. */
+export const answer = (i: number) => `File ${i} holds configuration for module ${i}, mostly defaults.`;
+
+/** A full garbage collection when the bench runs with `--expose-gc`, else nothing. */
+export const collectGarbage: () => void = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
