@@ -80,6 +80,23 @@ describe("streamJsonlLog", () => {
     await expect(stream.next()).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION", line: 4 });
   });
 
+  it("meets two faults in the order a read meets them: an early rule violation before a later corrupt line", async () => {
+    const path = join(dir, "two.jsonl");
+    const { log } = await createJsonlLog(path, { registry: testRegistry(), sessionId: "two", createdAt: 1 });
+    await log.append([turnOpened.input({ turn: 1 }, 0), turnClosed.input({ turn: 1 }, 1)]);
+    await log.close();
+    // Closed again at seq 2, then about 350 KB of notes (past the reader's first 256 KB), then a line without its chain link.
+    const notes = Array.from({ length: 1200 }, (_, i) => ({ seq: 3 + i, type: "note/added", time: 3, data: { text: "x".repeat(240) } }));
+    await appendRawEvents(path, [{ seq: 2, type: "turn/closed", time: 2, data: { turn: 1 } }]);
+    // In commits of 100, so the reader's first 256 KB end at a commit and are admitted before the rest is parsed.
+    for (let i = 0; i < notes.length; i += 100) await appendRawEvents(path, notes.slice(i, i + 100));
+    await appendFile(path, `${JSON.stringify({ seq: 1203, type: "note/added", time: 4, data: { text: "y" } })}\n`);
+    const read = await refusal(readJsonlLog(path, testRegistry()));
+    expect(read).toMatchObject({ code: "LOG_RULE_VIOLATION", line: 4 });
+    // One batch holds both faults: the stream still meets the violation first.
+    expect(await refusal(drain(path, 4096))).toMatchObject({ code: "LOG_RULE_VIOLATION", line: 4, message: (read as Error).message });
+  });
+
   it("refuses what readJsonlLog refuses, naming the same line", async () => {
     const path = join(dir, "r.jsonl");
     const { log } = await createJsonlLog(path, { registry: testRegistry(), sessionId: "r", createdAt: 1 });

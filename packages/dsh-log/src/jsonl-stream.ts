@@ -1,4 +1,4 @@
-import { BatchAdmission, inBatches } from "./admission.js";
+import { BatchAdmission } from "./admission.js";
 import type { LogEvent } from "./event.js";
 import { lineOfSeq, type JsonlHeader, type TornTail } from "./jsonl-format.js";
 import { openLogFile, parsedEvents } from "./jsonl-file.js";
@@ -10,6 +10,15 @@ import { BATCH_EVENTS } from "./session-stream.js";
 export interface JsonlStreamEnd {
   readonly header: JsonlHeader;
   readonly tornTail: TornTail | undefined;
+}
+
+/** The next `count` items of `items` at most, leaving the rest to a later call. */
+function* upTo<T>(items: Iterator<T>, count: number): Generator<T> {
+  for (let taken = 0; taken < count; taken++) {
+    const next = items.next();
+    if (next.done === true) return;
+    yield next.value;
+  }
 }
 
 /**
@@ -24,8 +33,13 @@ export async function* streamJsonlLog(path: string, registry: EventRegistry, bat
     const parser = new JsonlParser();
     const tail = { bytes: 0 };
     const admission = new BatchAdmission(registry);
-    for await (const batch of inBatches(parsedEvents(handle.fd, parser, tail), batchEvents)) yield admission.admit(batch, { parsed: true, lineOf: lineOfSeq });
-    return parser.end(tail.bytes);
+    const events = parsedEvents(handle.fd, parser, tail);
+    for (;;) {
+      // Admitted as they are parsed, as `readJsonlLog` admits them: a file with two faults is refused at the same one.
+      const batch = admission.admit(upTo(events, batchEvents), { parsed: true, lineOf: lineOfSeq });
+      if (batch.length === 0) return parser.end(tail.bytes);
+      yield batch;
+    }
   } finally {
     await handle.close();
   }

@@ -73,7 +73,11 @@ export function namedBySeq(error: unknown, sessionId: string, firstSeq: number):
 
 /** Parses stored event lines into deep-frozen, unadmitted events (for followers, which admit them into their own log). */
 export function parseSessionLines(info: SessionInfo, lines: readonly string[]): LogEvent[] {
-  const parser = new JsonlParser();
+  return [...parsingSessionLines(info, lines)];
+}
+
+/** The same events, parsed as they are taken (so an admission that takes them one by one meets faults in the order a load does). */
+export function parsingSessionLines(info: SessionInfo, lines: Iterable<string>): Generator<LogEvent> {
   // The header line is parsed (and skipped) first, as in a file.
-  return [...parsedLines(info, lines, parser)];
+  return parsedLines(info, lines, new JsonlParser());
 }

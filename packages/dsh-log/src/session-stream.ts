@@ -1,7 +1,7 @@
 import { BatchAdmission, inBatches } from "./admission.js";
 import type { LogEvent } from "./event.js";
 import type { EventRegistry } from "./registry.js";
-import { namedBySeq, parseSessionLines } from "./session-lines.js";
+import { namedBySeq, parsingSessionLines } from "./session-lines.js";
 import type { StoredLines } from "./store.js";
 
 /** Events per batch a stream yields. */
@@ -19,10 +19,8 @@ export async function* streamSessionEvents(stored: StoredLines, registry: EventR
     let events: readonly LogEvent[];
     try {
       // Each batch is parsed as a file of its own: line 2 is its first event.
-      events = admission.admit(
-        parseSessionLines(stored.info, batch.map(({ line }) => line)),
-        { parsed: true, lineOf: (seq) => seq - first + 2 },
-      );
+      // Admitted as they are parsed, as a load admits them: a batch with two faults is refused at the one a load meets first.
+      events = admission.admit(parsingSessionLines(stored.info, batch.map(({ line }) => line)), { parsed: true, lineOf: (seq) => seq - first + 2 });
     } catch (error) {
       throw namedBySeq(error, stored.info.sessionId, first);
     }
