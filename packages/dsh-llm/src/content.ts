@@ -22,16 +22,24 @@ export const textBlockSchema = z.strictObject({ type: z.literal("text"), text: m
  * its messages and function calls), sent back with the block so the next request repeats the item.
  */
 const itemIdSchema = z.string().min(1).exactOptional();
-/** Answer text, with the id of the provider's output item it came from, if the provider names one. */
-export const assistantTextBlockSchema = textBlockSchema.extend({ itemId: itemIdSchema });
+/**
+ * Gemini's `thoughtSignature`: the model's encrypted reasoning state attached to the part that carries
+ * the block, sent back unchanged in the same part. Only the Gemini adapter reads it; every other
+ * adapter leaves it out, so a signature never reaches a provider that did not issue it.
+ */
+const thoughtSignatureSchema = z.string().min(1).exactOptional();
+/** Answer text, with the id of the provider's output item it came from and Gemini's signature, if the provider gives them. */
+export const assistantTextBlockSchema = textBlockSchema.extend({ itemId: itemIdSchema, thoughtSignature: thoughtSignatureSchema });
 /**
  * Model reasoning ("thinking") text, kept so it can be sent back when a provider requires it. A
- * provider that signs its thinking (Anthropic) adds the `signature` it must receive back unchanged.
+ * provider that signs its thinking adds what it must receive back unchanged: Anthropic's `signature`,
+ * Gemini's `thoughtSignature`.
  */
 export const reasoningBlockSchema = z.strictObject({
   type: z.literal("reasoning"),
   text: modelTextSchema,
   signature: z.string().min(1).exactOptional(),
+  thoughtSignature: thoughtSignatureSchema,
 });
 /** Reasoning the provider encrypted (Anthropic's `redacted_thinking`): opaque `data`, sent back as is. */
 export const redactedReasoningBlockSchema = z.strictObject({ type: z.literal("redacted-reasoning"), data: z.string().min(1) });
@@ -55,6 +63,7 @@ export const toolCallBlockSchema = z.strictObject({
   name: z.string().min(1),
   arguments: argumentsSchema,
   itemId: itemIdSchema,
+  thoughtSignature: thoughtSignatureSchema,
 });
 /**
  * An output item a provider needs back exactly and no other block expresses (OpenAI's reasoning item,

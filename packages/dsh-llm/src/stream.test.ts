@@ -87,6 +87,38 @@ describe("StreamAssembler", () => {
     );
   });
 
+  it("signs the text or reasoning a thoughtSignature ends (Gemini), closing the block, and keeps a call's signature", () => {
+    const result = assemble([
+      { type: "reasoning-delta", text: "Plan" },
+      { type: "reasoning-delta", text: " it", thoughtSignature: "ts-0" },
+      { type: "reasoning-delta", text: "again" },
+      { type: "text-delta", text: "Hel" },
+      { type: "text-delta", text: "lo", thoughtSignature: "ts-1" },
+      { type: "text-delta", text: "", thoughtSignature: "ts-2" },
+      { type: "text-delta", text: "more" },
+      { type: "tool-call-delta", index: 0, callId: "c", name: "f", argumentsDelta: "{}", thoughtSignature: "ts-3" },
+      { type: "tool-call-delta", index: 0, argumentsDelta: "", thoughtSignature: "ts-3" },
+      { type: "tool-call-delta", index: 1, callId: "d", name: "f", argumentsDelta: "{}" },
+      { type: "finish", reason: "tool-calls" },
+    ]);
+    expect(result.content).toStrictEqual([
+      { type: "reasoning", text: "Plan it", thoughtSignature: "ts-0" },
+      { type: "reasoning", text: "again" },
+      { type: "text", text: "Hello", thoughtSignature: "ts-1" },
+      { type: "text", text: "", thoughtSignature: "ts-2" },
+      { type: "text", text: "more" },
+      { type: "tool-call", callId: "c", name: "f", arguments: "{}", thoughtSignature: "ts-3" },
+      { type: "tool-call", callId: "d", name: "f", arguments: "{}" },
+    ]);
+    expect(() =>
+      assemble([
+        { type: "tool-call-delta", index: 0, callId: "c", name: "f", argumentsDelta: "{}", thoughtSignature: "a" },
+        { type: "tool-call-delta", index: 0, argumentsDelta: "", thoughtSignature: "b" },
+      ]),
+    ).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: "tool call 0 changed its signature mid-stream" }));
+    expect(() => assemble([{ type: "text-delta", text: "x", thoughtSignature: "" }, { type: "finish", reason: "stop" }])).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }));
+  });
+
   it("refuses an empty signature or empty redacted data as a malformed answer", () => {
     expect(() => assemble([{ type: "reasoning-delta", text: "x" }, { type: "reasoning-signature", signature: "" }, { type: "finish", reason: "stop" }])).toThrowError(
       expect.objectContaining({ code: "LLM_MALFORMED_STREAM" }),

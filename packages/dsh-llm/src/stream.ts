@@ -17,8 +17,12 @@ export type FinishReason = z.output<typeof finishReasonSchema>;
  * the name as `itemId`, kept on the block so it can be sent back.
  */
 export type StreamChunk =
-  | { readonly type: "text-delta"; readonly text: string; readonly block?: number; readonly itemId?: string }
-  | { readonly type: "reasoning-delta"; readonly text: string; readonly block?: number }
+  /**
+   * Text, or reasoning text. A `thoughtSignature` (Gemini's) signs the block the text ends: the delta
+   * joins the open block, which then takes no more text.
+   */
+  | { readonly type: "text-delta"; readonly text: string; readonly block?: number; readonly itemId?: string; readonly thoughtSignature?: string }
+  | { readonly type: "reasoning-delta"; readonly text: string; readonly block?: number; readonly thoughtSignature?: string }
   /** Closes the reasoning block being streamed with the provider's signature (a block of its own if none is open). */
   | { readonly type: "reasoning-signature"; readonly signature: string; readonly block?: number }
   /** A whole block of encrypted reasoning. */
@@ -30,6 +34,8 @@ export type StreamChunk =
       readonly name?: string;
       readonly argumentsDelta: string;
       readonly itemId?: string;
+      /** Gemini's signature of the call's part, sent back with it. */
+      readonly thoughtSignature?: string;
     }
   /** A whole output item the provider needs back verbatim (see the `provider-item` block). */
   | { readonly type: "provider-item"; readonly api: string; readonly item: JsonObject }
@@ -58,15 +64,23 @@ export interface GenerateResult {
   readonly cacheDiagnosis?: CacheDiagnosis;
 }
 
+/** A text or reasoning block as the answer keeps it, with only the fields it has. */
+function textBlock(block: Extract<OpenBlock, { type: "text" | "reasoning" }>): AssistantContent {
+  const signed = block.thoughtSignature === undefined ? {} : { thoughtSignature: block.thoughtSignature };
+  if (block.type === "reasoning") return { type: "reasoning", text: block.text, ...(block.signature === undefined ? {} : { signature: block.signature }), ...signed };
+  return { type: "text", text: block.text, ...(block.itemId === undefined ? {} : { itemId: block.itemId }), ...signed };
+}
+
 interface OpenToolCall {
   callId: string;
   name: string;
   arguments: string;
   itemId?: string;
+  thoughtSignature?: string;
 }
 
 type OpenBlock =
-  | { type: "text" | "reasoning"; text: string; signature?: string; block: number | undefined; itemId: string | undefined }
+  | { type: "text" | "reasoning"; text: string; signature?: string; thoughtSignature?: string; block: number | undefined; itemId: string | undefined }
   | { type: "redacted-reasoning"; data: string }
   | { type: "provider-item"; api: string; item: JsonObject }
   | { type: "tool-call"; call: OpenToolCall };
@@ -92,10 +106,10 @@ export class StreamAssembler {
     }
     switch (chunk.type) {
       case "text-delta":
-        this.#appendText("text", chunk.text, chunk.block, chunk.itemId);
+        this.#appendText("text", chunk.text, chunk.block, chunk.itemId, chunk.thoughtSignature);
         break;
       case "reasoning-delta":
-        this.#appendText("reasoning", chunk.text, chunk.block, undefined);
+        this.#appendText("reasoning", chunk.text, chunk.block, undefined, chunk.thoughtSignature);
         break;
       case "reasoning-signature":
         this.#sign(chunk.signature, chunk.block);
@@ -132,17 +146,14 @@ export class StreamAssembler {
     const content: AssistantContent[] = this.#blocks.map((block) => {
       if (block.type === "redacted-reasoning") return { type: block.type, data: block.data };
       if (block.type === "provider-item") return { type: block.type, api: block.api, item: block.item };
-      if (block.type !== "tool-call") {
-        if (block.signature !== undefined) return { type: "reasoning", text: block.text, signature: block.signature };
-        return block.itemId === undefined ? { type: block.type, text: block.text } : { type: "text", text: block.text, itemId: block.itemId };
-      }
-      const { callId, name, itemId } = block.call;
+      if (block.type !== "tool-call") return textBlock(block);
+      const { callId, name, itemId, thoughtSignature } = block.call;
       if (callId === "" || name === "") {
         throw new LlmError("LLM_MALFORMED_STREAM", "stream produced a tool call without an id or a name");
       }
       if (ids.has(callId)) throw new LlmError("LLM_MALFORMED_STREAM", `stream produced two tool calls with id ${callId}`);
       ids.add(callId);
-      return { type: "tool-call", callId, name, arguments: block.call.arguments, ...(itemId === undefined ? {} : { itemId }) };
+      return { type: "tool-call", callId, name, arguments: block.call.arguments, ...(itemId === undefined ? {} : { itemId }), ...(thoughtSignature === undefined ? {} : { thoughtSignature }) };
     });
     const checked = resultSchema.safeParse({ content, usage: this.#usage, responseId: this.#responseId, cacheDiagnosis: this.#cacheDiagnosis });
     if (!checked.success) {
@@ -160,14 +171,16 @@ export class StreamAssembler {
   /** The last block, when it is an unsigned block of `type` from the same provider block and item: the one text may extend. */
   #open(type: "text" | "reasoning", block: number | undefined, itemId: string | undefined = undefined): Extract<OpenBlock, { type: "text" | "reasoning" }> | undefined {
     const last = this.#blocks.at(-1);
-    return last !== undefined && last.type === type && last.signature === undefined && last.block === block && last.itemId === itemId ? last : undefined;
+    return last !== undefined && last.type === type && last.signature === undefined && last.thoughtSignature === undefined && last.block === block && last.itemId === itemId ? last : undefined;
   }
 
-  #appendText(type: "text" | "reasoning", text: string, block: number | undefined, itemId: string | undefined): void {
-    if (text === "") return;
-    const open = this.#open(type, block, itemId);
+  /** Extends the open block of `type` (or opens one); a `thoughtSignature` signs and closes it, also with no text. */
+  #appendText(type: "text" | "reasoning", text: string, block: number | undefined, itemId: string | undefined, thoughtSignature: string | undefined): void {
+    if (text === "" && thoughtSignature === undefined) return;
+    let open = this.#open(type, block, itemId);
     if (open !== undefined) open.text += text;
-    else this.#blocks.push({ type, text, block, itemId });
+    else this.#blocks.push((open = { type, text, block, itemId }));
+    if (thoughtSignature !== undefined) open.thoughtSignature = thoughtSignature;
   }
 
   /** Signs the open reasoning block; a signature with none open is a block whose text the provider omitted. */
@@ -195,6 +208,12 @@ export class StreamAssembler {
         throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${chunk.index} changed its name mid-stream`);
       }
       call.name = chunk.name;
+    }
+    if (chunk.thoughtSignature !== undefined) {
+      if (call.thoughtSignature !== undefined && call.thoughtSignature !== chunk.thoughtSignature) {
+        throw new LlmError("LLM_MALFORMED_STREAM", `tool call ${chunk.index} changed its signature mid-stream`);
+      }
+      call.thoughtSignature = chunk.thoughtSignature;
     }
     if (chunk.itemId !== undefined) {
       if (call.itemId !== undefined && call.itemId !== chunk.itemId) {
