@@ -12,6 +12,10 @@ import { renderMessagesPrompt, type MessagesBody } from "./messages-prompt.js";
 import { messagesVerdict, minCacheableTokens, signThinking } from "./messages-rules.js";
 import { messagesFrames } from "./messages-stream.js";
 import { Diagnostician } from "./fingerprints.js";
+import { geminiExploreView, type GeminiBody } from "./gemini-prompt.js";
+import { geminiVerdict } from "./gemini-rules.js";
+import { geminiRoute, serveGeminiCache } from "./gemini-serve.js";
+import { geminiFrames } from "./gemini-stream.js";
 import { PrefixCache } from "./prefix-cache.js";
 import { promptTokens } from "./prompt.js";
 import type { ResponsesBody } from "./responses-prompt.js";
@@ -27,7 +31,7 @@ export interface SimulatorOptions {
   readonly host?: "127.0.0.1" | "::1";
   /** 0 (default) picks a free port. */
   readonly port?: number;
-  /** When set, requests must carry `Authorization: Bearer <apiKey>` or `x-api-key: <apiKey>`. */
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`, `x-api-key: <apiKey>` or `x-goog-api-key: <apiKey>`. */
   readonly apiKey?: string;
   /** How long a `stall` fault holds the connection open before closing it (default 30 s). */
   readonly stallMs?: number;
@@ -72,8 +76,9 @@ const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses
  * Starts a loopback server that answers from a scenario in three dialects: OpenAI-compatible Chat
  * Completions (`/v1/chat/completions`, DeepSeek's automatic prefix cache), OpenAI's Responses API
  * (`/v1/responses`, stateless, encrypted reasoning checked on the way back, OpenAI's prefix cache)
- * and Anthropic's Messages API (`/v1/messages`, explicit breakpoints with TTLs on a virtual clock).
- * It injects faults and records the raw bodies it received.
+ * Anthropic's Messages API (`/v1/messages`, explicit breakpoints with TTLs on a virtual clock) and
+ * Google's Gemini API (`/v1beta/models/{model}:streamGenerateContent`, thought signatures checked on
+ * the way back, implicit caching). It injects faults and records the raw bodies it received.
  */
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
   const prefixCache = new PrefixCache();
@@ -106,7 +111,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const path = (request.url ?? "").split("?")[0];
     const messagesApi = path === "/v1/messages";
     const responsesApi = path === "/v1/responses" || path === "/responses";
-    if (request.method !== "POST" || !(messagesApi || responsesApi || path === "/v1/chat/completions" || path === "/chat/completions")) {
+    const geminiModel = geminiRoute(path ?? "");
+    const dialect = messagesApi ? "anthropic" : geminiModel !== undefined ? "google" : "openai";
+    if (request.method !== "POST" || !(messagesApi || responsesApi || geminiModel !== undefined || path === "/v1/chat/completions" || path === "/chat/completions")) {
       sendError(response, 404, `no route for ${request.method} ${path}`);
       return;
     }
@@ -117,14 +124,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     /** Answers with an HTTP error, recording the request as one that reached no model. */
     const refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => {
       exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, cacheWriteTokens: 0, fault });
-      sendError(response, status, message, headers, type, messagesApi);
+      sendError(response, status, message, headers, type, dialect);
     };
     const key = options.apiKey;
-    if (key !== undefined && request.headers.authorization !== `Bearer ${key}` && request.headers["x-api-key"] !== key) {
+    if (key !== undefined && request.headers.authorization !== `Bearer ${key}` && request.headers["x-api-key"] !== key && request.headers["x-goog-api-key"] !== key) {
       refuse(401, "invalid API key", undefined, {}, "authentication_error");
       return;
     }
-    let body: MessagesBody & ResponsesBody & { messages?: unknown; tools?: unknown; thinking?: unknown };
+    let body: MessagesBody & ResponsesBody & GeminiBody & { messages?: unknown; tools?: unknown; thinking?: unknown };
     try {
       body = JSON.parse(raw) as typeof body;
     } catch {
@@ -134,6 +141,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const model = String(body.model ?? "sim");
     if (responsesApi) {
       await serveResponses(body, raw, response, refuse);
+      return;
+    }
+    if (geminiModel !== undefined) {
+      await serveGemini(body, geminiModel, raw, response, refuse);
       return;
     }
     const blocks = messagesApi ? renderMessagesPrompt(body) : [];
@@ -192,6 +203,26 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     await deliver(response, responsesFrames(answer, scripted), scripted.fault);
   }
 
+  /** One Gemini request: its rules, then the scripted answer with Google's implicit cache. */
+  async function serveGemini(body: GeminiBody, model: string, raw: string, response: ServerResponse, refuse: (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void): Promise<void> {
+    const verdict = geminiVerdict(body, model);
+    if (verdict.refused) {
+      refuse(400, verdict.message, undefined, {}, "INVALID_ARGUMENT");
+      return;
+    }
+    const scripted = "policy" in options.scenario ? exploreResponse(geminiExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
+      const limited = scripted.fault === "http-429";
+      refuse(limited ? 429 : 500, limited ? "Resource has been exhausted (e.g. check quota)." : "An internal error has occurred.", scripted.fault, { "retry-after": "0" }, limited ? "RESOURCE_EXHAUSTED" : "INTERNAL");
+      return;
+    }
+    const cache = serveGeminiCache(prefixCache, body, model);
+    exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
+    // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
+    const answer = { responseId: `sim_${callKey(raw)}`, model, thinking: verdict.thinking, thoughts: verdict.thoughts, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens };
+    await deliver(response, geminiFrames(answer, scripted), scripted.fault);
+  }
+
   /** Streams the frames, or plays the scripted fault with them. */
   async function deliver(response: ServerResponse, frames: readonly string[], fault: ScriptedResponse["fault"]): Promise<void> {
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
@@ -248,10 +279,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   };
 }
 
-/** An error response in the dialect's shape: Anthropic's `{type: "error", error}` or OpenAI's `{error}`. */
-function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, type = "simulator_error", anthropic = false): void {
+/** An error response in the dialect's shape: Anthropic's `{type: "error", error}`, Google's `{error: {code, message, status}}` or OpenAI's `{error}`. */
+function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, type = "simulator_error", dialect: "anthropic" | "google" | "openai" = "openai"): void {
   response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(JSON.stringify(anthropic ? { type: "error", error: { type, message } } : { error: { message, type, param: null, code: type } }));
+  const google = { error: { code: status, message, status: type === "authentication_error" ? "UNAUTHENTICATED" : type } };
+  response.end(JSON.stringify(dialect === "anthropic" ? { type: "error", error: { type, message } } : dialect === "google" ? google : { error: { message, type, param: null, code: type } }));
 }
 
 /**

@@ -1,0 +1,36 @@
+import type { Granularity, PrefixCache } from "./prefix-cache.js";
+import { renderGeminiPrompt, type GeminiBody } from "./gemini-prompt.js";
+import { segmentsTokens } from "./prompt.js";
+
+/** The model a Gemini streaming path names (`/v1beta/models/{model}:streamGenerateContent`), or `undefined` for another path. */
+export function geminiRoute(path: string): string | undefined {
+  const match = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/.exec(path);
+  return match === null ? undefined : decodeURIComponent(match[1]!);
+}
+
+/** The fewest prompt tokens Google's implicit cache serves from, per its documentation: 4096 on Gemini 3, 2048 on 2.5, else 1024. */
+export function geminiCacheMinimum(model: string): number {
+  if (/^gemini-([3-9]|\d{2,})/.test(model)) return 4096;
+  return model.startsWith("gemini-2.5") ? 2048 : 1024;
+}
+
+/** What the implicit cache did for one Gemini request. */
+export interface GeminiCacheOutcome {
+  readonly promptTokens: number;
+  readonly cachedTokens: number;
+  /** The prompt as the model reads it: what response ids are derived from. */
+  readonly prompt: string;
+}
+
+/** Serves a Gemini prompt from the implicit prefix cache: prefixes from the model's minimum on, in 128-token units. */
+export function serveGeminiCache(cache: PrefixCache, body: GeminiBody, model: string): GeminiCacheOutcome {
+  const segments = renderGeminiPrompt(body);
+  const { tokens } = segmentsTokens(segments);
+  const grain: Granularity = { first: geminiCacheMinimum(model), unit: 128 };
+  return { promptTokens: tokens.length, cachedTokens: cache.serve(`gemini:${model}`, tokens, grain), prompt: segments.join("") };
+}
+
+/** The prompt tokens of a Gemini body, as the simulator counts them (for `dsh cache`). */
+export function geminiPromptTokens(body: GeminiBody): Uint32Array {
+  return segmentsTokens(renderGeminiPrompt(body)).tokens;
+}
