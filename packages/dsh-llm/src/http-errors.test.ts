@@ -30,6 +30,8 @@ describe("httpError, its wording", () => {
     expect(httpError(502, "", null).message).toBe("provider error (HTTP 502)");
     expect(httpError(404, "no such model", null).message).toBe("the provider rejected the request (HTTP 404: no such model)");
     expect(httpError(413, "maximum context length exceeded", null).code).toBe("LLM_CONTEXT_OVERFLOW");
+    const google = JSON.stringify({ error: { code: 400, message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", status: "INVALID_ARGUMENT" } });
+    expect(httpError(400, google, null)).toMatchObject({ code: "LLM_CONTEXT_OVERFLOW", message: expect.stringContaining("(1200000) exceeds") });
   });
 
   it("tells a context overflow only from a 400 or 413 that says so", () => {

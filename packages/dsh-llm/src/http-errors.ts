@@ -1,7 +1,7 @@
 import { truncateText } from "dsh-base";
 import { LlmError } from "./errors.js";
 
-const OVERFLOW = /context[ _-]?length|maximum context|too many tokens|context window|prompt is too long/i;
+const OVERFLOW = /context[ _-]?length|maximum context|too many tokens|context window|prompt is too long|exceeds the maximum number of tokens/i;
 
 /** Maps a non-2xx HTTP response to a typed error; the provider's own message is kept, truncated. */
 export function httpError(status: number, bodyText: string, retryAfter: string | null): LlmError {
