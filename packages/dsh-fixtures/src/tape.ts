@@ -42,15 +42,16 @@ export function answerChunks(content: DeepReadonly<AssistantContent[]>, finish: 
   let index = 0;
   // Each logged block streams as a block of its own, so consecutive blocks come back apart, as logged.
   for (const [block, value] of content.entries()) {
-    if (value.type === "text") chunks.push({ type: "text-delta", text: value.text, block, ...(value.itemId === undefined ? {} : { itemId: value.itemId }) });
+    const signed = value.type !== "redacted-reasoning" && value.type !== "provider-item" && value.thoughtSignature !== undefined ? { thoughtSignature: value.thoughtSignature } : {};
+    if (value.type === "text") chunks.push({ type: "text-delta", text: value.text, block, ...(value.itemId === undefined ? {} : { itemId: value.itemId }), ...signed });
     else if (value.type === "redacted-reasoning") chunks.push({ type: "redacted-reasoning", data: value.data });
     else if (value.type === "provider-item") chunks.push({ type: "provider-item", api: value.api, item: value.item });
     else if (value.type === "reasoning") {
-      chunks.push({ type: "reasoning-delta", text: value.text, block });
+      chunks.push({ type: "reasoning-delta", text: value.text, block, ...signed });
       if (value.signature !== undefined) chunks.push({ type: "reasoning-signature", signature: value.signature, block });
     } else {
       const itemId = value.itemId === undefined ? {} : { itemId: value.itemId };
-      chunks.push({ type: "tool-call-delta", index: index++, callId: value.callId, name: value.name, argumentsDelta: value.arguments, ...itemId });
+      chunks.push({ type: "tool-call-delta", index: index++, callId: value.callId, name: value.name, argumentsDelta: value.arguments, ...itemId, ...signed });
     }
   }
   if (usage !== undefined) chunks.push({ type: "usage", usage });

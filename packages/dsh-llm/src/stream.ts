@@ -183,9 +183,13 @@ export class StreamAssembler {
     if (thoughtSignature !== undefined) open.thoughtSignature = thoughtSignature;
   }
 
-  /** Signs the open reasoning block; a signature with none open is a block whose text the provider omitted. */
+  /**
+   * Signs the open reasoning block (also one a Gemini signature closed); a signature with none open is
+   * a block whose text the provider omitted.
+   */
   #sign(signature: string, block: number | undefined): void {
-    const open = this.#open("reasoning", block);
+    const last = this.#blocks.at(-1);
+    const open = last?.type === "reasoning" && last.signature === undefined && last.block === block ? last : undefined;
     if (open !== undefined) open.signature = signature;
     else this.#blocks.push({ type: "reasoning", text: "", signature, block, itemId: undefined });
   }
