@@ -1,0 +1,127 @@
+import type { AttachmentStore } from "dsh-attachments";
+import { LlmError, imageBase64, type AssistantContent, type Message, type UserContent } from "dsh-llm";
+
+/** The `api` of the provider items this adapter logs and sends back verbatim. */
+export const GEMINI_API = "gemini";
+
+/** One content of the body, its parts already JSON text. */
+export interface WireContent {
+  readonly role: "user" | "model";
+  readonly parts: string[];
+}
+
+function invalid(message: string): LlmError {
+  return new LlmError("LLM_INVALID_REQUEST", message, { retryable: false });
+}
+
+const json = JSON.stringify;
+
+/** `,"thoughtSignature":"…"` when the block carries one. */
+function signed(signature: string | undefined): string {
+  return signature === undefined ? "" : `,"thoughtSignature":${json(signature)}`;
+}
+
+async function userParts(content: readonly UserContent[], attachments: AttachmentStore | undefined, where: string): Promise<string[]> {
+  const parts: string[] = [];
+  for (const block of content) {
+    if (block.type === "text") {
+      // The API refuses a request with an empty text part.
+      if (block.text === "") throw invalid(`${where} holds an empty text part, which Gemini refuses`);
+      parts.push(`{"text":${json(block.text)}}`);
+    } else {
+      parts.push(`{"inlineData":{"mimeType":${json(block.image.mediaType)},"data":"${await imageBase64(attachments, block.image)}"}}`);
+    }
+  }
+  return parts;
+}
+
+/** A call's raw argument text, which Gemini takes as a JSON object (a call another provider made may not be one). */
+function argsObject(block: Extract<AssistantContent, { type: "tool-call" }>): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(block.arguments);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw invalid(`tool call ${block.callId} has arguments that are not a JSON object, which Gemini's functionCall.args must be`);
+  }
+  return block.arguments;
+}
+
+/**
+ * The parts of an answer, in its order: text and signed reasoning (a thought part) with their
+ * signatures in place, function calls with the id they came with and their raw argument text, and
+ * Gemini's own parts verbatim. Unsigned reasoning, another provider's signed or encrypted reasoning and
+ * items, and empty unsigned text are left out.
+ */
+function modelParts(content: readonly AssistantContent[]): string[] {
+  const parts: string[] = [];
+  for (const block of content) {
+    switch (block.type) {
+      case "text":
+        if (block.text !== "" || block.thoughtSignature !== undefined) parts.push(`{"text":${json(block.text)}${signed(block.thoughtSignature)}}`);
+        break;
+      case "reasoning":
+        if (block.thoughtSignature !== undefined) parts.push(`{"text":${json(block.text)},"thought":true${signed(block.thoughtSignature)}}`);
+        break;
+      case "tool-call": {
+        const id = block.itemId === undefined ? "" : `"id":${json(block.itemId)},`;
+        parts.push(`{"functionCall":{${id}"name":${json(block.name)},"args":${argsObject(block)}}${signed(block.thoughtSignature)}}`);
+        break;
+      }
+      case "provider-item":
+        if (block.api === GEMINI_API) parts.push(json(block.item));
+        break;
+      case "redacted-reasoning":
+        break;
+    }
+  }
+  return parts;
+}
+
+/** A tool result as a `functionResponse` part: its text as `output` (or `error`), its images as inline parts. */
+async function functionResponse(message: Extract<Message, { role: "tool" }>, callIds: ReadonlyMap<string, string | undefined>, attachments: AttachmentStore | undefined): Promise<string> {
+  const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const images = message.content.filter((block) => block.type === "image");
+  const id = callIds.get(message.callId);
+  const media = images.length === 0 ? "" : `,"parts":[${(await userParts(images, attachments, `the result of ${message.callId}`)).join(",")}]`;
+  return `{"functionResponse":{${id === undefined ? "" : `"id":${json(id)},`}"name":${json(message.toolName)},"response":{${json(message.isError ? "error" : "output")}:${json(text)}}${media}}}`;
+}
+
+/**
+ * The contents of a conversation (the system prompt excluded): user messages and tool results are
+ * `user` parts, answers `model` parts, and consecutive messages of one role share a content, so
+ * the results of parallel calls answer them together. An answer that leaves no parts is left out.
+ */
+export async function wireContents(messages: readonly Message[], attachments: AttachmentStore | undefined): Promise<WireContent[]> {
+  const contents: WireContent[] = [];
+  // The id each call went out with (Gemini's own, or none), which its result names back.
+  const callIds = new Map<string, string | undefined>();
+  for (const [index, message] of messages.entries()) {
+    let role: WireContent["role"];
+    let parts: string[];
+    switch (message.role) {
+      case "system":
+        throw invalid("a system message may only be the first message");
+      case "user":
+        role = "user";
+        parts = await userParts(message.content, attachments, `message ${index}`);
+        break;
+      case "tool":
+        role = "user";
+        parts = [await functionResponse(message, callIds, attachments)];
+        break;
+      case "assistant":
+        role = "model";
+        for (const block of message.content) if (block.type === "tool-call") callIds.set(block.callId, block.itemId);
+        parts = modelParts(message.content);
+        break;
+    }
+    if (parts.length === 0) continue;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+  return contents;
+}

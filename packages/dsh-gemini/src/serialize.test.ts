@@ -1,0 +1,97 @@
+import { MemoryAttachmentStore, putImage } from "dsh-attachments";
+import { freezeRequest, type GenerateOptions, type Message } from "dsh-llm";
+import { describe, expect, it } from "vitest";
+import { serializeRequest, serializeRequestBytes } from "./serialize.js";
+
+const config = { provider: "gemini", model: "gemini-3.8-flash" } as const;
+const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }], source: "user" });
+const body = async (options: GenerateOptions) => serializeRequest(freezeRequest(options));
+
+describe("serializeRequest", () => {
+  it("writes the system prompt, tools and settings in a fixed order with contents last, and no model in the body", async () => {
+    const text = await body({
+      config: { ...config, maxTokens: 100, temperature: 0.5, stop: ["END"], reasoningEffort: "low", responseFormat: { name: "answer", schema: { type: "object", required: ["b"], properties: { b: {} } } }, extensions: { safetySettings: [] } },
+      tools: [{ name: "read", description: "Reads.", parameters: { type: "object", properties: { z: {}, a: {} } } }],
+      messages: [{ role: "system", content: "Be brief.", source: "system-prompt" }, user("Hi")],
+    });
+    expect(text).toBe(
+      '{"systemInstruction":{"parts":[{"text":"Be brief."}]},"tools":[{"functionDeclarations":[{"name":"read","description":"Reads.","parametersJsonSchema":{"properties":{"a":{},"z":{}},"type":"object"}}]}],' +
+        '"generationConfig":{"maxOutputTokens":100,"temperature":0.5,"stopSequences":["END"],"responseMimeType":"application/json","responseJsonSchema":{"properties":{"b":{}},"required":["b"],"type":"object"},"thinkingConfig":{"thinkingLevel":"low","includeThoughts":true}},' +
+        '"safetySettings":[],"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}',
+    );
+    expect((await serializeRequestBytes(freezeRequest({ config, messages: [user("é")] }))).toString("utf8")).toBe('{"contents":[{"role":"user","parts":[{"text":"é"}]}]}');
+  });
+
+  it("sends answers back part for part: signatures in place, call ids only as Gemini gave them, results naming the same id, one content per role run", async () => {
+    const text = await body({
+      config,
+      messages: [
+        { role: "system", content: "", source: "system-prompt" },
+        user("Go"),
+        {
+          role: "assistant",
+          source: "model",
+          content: [
+            { type: "reasoning", text: "unsigned thought" },
+            { type: "reasoning", text: "signed thought", thoughtSignature: "T1" },
+            { type: "reasoning", text: "Anthropic's", signature: "A1" },
+            { type: "redacted-reasoning", data: "xyz" },
+            { type: "text", text: "" },
+            { type: "text", text: "Calling.", thoughtSignature: "T2" },
+            { type: "tool-call", callId: "g1", itemId: "g1", name: "a", arguments: '{"2":1,"1":2}', thoughtSignature: "T3" },
+            { type: "tool-call", callId: "dsh-2", name: "b", arguments: "{}" },
+            { type: "provider-item", api: "gemini", item: { executableCode: { language: "PYTHON", code: "1" } } },
+            { type: "provider-item", api: "openai-responses", item: { type: "reasoning" } },
+          ],
+        },
+        { role: "tool", callId: "g1", toolName: "a", content: [{ type: "text", text: "one" }], isError: false, source: "tool" },
+        { role: "tool", callId: "dsh-2", toolName: "b", content: [{ type: "text", text: "bad" }], isError: true, source: "tool" },
+        user("More"),
+        { role: "assistant", source: "model", content: [{ type: "text", text: "" }] },
+      ],
+    });
+    expect(JSON.parse(text)).not.toHaveProperty("systemInstruction");
+    expect(text).toBe(
+      '{"contents":[{"role":"user","parts":[{"text":"Go"}]},{"role":"model","parts":[{"text":"signed thought","thought":true,"thoughtSignature":"T1"},{"text":"Calling.","thoughtSignature":"T2"},' +
+        '{"functionCall":{"id":"g1","name":"a","args":{"2":1,"1":2}},"thoughtSignature":"T3"},{"functionCall":{"name":"b","args":{}}},{"executableCode":{"language":"PYTHON","code":"1"}}]},' +
+        '{"role":"user","parts":[{"functionResponse":{"id":"g1","name":"a","response":{"output":"one"}}},{"functionResponse":{"name":"b","response":{"error":"bad"}}},{"text":"More"}]}]}',
+    );
+  });
+
+  it("sends images inline, in user messages and in tool results, read from the attachment store", async () => {
+    const store = new MemoryAttachmentStore();
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    const image = await putImage(store, png);
+    const request = freezeRequest({
+      config,
+      messages: [
+        { role: "user", content: [{ type: "image", image }], source: "user" },
+        { role: "assistant", content: [{ type: "tool-call", callId: "c", name: "shot", arguments: "{}" }], source: "model" },
+        { role: "tool", callId: "c", toolName: "shot", content: [{ type: "text", text: "here" }, { type: "image", image }], isError: false, source: "tool" },
+      ],
+    });
+    const data = png.toString("base64");
+    expect(await serializeRequest(request, { attachments: store })).toBe(
+      `{"contents":[{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"${data}"}}]},{"role":"model","parts":[{"functionCall":{"name":"shot","args":{}}}]},` +
+        `{"role":"user","parts":[{"functionResponse":{"name":"shot","response":{"output":"here"},"parts":[{"inlineData":{"mimeType":"image/png","data":"${data}"}}]}}]}]}`,
+    );
+    await expect(serializeRequest(request)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
+  });
+
+  it("refuses what Gemini cannot take, naming it: arguments that are no object, efforts without a level, cache settings, owned extensions, an empty conversation", async () => {
+    const call = (args: string): Message => ({ role: "assistant", content: [{ type: "tool-call", callId: "c1", name: "f", arguments: args }], source: "model" });
+    await expect(body({ config, messages: [user("x"), call("[1]")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("tool call c1 has arguments that are not a JSON object") });
+    await expect(body({ config, messages: [user("x"), call('{"a":')] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    for (const effort of ["none", "xhigh", "max"] as const) {
+      await expect(body({ config: { ...config, reasoningEffort: effort }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: `gemini-3.8-flash takes the thinking levels minimal, low, medium, high: reasoningEffort ${effort} has no counterpart` });
+    }
+    await expect(body({ config: { ...config, cachePolicy: "rolling-v1" }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("implicitly") });
+    await expect(body({ config: { ...config, cacheTtl: "5m" }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    await expect(body({ config: { ...config, cacheDiagnostics: true }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("diagnostics") });
+    for (const key of ["contents", "generationConfig", "model"]) {
+      await expect(body({ config: { ...config, extensions: { [key]: 1 } }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: `extension ${key} would override a field the adapter sets` });
+    }
+    await expect(body({ config, messages: [{ role: "system", content: "Only this.", source: "system-prompt" }] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("at least one message") });
+    await expect(body({ config, messages: [user("x"), { role: "system", content: "late", source: "system-prompt" }] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: "a system message may only be the first message" });
+  });
+});
