@@ -1,4 +1,5 @@
 import type { EpochHeader } from "dsh-header";
+import { geminiCacheMinimum } from "dsh-simulator";
 
 /** How a Chat Completions provider's automatic prefix cache reads and keeps prefixes. */
 interface ChatCacheRules {
@@ -17,6 +18,8 @@ const HOUR = 60 * 60_000;
 /** The rules of the provider a request went to, from its logged header (the wire dialect and OpenAI's retention choice). */
 function rulesOf(header: EpochHeader): ChatCacheRules {
   const provider = header.config.provider;
+  if (provider === "sim-gemini") return { name: "the simulator", unit: 128, minimum: geminiCacheMinimum(header.config.model), keptMs: Number.POSITIVE_INFINITY, kept: "in .dsh/simulator-cache.json of the directory it ran in" };
+  if (header.wire?.api === "gemini") return { name: "Gemini's implicit cache", unit: 1, minimum: geminiCacheMinimum(header.config.model), keptMs: 3 * 60_000, kept: "best effort, for a few minutes" };
   if (provider === "sim-openai-responses") return { name: "the simulator", unit: 128, minimum: 1024, keptMs: Number.POSITIVE_INFINITY, kept: "in .dsh/simulator-cache.json of the directory it ran in" };
   if (header.wire?.dialect === "openai" || header.wire?.api === "responses") {
     return header.config.extensions?.prompt_cache_retention === "24h"

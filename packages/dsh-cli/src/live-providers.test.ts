@@ -14,6 +14,7 @@ const LIVE = [
   { provider: "openai", variable: "OPENAI_API_KEY", upstream: "https://api.openai.com/v1", model: "gpt-5.5", extra: [] },
   { provider: "openai-responses", variable: "OPENAI_API_KEY", upstream: "https://api.openai.com/v1", model: "gpt-5.6", extra: [] },
   { provider: "anthropic", variable: "ANTHROPIC_API_KEY", upstream: "https://api.anthropic.com", model: "claude-sonnet-4-6", extra: ["--thinking", "on"] },
+  { provider: "gemini", variable: "GEMINI_API_KEY", upstream: "https://generativelanguage.googleapis.com/v1beta", model: "gemini-3.8-flash", extra: [] },
 ] as const;
 
 for (const live of LIVE) {
@@ -29,8 +30,8 @@ for (const live of LIVE) {
         const proxy = await startRecordingProxy(live.upstream);
         try {
           const path = join(dir, "live.jsonl");
-          // Long enough for every provider's cache minimum (OpenAI and Claude Sonnet 4.6 cache from 1,024 tokens).
-          const system = `You are a terse assistant. First call list_dir on ".", then read_file on one file it lists, then answer in one line. ${"Context padding. ".repeat(400)}`;
+          // Long enough for every provider's cache minimum (OpenAI and Claude Sonnet 4.6 cache from 1,024 tokens, Gemini 3 from 4,096).
+          const system = `You are a terse assistant. First call list_dir on ".", then read_file on one file it lists, then answer in one line. ${"Context padding. ".repeat(live.provider === "gemini" ? 2000 : 400)}`;
           const run = await runCli(["run", "--provider", live.provider, "--base-url", proxy.url, "--model", live.model, ...live.extra, "--log", path, "--system", system, "--max-steps", "4", "Name one file here."], {
             cwd: process.cwd(),
             env: { [live.variable]: key! },

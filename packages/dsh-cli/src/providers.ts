@@ -12,11 +12,12 @@ import {
   type Dialect,
   type ModelCatalog,
 } from "dsh-openai-compatible";
+import { DEFAULT_GEMINI_MODEL, GEMINI_MODELS, GeminiAdapter, assertGeminiWire, lookupGeminiModel, serializeRequest as serializeGemini } from "dsh-gemini";
 import { DEFAULT_RESPONSES_MODEL, RESPONSES_MODELS, ResponsesAdapter, lookupResponsesModel, responsesOptionsOfWire, serializeRequest as serializeResponses } from "dsh-openai-responses";
 import { CliError, EXIT } from "./cli-error.js";
 
-/** Which HTTP API a provider speaks: Chat Completions in a dialect, Anthropic's Messages API, or OpenAI's Responses API. */
-export type WireApi = { readonly api: "chat-completions"; readonly dialect: Dialect } | { readonly api: "messages" } | { readonly api: "responses" };
+/** Which HTTP API a provider speaks: Chat Completions in a dialect, Anthropic's Messages API, OpenAI's Responses API, or Google's Gemini API. */
+export type WireApi = { readonly api: "chat-completions"; readonly dialect: Dialect } | { readonly api: "messages" } | { readonly api: "responses" } | { readonly api: "gemini" };
 
 /** What a catalog says of a model, as far as the CLI uses it. */
 export interface CataloguedModel {
@@ -25,7 +26,7 @@ export interface CataloguedModel {
 
 /** What the CLI knows about each provider it can run against. */
 export interface ProviderProfile {
-  readonly name: "sim" | "sim-anthropic" | "sim-openai-responses" | "deepseek" | "openai" | "openai-responses" | "anthropic";
+  readonly name: "sim" | "sim-anthropic" | "sim-openai-responses" | "sim-gemini" | "deepseek" | "openai" | "openai-responses" | "anthropic" | "gemini";
   readonly wire: WireApi;
   readonly baseUrl: string | undefined;
   readonly defaultModel: string;
@@ -81,14 +82,33 @@ function responsesProfile(name: "openai-responses" | "sim-openai-responses"): Pr
   };
 }
 
+function geminiProfile(name: "gemini" | "sim-gemini"): ProviderProfile {
+  const simulated = name === "sim-gemini";
+  return {
+    name,
+    wire: { api: "gemini" },
+    baseUrl: simulated ? undefined : "https://generativelanguage.googleapis.com/v1beta",
+    defaultModel: DEFAULT_GEMINI_MODEL,
+    keyVariables: simulated ? ["DSH_API_KEY"] : ["DSH_API_KEY", "GEMINI_API_KEY"],
+    simulated,
+    lookup: (model) => {
+      const info = lookupGeminiModel(GEMINI_MODELS, model);
+      return info === undefined ? undefined : { defaultReasoningEffort: info.defaultThinkingLevel };
+    },
+    adapter: ({ baseUrl, apiKey, idleTimeoutMs }) => new GeminiAdapter({ provider: name, baseUrl, apiKey, idleTimeoutMs }),
+  };
+}
+
 export const PROVIDERS: Readonly<Record<ProviderProfile["name"], ProviderProfile>> = {
   sim: chatProfile("sim", "deepseek", undefined, "sim-1", ["DSH_API_KEY"], undefined, { maxTokens: 4096 }),
   "sim-anthropic": messagesProfile("sim-anthropic"),
   "sim-openai-responses": responsesProfile("sim-openai-responses"),
+  "sim-gemini": geminiProfile("sim-gemini"),
   deepseek: chatProfile("deepseek", "deepseek", "https://api.deepseek.com", "deepseek-v4-flash", ["DSH_API_KEY", "DEEPSEEK_API_KEY"], DEEPSEEK_MODELS, {}),
   openai: chatProfile("openai", "openai", "https://api.openai.com/v1", "gpt-5.5", ["DSH_API_KEY", "OPENAI_API_KEY"], OPENAI_MODELS, {}),
   "openai-responses": responsesProfile("openai-responses"),
   anthropic: messagesProfile("anthropic"),
+  gemini: geminiProfile("gemini"),
 };
 
 /** The profile named `name`, or a usage error listing the choices. */
@@ -105,6 +125,7 @@ export function wireOf(rebuilt: LoggedRequest): WireApi {
   const { wire } = rebuilt.snapshot.header;
   if (wire?.api === "messages") return { api: "messages" };
   if (wire?.api === "responses") return { api: "responses" };
+  if (wire?.api === "gemini") return { api: "gemini" };
   if (wire !== undefined) return { api: "chat-completions", dialect: serializeOptionsOfChatWire(wire).dialect };
   const provider = rebuilt.request.config.provider;
   if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider as ProviderProfile["name"]].wire;
@@ -120,6 +141,10 @@ export function wireBody(rebuilt: LoggedRequest, attachments: AttachmentStore | 
   const wire = wireOf(rebuilt);
   if (wire.api === "chat-completions") return serializeChat(request, { dialect: wire.dialect, attachments });
   if (wire.api === "responses") return serializeResponses(request, { ...responsesOptionsOfWire(snapshot.header.wire), attachments });
+  if (wire.api === "gemini") {
+    if (snapshot.header.wire !== undefined) assertGeminiWire(snapshot.header.wire);
+    return serializeGemini(request, { attachments });
+  }
   const logged = snapshot.header.wire === undefined ? {} : serializeOptionsOfMessagesWire(request.config.model, snapshot.header.wire);
   return serializeMessages(request, { ...logged, attachments });
 }

@@ -85,7 +85,8 @@ function cacheChoices(config: LlmCallConfig, values: SelectionValues): Pick<LlmC
 /** The cache diagnostics asked for (`--cache-diagnostics`), over what `config` already has; only the Messages and Responses APIs give them. */
 function diagnosticsChoice(config: LlmCallConfig, values: SelectionValues): Pick<LlmCallConfig, "cacheDiagnostics"> {
   if (values["cache-diagnostics"] !== true) return config.cacheDiagnostics === undefined ? {} : { cacheDiagnostics: config.cacheDiagnostics };
-  if (providerProfile(config.provider).wire.api === "chat-completions") {
+  const { api } = providerProfile(config.provider).wire;
+  if (api === "chat-completions" || api === "gemini") {
     throw new CliError("--cache-diagnostics applies to the Messages API providers (anthropic, sim-anthropic) and the Responses API providers (openai-responses, sim-openai-responses) only", EXIT.usage);
   }
   return { cacheDiagnostics: true };

@@ -51,7 +51,7 @@ export const TURN_OPTIONS = {
   ...SIGNING_OPTIONS,
 } as const;
 
-export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|deepseek|openai|openai-responses|anthropic] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
+export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|sim-gemini|deepseek|openai|openai-responses|anthropic|gemini] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
 export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--approve] [--store URL] ${SIGNING_USAGE}`;
 
 type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
@@ -109,7 +109,7 @@ export async function startProvider(providerName: string, values: ProviderValues
       cacheFile: resolve(io.cwd, SIMULATOR_CACHE_FILE),
     });
   }
-  const simulatorUrl = simulator === undefined ? undefined : profile.wire.api === "messages" ? simulator.origin : simulator.url;
+  const simulatorUrl = simulator === undefined ? undefined : profile.wire.api === "messages" ? simulator.origin : profile.wire.api === "gemini" ? `${simulator.origin}/v1beta` : simulator.url;
   const adapter = profile.adapter({ baseUrl: simulatorUrl ?? values["base-url"] ?? profile.baseUrl!, apiKey, idleTimeoutMs });
   const attachments = attachmentStore(io.cwd, values.objects);
   let mcp: McpTools | undefined;

@@ -1,7 +1,7 @@
 import { reconstructRequestStream } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import type { EventLog } from "dsh-log";
-import { promptTokens, renderMessagesPrompt, responsesPromptTokens, type MessagesBody } from "dsh-simulator";
+import { geminiPromptTokens, promptTokens, renderMessagesPrompt, responsesPromptTokens, type MessagesBody } from "dsh-simulator";
 import type { TokenizedRequest } from "./cache-report.js";
 import { wireBody, wireOf } from "./providers.js";
 
@@ -23,7 +23,7 @@ export async function* tokenizedRequests(log: EventLog, attachments: AttachmentS
     const { api } = wireOf(rebuilt);
     // An Anthropic-format endpoint that ignores cache_control (DeepSeek's) caches like a Chat Completions one.
     if (api !== "messages" || rebuilt.snapshot.header.wire?.automaticCache === true) {
-      const tokens = api === "responses" ? responsesPromptTokens(body) : api === "messages" ? renderedTokens(body) : promptTokens(body);
+      const tokens = api === "responses" ? responsesPromptTokens(body) : api === "gemini" ? geminiPromptTokens(body) : api === "messages" ? renderedTokens(body) : promptTokens(body);
       yield { request: rebuilt, tokens, wire };
       continue;
     }

@@ -1,4 +1,4 @@
-import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveResponsesCache } from "dsh-simulator";
+import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveGeminiCache, serveResponsesCache } from "dsh-simulator";
 import type { TokenizedRequest } from "../cache-report.js";
 import { wireOf } from "../providers.js";
 
@@ -17,7 +17,7 @@ export type WireRequest = TokenizedRequest & { readonly wire: string };
  * The providers' caches as the simulator implements their rules, for one session's requests in
  * dispatch order: Anthropic's explicit cache (breakpoints, the model's minimum, 20-block lookback,
  * TTLs on the dispatch times), OpenAI's Responses cache (implicit prefixes and GPT-5.6's breakpoints),
- * and the automatic prefix caches of Chat Completions (DeepSeek's 64-token units, OpenAI's 1,024 then
+ * Gemini's implicit cache (from the model's minimum), and the automatic prefix caches of Chat Completions (DeepSeek's 64-token units, OpenAI's 1,024 then
  * 128). Automatic caches write nothing billable; Responses writes are not modelled.
  */
 export class CacheModel {
@@ -36,6 +36,10 @@ export class CacheModel {
     if (wire.api === "responses") {
       const body = JSON.parse(request.wire) as Parameters<typeof serveResponsesCache>[1] & { prompt_cache_options?: { mode?: string } };
       const outcome = serveResponsesCache(this.#prefix, body, body.prompt_cache_options?.mode !== "explicit");
+      return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
+    }
+    if (wire.api === "gemini") {
+      const outcome = serveGeminiCache(this.#prefix, JSON.parse(request.wire) as Parameters<typeof serveGeminiCache>[1], model);
       return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
     }
     const grain = wire.api === "chat-completions" && wire.dialect === "openai" ? OPENAI_GRANULARITY : undefined;
