@@ -1,9 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { JsonlStore } from "dsh-log";
 import { startSimulator, type Simulator } from "dsh-simulator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
+import { storeBackend } from "./web-backend.js";
 
 const KEY = "AIza-gemini-cli-0123456789";
 let dir: string;
@@ -95,6 +97,17 @@ describe("Google's Gemini API through the CLI", () => {
     expect(JSON.parse(wire.at(-1)!)).toHaveProperty("contents");
   });
 
+  it("records a Gemini session as a fixture that replays keyless to the same requests, signatures in place", async () => {
+    const logPath = join(dir, "fixture-source.jsonl");
+    expect((await runCli(["run", "--provider", "sim-gemini", "--log", logPath, "What is here?"], { cwd: dir })).code).toBe(0);
+    expect((await runCli(["resume", logPath, "--provider", "sim-gemini", "--effort", "low", "And now?"], { cwd: dir })).code).toBe(0);
+    const recorded = await runCli(["fixture", "record", logPath, join(dir, "fixture"), "--tools", "recorded"], { cwd: dir });
+    expect(recorded.stderr).toBe("");
+    expect(recorded.stdout).toMatch(/fixture fixture: unchanged \((\d+) requests\)\n$/);
+    expect(await readFile(join(dir, "fixture", "session.jsonl"), "utf8")).toContain('"thoughtSignature"');
+    expect(await runCli(["fixture", "check", join(dir, "fixture")], { cwd: dir })).toMatchObject({ code: 0 });
+  });
+
   it("refuses a retired model before sending anything, and options Gemini has no counterpart for", async () => {
     simulator = await startSimulator({ scenario: { responses: [{ text: "never" }] }, apiKey: KEY });
     const baseUrl = `${simulator.origin}/v1beta`;
@@ -107,5 +120,26 @@ describe("Google's Gemini API through the CLI", () => {
     const noKey = await runCli(["run", "--provider", "gemini", "--log", join(dir, "k.jsonl"), "hi"], { cwd: dir, env: { GEMINI_API_KEY: "", DSH_API_KEY: "" } });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain("GEMINI_API_KEY");
+  });
+});
+
+describe("a Gemini session in the web app's backend", () => {
+  it("shows every request with its exact body and cache reads, and continues the session on the simulator", async () => {
+    const store = join(dir, "sessions");
+    const run = await runCli(["run", "--provider", "sim-gemini", "--store", store, "--system", SYSTEM, "What is here?"], { cwd: dir });
+    expect(run.code).toBe(0);
+    const id = /dsh: log: .*\/([^/\s]+)\.jsonl\n/.exec(run.stderr)![1]!;
+    const backend = storeBackend(new JsonlStore(store), { cwd: dir, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
+    const view = await backend.loadSession(id);
+    expect(view.requests.length).toBeGreaterThanOrEqual(2);
+    expect(view.requests.every((request) => request.provider === "sim-gemini" && request.wire?.startsWith('{"systemInstruction"') === true)).toBe(true);
+    expect(view.requests[1]!.wire).toContain('"thoughtSignature"');
+    expect(view.requests[1]!.tokens.cacheRead).toBeGreaterThanOrEqual(4096);
+    expect(view.requests.slice(1).every((request) => request.break === undefined)).toBe(true);
+    expect(view.composer).toMatchObject({ provider: "sim-gemini", model: "gemini-3.8-flash" });
+    const lines: string[] = [];
+    await backend.continueSession!(id, { prompt: "And now?" }, (line) => lines.push(line.type));
+    expect(lines.at(-1)).toBe("done");
+    expect((await backend.loadSession(id)).requests.length).toBeGreaterThan(view.requests.length);
   });
 });
