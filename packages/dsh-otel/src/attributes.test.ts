@@ -3,6 +3,7 @@ import { addUsage, finishReasonName, providerName, requestAttributes, usageAttri
 
 describe("providerName", () => {
   it("maps dsh's provider ids to the conventions' names and keeps any other id", () => {
+    expect(["gemini", "sim-gemini", "gemini-vertex"].map(providerName)).toEqual(["gcp.gemini", "sim-gemini", "gemini-vertex"]);
     expect(["openai", "openai-responses", "sim-openai-responses", "anthropic", "anthropic-vertex", "deepseek", "deepseek-chat", "sim"].map(providerName)).toEqual([
       "openai",
       "openai",

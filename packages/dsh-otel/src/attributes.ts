@@ -7,6 +7,8 @@ export function providerName(provider: string): string {
   if (provider === "openai" || provider.startsWith("openai-")) return "openai";
   if (provider === "anthropic" || provider.startsWith("anthropic-")) return "anthropic";
   if (provider === "deepseek") return "deepseek";
+  // Google's Gemini API (AI Studio keys), as the conventions name it apart from Vertex AI.
+  if (provider === "gemini") return "gcp.gemini";
   return provider;
 }
 
