@@ -67,6 +67,6 @@ describe("AnthropicAdapter over HTTP", () => {
       expect(() => new AnthropicAdapter({ baseUrl })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false }));
     }
     expect(() => new AnthropicAdapter({ baseUrl: "nope" })).toThrowError("baseUrl is not a URL");
-    expect(() => new AnthropicAdapter({ baseUrl: "https://user@example.test" })).toThrowError("baseUrl carries credentials: pass the key as apiKey");
+    expect(() => new AnthropicAdapter({ baseUrl: "https://user@example.test" })).toThrowError("baseUrl carries credentials: give the key as apiKey");
   });
 });

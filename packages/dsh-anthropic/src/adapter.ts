@@ -1,5 +1,6 @@
 import {
   LlmError,
+  endpointUrl,
   postStreaming,
   redactError,
   redactor,
@@ -69,7 +70,7 @@ export class AnthropicAdapter implements LlmAdapter {
 
   constructor(options: AnthropicAdapterOptions = {}) {
     this.provider = options.provider ?? "anthropic";
-    this.#url = messagesUrl(options.baseUrl ?? "https://api.anthropic.com");
+    this.#url = endpointUrl(options.baseUrl ?? "https://api.anthropic.com", "/v1/messages").href;
     this.#automaticCache = options.automaticCache ?? AUTOMATIC_CACHE_HOSTS.has(new URL(this.#url).hostname);
     this.#apiKey = options.apiKey;
     this.#redact = redactor([options.apiKey]);
@@ -119,15 +120,4 @@ export class AnthropicAdapter implements LlmAdapter {
   }
 }
 
-/** `baseUrl` with `/v1/messages` appended to its path; credentials in the URL are refused (give `apiKey`). */
-function messagesUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL");
-  }
-  if (url.username !== "" || url.password !== "") throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials: pass the key as apiKey");
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/messages`;
-  return url.href;
-}
+

@@ -165,6 +165,9 @@ describe("parseMessagesStream, event by event", () => {
     await expect(collect(body([start], true))).rejects.toMatchObject({ message: "the stream ended before message_stop" });
     const garbled = streamOfReads(new TextEncoder().encode("data: {not json\n\n"));
     await expect(collect(garbled)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "unreadable stream event: {not json" });
+    // Data that is JSON but no object is malformed too (it used to fail as a TypeError).
+    const scalar = streamOfReads(new TextEncoder().encode("data: null\n\n"));
+    await expect(collect(scalar)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "a stream event is not an object: null" });
   });
 });
 

@@ -1,5 +1,4 @@
-import { LlmError, deepFreeze, readSseStream, type FinishReason, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
-import { truncateText } from "dsh-base";
+import { LlmError, deepFreeze, readSseStream, sseObject, type FinishReason, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { anthropicDiagnosis, type AnthropicDiagnostics } from "./diagnosis.js";
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = deepFreeze({
@@ -86,13 +85,7 @@ class EventMapper implements SseFold {
   }
 
   fold(data: string): StreamChunk[] {
-    let event: WireEvent;
-    try {
-      event = JSON.parse(data) as WireEvent;
-    } catch (cause) {
-      throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream event: ${truncateText(data, 80)}`, { cause });
-    }
-    return this.#map(event);
+    return this.#map(sseObject<WireEvent>(data, "event"));
   }
 
   #map(event: WireEvent): StreamChunk[] {

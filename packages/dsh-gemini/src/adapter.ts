@@ -1,4 +1,4 @@
-import { LlmError, postStreaming, redactError, redactor, streamResponse, unsentOnFailure, type AdapterContext, type FrozenGenerateOptions, type JsonObject, type LlmAdapter, type ModelDefaults, type ModelPrice, type Redactor, type StreamChunk } from "dsh-llm";
+import { LlmError, endpointUrl, postStreaming, redactError, redactor, streamResponse, unsentOnFailure, type AdapterContext, type FrozenGenerateOptions, type JsonObject, type LlmAdapter, type ModelDefaults, type ModelPrice, type Redactor, type StreamChunk } from "dsh-llm";
 import { GEMINI_MODELS, frozenGeminiCatalog, geminiDefaults, geminiPrice, lookupGeminiModel, thinkingLevelOf, type GeminiCatalog } from "./catalog.js";
 import { serializeRequestBytes } from "./serialize.js";
 import { parseGeminiStream } from "./stream.js";
@@ -34,15 +34,8 @@ export class GeminiAdapter implements LlmAdapter {
 
   constructor(options: GeminiAdapterOptions) {
     this.provider = options.provider ?? "gemini";
-    let url: URL;
-    try {
-      url = new URL(options.baseUrl);
-    } catch {
-      throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL", { retryable: false });
-    }
-    if (url.username !== "" || url.password !== "") throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials: give the key as apiKey", { retryable: false });
+    const url = endpointUrl(options.baseUrl, "");
     if (url.searchParams.has("key")) throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries a key in its query: give the key as apiKey, which goes in a header", { retryable: false });
-    url.pathname = url.pathname.replace(/\/+$/, "");
     this.#root = url;
     this.#apiKey = options.apiKey;
     this.#redact = redactor([options.apiKey]);

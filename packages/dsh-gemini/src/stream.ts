@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { truncateText } from "dsh-base";
-import { LlmError, readSseStream, type FinishReason, type JsonObject, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, readSseStream, sseObject, type FinishReason, type JsonObject, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { GEMINI_API } from "./parts.js";
 import { functionCallArgs } from "./raw-args.js";
 
@@ -60,7 +60,7 @@ class GeminiFolder implements SseFold {
   }
 
   fold(data: string): StreamChunk[] {
-    const chunk = parseChunk(data);
+    const chunk = sseObject<WireChunk>(data, "chunk");
     if (chunk.error !== undefined && chunk.error !== null) {
       const { code, status, message } = chunk.error;
       throw new LlmError("LLM_SERVER_ERROR", `the provider reported an error mid-stream: ${status ?? code ?? "unknown"}: ${truncateText(message ?? "", 300)}`, { retryable: TRANSIENT.has(status ?? "") || code === 429 || code === 500 || code === 503 });
@@ -116,16 +116,6 @@ function rawArgs(call: JsonObject, args: string[]): string {
   const raw = value !== null && typeof value === "object" && !Array.isArray(value) ? args.shift() : undefined;
   if (raw === undefined) throw new LlmError("LLM_MALFORMED_STREAM", `the arguments of a function call are not an object: ${truncateText(JSON.stringify(call), 120)}`);
   return raw;
-}
-
-function parseChunk(data: string): WireChunk {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as WireChunk;
-  } catch (cause) {
-    throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream chunk: ${truncateText(data, 80)}`, { cause });
-  }
-  throw new LlmError("LLM_MALFORMED_STREAM", `a stream chunk is not an object: ${truncateText(data, 80)}`);
 }
 
 /**

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { LlmError } from "./errors.js";
-import { networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
+import { endpointUrl, networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
 import type { StreamChunk } from "./stream.js";
 import { isUnsent } from "./unsent.js";
 
@@ -170,5 +170,17 @@ describe("streamResponse, what it keeps of a failure", () => {
     const stop = new AbortController();
     stop.abort();
     await expect(drain(streamResponse(new Response("x"), parsing(cut), stop.signal))).rejects.toMatchObject({ message: "the request was aborted", cause: cut });
+  });
+});
+
+describe("endpointUrl", () => {
+  it("appends the API's path once, keeps the query, and refuses what is no URL or carries credentials", () => {
+    expect(endpointUrl("https://api.example.test/v1/", "/responses").href).toBe("https://api.example.test/v1/responses");
+    expect(endpointUrl("https://api.example.test//", "/v1/messages").href).toBe("https://api.example.test/v1/messages");
+    expect(endpointUrl("https://api.example.test/v1?tenant=a", "/x").href).toBe("https://api.example.test/v1/x?tenant=a");
+    expect(() => endpointUrl("not a url", "/x")).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: "baseUrl is not a URL" }));
+    for (const url of ["https://user@api.example.test", "https://:secret@api.example.test"]) {
+      expect(() => endpointUrl(url, "/x")).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: "baseUrl carries credentials: give the key as apiKey" }));
+    }
   });
 });

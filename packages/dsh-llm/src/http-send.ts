@@ -64,3 +64,19 @@ export async function* streamResponse(
     throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream broke: ${networkReason(error)}`, { cause: error });
   }
 }
+
+/**
+ * `baseUrl` with `path` appended to its path (a query string is kept). Not a URL, or a URL that
+ * carries credentials (give the key as `apiKey`), is `LLM_INVALID_REQUEST`.
+ */
+export function endpointUrl(baseUrl: string, path: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL", { retryable: false });
+  }
+  if (url.username !== "" || url.password !== "") throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials: give the key as apiKey", { retryable: false });
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
+  return url;
+}

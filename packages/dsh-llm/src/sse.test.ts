@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LlmError } from "./errors.js";
-import { readSseStream, type SseFold } from "./sse.js";
+import { readSseStream, sseObject, type SseFold } from "./sse.js";
 import type { StreamChunk } from "./stream.js";
 
 /** A body that sends `parts` as separate reads, then closes (or stays open when `hang`). */
@@ -92,5 +92,16 @@ describe("readSseStream", () => {
     const silent = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
     await expect(collect(readSseStream(silent, 20, new ToyFold(false), "x"))).rejects.toMatchObject({ code: "LLM_TIMEOUT" });
     expect(cancelled).toBe(true);
+  });
+});
+
+describe("sseObject", () => {
+  it("reads an event's data as a JSON object and names anything else malformed, quoting its start", () => {
+    expect(sseObject<{ a: number }>('{"a":1}', "event")).toEqual({ a: 1 });
+    expect(() => sseObject("{nope", "chunk")).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: "unreadable stream chunk: {nope" }));
+    for (const data of ["[1]", "null", "3", '"x"']) {
+      expect(() => sseObject(data, "event")).toThrowError(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: `a stream event is not an object: ${data}` }));
+    }
+    expect(() => sseObject(`{${"x".repeat(200)}`, "event")).toThrowError(expect.objectContaining({ message: `unreadable stream event: {${"x".repeat(79)}` }));
   });
 });

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { truncateText } from "dsh-base";
 import { LlmError } from "./errors.js";
 import { readWithIdleTimeout } from "./idle-read.js";
 import type { StreamChunk } from "./stream.js";
@@ -45,4 +46,19 @@ export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeo
     await reader.cancel().catch(() => undefined);
   }
   if (!fold.complete) throw new LlmError("LLM_STREAM_INTERRUPTED", `the stream ended before ${ending}`);
+}
+
+/**
+ * One event's data as the JSON object it must be; anything else is `LLM_MALFORMED_STREAM`, quoting
+ * its start and naming it as the dialect does (`event`, `chunk`).
+ */
+export function sseObject<T extends object>(data: string, what: string): T {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch (cause) {
+    throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream ${what}: ${truncateText(data, 80)}`, { cause });
+  }
+  if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as T;
+  throw new LlmError("LLM_MALFORMED_STREAM", `a stream ${what} is not an object: ${truncateText(data, 80)}`);
 }

@@ -1,4 +1,4 @@
-import { LlmError, postStreaming, redactError, redactor, streamResponse, unsentOnFailure, type AdapterContext, type FrozenGenerateOptions, type JsonObject, type LlmAdapter, type ModelDefaults, type ModelPrice, type Redactor, type StreamChunk } from "dsh-llm";
+import { LlmError, endpointUrl, postStreaming, redactError, redactor, streamResponse, unsentOnFailure, type AdapterContext, type FrozenGenerateOptions, type JsonObject, type LlmAdapter, type ModelDefaults, type ModelPrice, type Redactor, type StreamChunk } from "dsh-llm";
 import { RESPONSES_MODELS, frozenResponsesCatalog, lookupResponsesModel, responsesDefaults, responsesPrice, type ResponsesCatalog } from "./catalog.js";
 import { serializeRequestBytes } from "./serialize.js";
 import { parseResponsesStream } from "./stream.js";
@@ -34,15 +34,7 @@ export class ResponsesAdapter implements LlmAdapter {
 
   constructor(options: ResponsesAdapterOptions) {
     this.provider = options.provider ?? "openai-responses";
-    let url: URL;
-    try {
-      url = new URL(options.baseUrl);
-    } catch {
-      throw new LlmError("LLM_INVALID_REQUEST", "baseUrl is not a URL", { retryable: false });
-    }
-    if (url.username !== "" || url.password !== "") throw new LlmError("LLM_INVALID_REQUEST", "baseUrl carries credentials: give the key as apiKey", { retryable: false });
-    url.pathname = `${url.pathname.replace(/\/+$/, "")}/responses`;
-    this.#url = url.href;
+    this.#url = endpointUrl(options.baseUrl, "/responses").href;
     this.#authorization = options.apiKey === undefined ? undefined : `Bearer ${options.apiKey}`;
     this.#redact = redactor([options.apiKey]);
     this.#catalog = frozenResponsesCatalog(options.catalog ?? RESPONSES_MODELS);

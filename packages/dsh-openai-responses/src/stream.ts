@@ -1,5 +1,5 @@
 import { truncateText } from "dsh-base";
-import { LlmError, readSseStream, type CacheDiagnosis, type FinishReason, type JsonObject, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
+import { LlmError, readSseStream, sseObject, type CacheDiagnosis, type FinishReason, type JsonObject, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
 import { RESPONSES_API } from "./items.js";
 
 interface WireUsage {
@@ -83,7 +83,7 @@ class ResponseFolder implements SseFold {
   }
 
   fold(data: string): StreamChunk[] {
-    const chunks = this.#event(parseEvent(data));
+    const chunks = this.#event(sseObject<WireEvent>(data, "event"));
     this.done = chunks.some((chunk) => chunk.type === "finish");
     return chunks;
   }
@@ -166,16 +166,6 @@ class ResponseFolder implements SseFold {
       { type: "finish", reason },
     ];
   }
-}
-
-function parseEvent(data: string): WireEvent {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as WireEvent;
-  } catch (cause) {
-    throw new LlmError("LLM_MALFORMED_STREAM", `unreadable stream event: ${truncateText(data, 80)}`, { cause });
-  }
-  throw new LlmError("LLM_MALFORMED_STREAM", `a stream event is not an object: ${truncateText(data, 80)}`);
 }
 
 /**
