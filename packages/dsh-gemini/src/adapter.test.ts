@@ -47,7 +47,7 @@ describe("GeminiAdapter on the simulator", () => {
     const firstBody = await serializeRequest(first);
     expect(simulator!.exchanges[0]!.body).toBe(firstBody);
     expect(seen[0]!.url).toBe(`${simulator!.origin}/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse`);
-    expect(seen[0]!.headers["x-goog-api-key"]).toBe(API_KEY);
+    expect(seen[0]!.headers).toEqual({ "content-type": "application/json", accept: "text/event-stream", "x-goog-api-key": API_KEY });
     expect(answer.finishReason).toBe("tool-calls");
     const [thought, call] = answer.content;
     expect(thought).toEqual({ type: "reasoning", text: "List first." });
@@ -100,6 +100,12 @@ describe("GeminiAdapter on the simulator", () => {
   });
 
   it("maps the provider's errors and faults: a wrong key, quota, a mid-stream error, a cut stream", async () => {
+    simulator = await startSimulator({ scenario: { responses: [{ text: "unused" }] }, apiKey: API_KEY });
+    const seen: { url: string; headers: Record<string, string> }[] = [];
+    const keyless = new LlmRuntime({ adapters: [new GeminiAdapter({ baseUrl: `${simulator.origin}/v1beta`, fetch: noting(seen) })] });
+    await expect(keyless.generate(freezeRequest({ config, messages: [user] }))).rejects.toMatchObject({ code: "LLM_AUTH" });
+    expect(seen[0]!.headers).toEqual({ "content-type": "application/json", accept: "text/event-stream" });
+    await simulator.close();
     const wrong = await setup({ responses: [{ text: "unused" }] }, { apiKey: "AIza-wrong-key-000000000000" });
     const refused = await wrong.runtime.generate(freezeRequest({ config, messages: [user] })).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: "LLM_AUTH" });

@@ -37,6 +37,7 @@ describe("the Gemini catalog", () => {
     expect(thinkingLevelOf("medium", "gemini-3.8-flash", GEMINI_MODELS)).toBe("medium");
     expect(thinkingLevelOf("minimal", "gemini-3.5-flash", GEMINI_MODELS)).toBe("minimal");
     expect(() => thinkingLevelOf("minimal", "gemini-3.8-flash", GEMINI_MODELS)).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false }));
+    expect(() => thinkingLevelOf("none", "gemini-3.8-flash")).toThrowError(expect.objectContaining({ message: "gemini-3.8-flash takes the thinking levels minimal, low, medium, high: reasoningEffort none has no counterpart" }));
     expect(thinkingLevelOf("minimal", "my-tuned-model", GEMINI_MODELS)).toBe("minimal");
   });
 
@@ -53,7 +54,7 @@ describe("the Gemini wire profile and URL", () => {
     expect(geminiWireProfile()).toEqual({ api: "gemini" });
     expect(new GeminiAdapter({ baseUrl: "http://127.0.0.1:9" }).wireProfile()).toEqual({ api: "gemini" });
     expect(() => assertGeminiWire({ api: "gemini" })).not.toThrow();
-    expect(() => assertGeminiWire({ api: "responses", breakpoints: true })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: 'the header\'s wire profile {"api":"responses","breakpoints":true} is not a Gemini profile' }));
+    expect(() => assertGeminiWire({ api: "responses", breakpoints: true })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: 'the header\'s wire profile {"api":"responses","breakpoints":true} is not a Gemini profile' }));
     expect(() => assertGeminiWire(undefined)).toThrowError(expect.objectContaining({ message: "the header's wire profile (none) is not a Gemini profile" }));
   });
 
@@ -62,7 +63,10 @@ describe("the Gemini wire profile and URL", () => {
     expect(adapter.url("gemini-3.8-flash")).toBe("https://generativelanguage.googleapis.com/v1beta/models/gemini-3.8-flash:streamGenerateContent?alt=sse");
     expect(adapter.url("tuned/x")).toBe("https://generativelanguage.googleapis.com/v1beta/models/tuned%2Fx:streamGenerateContent?alt=sse");
     expect(adapter.redact("key AIza-secret")).not.toContain("AIza-secret");
-    expect(() => new GeminiAdapter({ baseUrl: "https://generativelanguage.googleapis.com/v1beta?key=AIza-secret" })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
+    expect(() => new GeminiAdapter({ baseUrl: "https://generativelanguage.googleapis.com/v1beta?key=AIza-secret" })).toThrowError(
+      expect.objectContaining({ code: "LLM_INVALID_REQUEST", retryable: false, message: "baseUrl carries a key in its query: give the key as apiKey, which goes in a header" }),
+    );
+    expect(new GeminiAdapter({ baseUrl: "https://proxy.example.test/gemini/v1beta?tenant=a" }).url("m")).toBe("https://proxy.example.test/gemini/v1beta/models/m:streamGenerateContent?tenant=a&alt=sse");
     expect(() => new GeminiAdapter({ baseUrl: "https://user:pw@example.com" })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST" }));
     expect(() => new GeminiAdapter({ baseUrl: "not a url" })).toThrowError(expect.objectContaining({ code: "LLM_INVALID_REQUEST", message: "baseUrl is not a URL" }));
     expect(new GeminiAdapter({ baseUrl: "http://127.0.0.1:9" }).provider).toBe("gemini");

@@ -49,8 +49,9 @@ const gemini3 = (levels: readonly ThinkingLevel[], extra: Partial<GeminiModelInf
 export const GEMINI_MODELS: GeminiCatalog = deepFreeze({
   models: {
     "gemini-3.8-flash": gemini3(["low", "medium", "high"], { price: price(0.75, 3.75, "; the launch rate through 2026-12-31, then $1.50 / $7.50") }),
-    "gemini-3.7-flash": gemini3(LEVELS),
+    "gemini-3.7-flash": gemini3(["low", "medium", "high"]),
     "gemini-3.6-flash": gemini3(LEVELS),
+    // Deprecated: Google forwards its requests to gemini-3.6-flash.
     "gemini-3.5-flash": gemini3(LEVELS, { price: price(1.5, 9) }),
     "gemini-3.5-flash-lite": gemini3(LEVELS, { price: price(0.3, 2.5) }),
     "gemini-3.1-pro-preview": gemini3(["low", "medium", "high"], { price: price(2, 12, "; $4 / $18 above 200k prompt tokens") }),

@@ -11,6 +11,13 @@ describe("functionCallArgs", () => {
 
   it("ignores args that are not a function call's, and a call without args", () => {
     expect(functionCallArgs('{"args": {"a": 1}, "functionCall": {"name": "f"}, "x": {"functionCall": [{"args": {}}]}}')).toEqual([]);
+    // An array element that follows a key's value is no value of that key.
+    expect(functionCallArgs('{"functionCall": {"args": [{"a": 1}], "x": {}}, "y": [{"functionCall": {"args": {"b": 2}}}]}')).toEqual(['{"b": 2}']);
+    expect(functionCallArgs('{"functionCall":{"name":"args","x":{"args":{}}},"z":"functionCall"}')).toEqual([]);
+  });
+
+  it("reads keys across whitespace and escaped quotes", () => {
+    expect(functionCallArgs('{ "functionCall" :\n {\t"args"\r\n: {"q\\"": "\\"}"} } }')).toEqual(['{"q\\"": "\\"}"}']);
   });
 
   it("finds, for any args object, exactly the text that was written", () => {

@@ -6,26 +6,20 @@
  */
 export function functionCallArgs(text: string): string[] {
   const found: string[] = [];
-  // Per open container: the key it sits under in its parent, and for an object the key being read.
-  const stack: { readonly under: string | undefined; key: string | undefined; readonly start: number; readonly array: boolean }[] = [];
-  let expectingKey = false;
+  // Per open container: the key it sits under in its parent, the key last read in it, where it starts.
+  const stack: { readonly under: string | undefined; key: string | undefined; readonly start: number }[] = [];
   for (let at = 0; at < text.length; at++) {
     const char = text[at];
     if (char === '"') {
       const end = stringEnd(text, at);
-      const top = stack.at(-1);
-      if (expectingKey && top !== undefined && !top.array) top.key = JSON.parse(text.slice(at, end + 1)) as string;
-      expectingKey = false;
+      // A string followed by a colon is a key of the object it is in.
+      if (text[afterSpace(text, end + 1)] === ":") stack.at(-1)!.key = JSON.parse(text.slice(at, end + 1)) as string;
       at = end;
     } else if (char === "{" || char === "[") {
-      const top = stack.at(-1);
-      stack.push({ under: top === undefined || top.array ? undefined : top.key, key: undefined, start: at, array: char === "[" });
-      expectingKey = char === "{";
+      stack.push({ under: stack.at(-1)?.key, key: undefined, start: at });
     } else if (char === "}" || char === "]") {
       const closed = stack.pop()!;
-      if (!closed.array && closed.under === "args" && stack.at(-1)?.under === "functionCall") found.push(text.slice(closed.start, at + 1));
-    } else if (char === ",") {
-      expectingKey = stack.at(-1)?.array === false;
+      if (char === "}" && closed.under === "args" && stack.at(-1)?.under === "functionCall") found.push(text.slice(closed.start, at + 1));
     }
   }
   return found;
@@ -35,5 +29,12 @@ export function functionCallArgs(text: string): string[] {
 function stringEnd(text: string, start: number): number {
   let at = start + 1;
   while (text[at] !== '"') at += text[at] === "\\" ? 2 : 1;
+  return at;
+}
+
+/** The index of the first character at or after `from` that is not JSON whitespace. */
+function afterSpace(text: string, from: number): number {
+  let at = from;
+  while (text[at] === " " || text[at] === "\n" || text[at] === "\r" || text[at] === "\t") at++;
   return at;
 }

@@ -58,6 +58,18 @@ describe("serializeRequest", () => {
     );
   });
 
+  it("sends an empty signed text part, and merges consecutive answers into one content", async () => {
+    const text = await body({
+      config,
+      messages: [
+        user("Go"),
+        { role: "assistant", source: "model", content: [{ type: "text", text: "", thoughtSignature: "T" }] },
+        { role: "assistant", source: "model", content: [{ type: "text", text: "more" }] },
+      ],
+    });
+    expect(text).toBe('{"contents":[{"role":"user","parts":[{"text":"Go"}]},{"role":"model","parts":[{"text":"","thoughtSignature":"T"},{"text":"more"}]}]}');
+  });
+
   it("sends images inline, in user messages and in tool results, read from the attachment store", async () => {
     const store = new MemoryAttachmentStore();
     const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
@@ -81,7 +93,9 @@ describe("serializeRequest", () => {
   it("refuses what Gemini cannot take, naming it: arguments that are no object, efforts without a level, cache settings, owned extensions, an empty conversation", async () => {
     const call = (args: string): Message => ({ role: "assistant", content: [{ type: "tool-call", callId: "c1", name: "f", arguments: args }], source: "model" });
     await expect(body({ config, messages: [user("x"), call("[1]")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("tool call c1 has arguments that are not a JSON object") });
-    await expect(body({ config, messages: [user("x"), call('{"a":')] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    await expect(body({ config, messages: [user("x"), call('{"a":')] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false });
+    await expect(body({ config, messages: [user("x"), call("null")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    await expect(body({ config, messages: [user("x"), user("")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: "message 1 holds an empty text part, which Gemini refuses" });
     for (const effort of ["none", "xhigh", "max"] as const) {
       await expect(body({ config: { ...config, reasoningEffort: effort }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: `gemini-3.8-flash takes the thinking levels minimal, low, medium, high: reasoningEffort ${effort} has no counterpart` });
     }

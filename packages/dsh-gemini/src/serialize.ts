@@ -51,7 +51,7 @@ function envelope(request: FrozenGenerateOptions): Wire {
   const [first] = request.messages;
   // An empty system prompt is no instruction (the API refuses an empty text part).
   if (first?.role === "system" && first.content !== "") wire.systemInstruction = { parts: [{ text: first.content }] };
-  if (request.tools !== undefined && request.tools.length > 0) {
+  if (request.tools !== undefined) {
     wire.tools = [{ functionDeclarations: request.tools.map((tool) => ({ name: tool.name, description: tool.description, parametersJsonSchema: canonicalJson(tool.parameters) })) }];
   }
   const generation = generationConfig(request);

@@ -49,6 +49,43 @@ describe("parseGeminiStream", () => {
     expect(answer.usage).toEqual({ inputTokens: 5000, outputTokens: 37, cacheReadTokens: 4096, cacheWriteTokens: 0, reasoningTokens: 30 });
   });
 
+  it("keeps verbatim every part that is not plain text, a thought or a call (and still pairs each call with its own arguments)", async () => {
+    const answer = await answerOf([
+      candidate('{"text": "a", "thought": false}, {"text": "b", "thoughtSignature": 5}, {"text": "c", "extra": 1}, {"text": 5}, {"thought": true, "text": "d"}'),
+      candidate('{"text": "e"}, {"functionCall": {"name": "f", "args": {"x": 1}}, "extra": 1}, {"functionCall": {"name": "g", "args": {"y": 2}}}', ', "finishReason": "STOP"'),
+    ]);
+    expect(answer.content).toEqual([
+      { type: "provider-item", api: "gemini", item: { text: "a", thought: false } },
+      { type: "provider-item", api: "gemini", item: { text: "b", thoughtSignature: 5 } },
+      { type: "provider-item", api: "gemini", item: { text: "c", extra: 1 } },
+      { type: "provider-item", api: "gemini", item: { text: 5 } },
+      { type: "reasoning", text: "d" },
+      { type: "text", text: "e" },
+      { type: "provider-item", api: "gemini", item: { functionCall: { name: "f", args: { x: 1 } }, extra: 1 } },
+      { type: "tool-call", callId: "r1-0", name: "g", arguments: '{"y": 2}' },
+    ]);
+  });
+
+  it("reports the answer's id once, takes a candidate without content, and names a call dsh's way when neither Gemini nor the answer names it", async () => {
+    const chunks = await chunksOf([
+      '{"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]}}], "error": null}',
+      '{"candidates": [{"content": {"parts": [{"text": "x"}]}}], "responseId": ""}',
+      '{"candidates": [{"content": {"parts": [{"text": "y"}]}}], "responseId": "r9"}',
+      '{"candidates": [{"finishReason": "STOP"}], "responseId": "r10"}',
+    ]);
+    expect(chunks.filter((chunk) => chunk.type === "response-info")).toEqual([{ type: "response-info", responseId: "r9" }]);
+    expect(chunks[0]).toMatchObject({ type: "tool-call-delta", callId: expect.stringMatching(/^[0-9a-f-]{36}-0$/), argumentsDelta: "{}" });
+    expect(chunks.at(-1)).toEqual({ type: "finish", reason: "tool-calls" });
+  });
+
+  it("finishes only on a finish reason: an empty one, or a prompt feedback beside a candidate, is not the end", async () => {
+    await expect(chunksOf([candidate('{"text": "x"}', ', "finishReason": ""')])).rejects.toMatchObject({ code: "LLM_STREAM_INTERRUPTED", message: "the stream ended before the model finished" });
+    await expect(chunksOf([candidate('{"text": "x"}').replace('"responseId"', '"promptFeedback": {"blockReason": "SAFETY"}, "responseId"')])).rejects.toMatchObject({ code: "LLM_STREAM_INTERRUPTED" });
+    await expect(chunksOf(['{"promptFeedback": {}}'])).rejects.toMatchObject({ code: "LLM_STREAM_INTERRUPTED" });
+    const twice = await chunksOf([candidate('{"text": "x"}', ', "finishReason": "STOP"'), '{"usageMetadata": {"promptTokenCount": 1}, "candidates": [{"finishReason": "STOP"}]}']);
+    expect(twice.filter((chunk) => chunk.type === "finish")).toHaveLength(1);
+  });
+
   it("maps finish reasons: the output limit, filters, a blocked prompt, anything else", async () => {
     const reason = async (tail: string) => (await answerOf([candidate('{"text": "x"}', `, "finishReason": "${tail}"`)])).finishReason;
     expect(await reason("STOP")).toBe("stop");
@@ -62,6 +99,14 @@ describe("parseGeminiStream", () => {
     await expect(chunksOf([candidate('{"text": "half"}')])).rejects.toMatchObject({ code: "LLM_STREAM_INTERRUPTED", retryable: true });
     await expect(chunksOf(['{"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}'])).rejects.toMatchObject({ code: "LLM_SERVER_ERROR", retryable: true, message: "the provider reported an error mid-stream: UNAVAILABLE: overloaded" });
     await expect(chunksOf(['{"error": {"code": 400, "message": "no", "status": "INVALID_ARGUMENT"}}'])).rejects.toMatchObject({ code: "LLM_SERVER_ERROR", retryable: false });
+    for (const code of [429, 500, 503]) {
+      await expect(chunksOf([`{"error": {"code": ${code}, "message": "m"}}`])).rejects.toMatchObject({ retryable: true, message: `the provider reported an error mid-stream: ${code}: m` });
+    }
+    for (const status of ["RESOURCE_EXHAUSTED", "INTERNAL", "DEADLINE_EXCEEDED"]) await expect(chunksOf([`{"error": {"status": "${status}"}}`])).rejects.toMatchObject({ retryable: true });
+    await expect(chunksOf(['{"error": {}}'])).rejects.toMatchObject({ retryable: false, message: "the provider reported an error mid-stream: unknown: " });
+    await expect(chunksOf([candidate('{"functionCall": {"name": "f", "args": null}}')])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM" });
+    await expect(chunksOf([candidate('{"functionCall": {"name": "f", "args": [1]}}')])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM" });
+    await expect(chunksOf([candidate('{"functionCall": {"id": 5, "name": "f"}}')])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM" });
     await expect(chunksOf(["{not json"])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM" });
     await expect(chunksOf(["[1]"])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "a stream chunk is not an object: [1]" });
     await expect(chunksOf([candidate('{"functionCall": {"name": "f", "args": "{}"}}')])).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: expect.stringContaining("not an object") });
