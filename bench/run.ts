@@ -13,6 +13,7 @@ import { cacheRatioBench } from "./cache-ratio.js";
 import type { GcCliffResult } from "./gc-cliff.js";
 import { loadBench } from "./load.js";
 import { responsesCacheBench } from "./responses-cache.js";
+import { geminiCacheBench } from "./gemini-cache.js";
 import { storesBench } from "./stores.js";
 import { wideAnswerBench } from "./wide-answer.js";
 import type { AiSdkRow } from "./peer-ai-sdk.js";
@@ -210,11 +211,21 @@ try {
   );
   console.log("   readable limit: the tokens each request shares with the previous one where that prefix reaches OpenAI's 1,024-token minimum.");
 
+  const gemini = await geminiCacheBench(quick ? 5 : 20);
+  console.log(`\n13. Gemini API, ${gemini.requests}-step tool session with thinking through the simulator (signatures sent back, bodies rebuilt)`);
+  console.log(
+    table([
+      ["prompt tokens", "cache read", "readable limit", "read / limit", "logged breaks", "bodies differing", "signatures logged", "signatures back"],
+      [String(gemini.promptTokens), String(gemini.cacheReadTokens), String(gemini.physicalLimitTokens), fmt(gemini.readOverLimit), String(gemini.breaks), String(gemini.bodyMismatches), String(gemini.signaturesLogged), String(gemini.signaturesBack)],
+    ]),
+  );
+  console.log("   readable limit: the shared prefix, in whole 128-token steps, where it reaches the model's minimum (4,096 tokens on Gemini 3).");
+
   const cliff = JSON.parse(run("gc-cliff.ts", "--gc-cliff", String(quick ? 2000 : 10_000), quick ? "5" : "9")) as GcCliffResult;
   console.log(`\n11. One session's step (build, freeze, serialize) right after a major GC that freed another session of ${cliff.messages} messages, against its steady steps (medians)`);
   console.log(table([["messages", "steady step ms", "step after GC ms", "after GC / steady"], [String(cliff.messages), fmt(cliff.steadyMs), fmt(cliff.afterGcMs), fmt(cliff.ratio)]]));
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, cliff };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, gemini, cliff };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
