@@ -97,6 +97,9 @@ describe("GeminiAdapter on the simulator", () => {
     await expect(runtime.generate(freezeRequest({ config: { ...config, reasoningEffort: "minimal" }, messages: [user] }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: "gemini-3.8-flash takes the thinking levels low, medium, high: reasoningEffort minimal has no counterpart" });
     await expect(runtime.generate(freezeRequest({ config, messages: [{ role: "user", content: [{ type: "text", text: "" }], source: "user" }] }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
     expect(simulator!.exchanges).toHaveLength(0);
+    // Were the catalog wrong, the provider (here its simulator) would refuse the level after the bytes went out.
+    const lax = new LlmRuntime({ adapters: [new GeminiAdapter({ baseUrl: `${simulator!.origin}/v1beta`, apiKey: API_KEY, catalog: { models: {}, retired: {} } })] });
+    await expect(lax.generate(freezeRequest({ config: { ...config, reasoningEffort: "minimal" }, messages: [user] }))).rejects.toMatchObject({ code: "LLM_BAD_REQUEST", message: expect.stringContaining("MINIMAL is not supported") });
   });
 
   it("maps the provider's errors and faults: a wrong key, quota, a mid-stream error, a cut stream", async () => {

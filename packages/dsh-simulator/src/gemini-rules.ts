@@ -5,6 +5,9 @@ export type GeminiVerdict = { readonly refused: true; readonly message: string }
 
 const LEVELS = new Set(["minimal", "low", "medium", "high"]);
 
+/** Models that refuse the `minimal` thinking level (Gemini 3.7 and 3.8 Flash answer it with a 400). */
+const NO_MINIMAL = /^gemini-3\.[78]-flash/;
+
 /** Whether `model` always thinks and signs its function calls (Gemini 3 and later). */
 export function signsCalls(model: string): boolean {
   return /^gemini-([3-9]|\d{2,})/.test(model);
@@ -22,6 +25,7 @@ function turnStart(contents: readonly GeminiContent[]): number {
 function shapeProblem(contents: readonly GeminiContent[]): string | undefined {
   if (contents.length === 0) return "* GenerateContentRequest.contents: contents is not specified";
   for (const [at, content] of contents.entries()) {
+    if (content.role !== "user" && content.role !== "model") return `Please use a valid role: user, model (contents[${at}] has ${JSON.stringify(content.role)}).`;
     if (content.parts.length === 0) return `* GenerateContentRequest.contents[${at}].parts: contents.parts must not be empty.`;
     for (const part of content.parts) {
       if (part.text === "" && part.thoughtSignature === undefined) return `Unable to submit request because contents[${at}] has an empty text part. Add a value and try again.`;
@@ -51,7 +55,8 @@ function pairingProblem(contents: readonly GeminiContent[]): string | undefined 
  * Google's rules for a `generateContent` body, as the simulator enforces them: contents and parts
  * present, no empty text part, every thought signature back unaltered in the part it came in, the
  * first function call of each model step in the current turn signed (Gemini 3 and later), one
- * function response per call, and a thinking level the API knows.
+ * function response per call, roles `user` and `model` only, and a thinking level the API knows and
+ * the model takes (Gemini 3.7 and 3.8 Flash take no `minimal`).
  */
 export function geminiVerdict(body: GeminiBody, model: string): GeminiVerdict {
   const contents = contentsOf(body);
@@ -71,5 +76,6 @@ export function geminiVerdict(body: GeminiBody, model: string): GeminiVerdict {
   if (thinking?.thinkingLevel !== undefined && !LEVELS.has(String(thinking.thinkingLevel))) {
     return { refused: true, message: `Invalid value at 'generation_config.thinking_config.thinking_level' (${JSON.stringify(thinking.thinkingLevel)})` };
   }
+  if (thinking?.thinkingLevel === "minimal" && NO_MINIMAL.test(model)) return { refused: true, message: `Thinking level MINIMAL is not supported for model ${model}.` };
   return { refused: false, thinking: signsCalls(model), thoughts: thinking?.includeThoughts === true };
 }

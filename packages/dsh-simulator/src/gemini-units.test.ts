@@ -153,6 +153,15 @@ describe("the Gemini rules, one at a time", () => {
     expect(geminiRoute("/v1beta/models/m:streamGenerateContentX")).toBeUndefined();
   });
 
+  it("refuses a role other than user and model, and the minimal level on the models that take none", () => {
+    expect(geminiVerdict({ contents: [user("x"), { role: "assistant", parts: [{ text: "y" }] }] }, "m")).toEqual({ refused: true, message: 'Please use a valid role: user, model (contents[1] has "assistant").' });
+    expect(geminiVerdict({ contents: [{ parts: [{ text: "no role is the user" }] }] }, "m")).toMatchObject({ refused: false });
+    const minimal = { generationConfig: { thinkingConfig: { thinkingLevel: "minimal" } }, contents: [user("x")] };
+    for (const model of ["gemini-3.8-flash", "gemini-3.7-flash"]) expect(geminiVerdict(minimal, model)).toEqual({ refused: true, message: `Thinking level MINIMAL is not supported for model ${model}.` });
+    for (const model of ["gemini-3.6-flash", "gemini-3.5-flash-lite", "my-gemini-3.8-flash"]) expect(geminiVerdict(minimal, model)).toMatchObject({ refused: false });
+    expect(geminiVerdict({ ...minimal, generationConfig: { thinkingConfig: { thinkingLevel: "low" } } }, "gemini-3.8-flash")).toMatchObject({ refused: false });
+  });
+
   it("reads thoughts as asked for only when includeThoughts is true, and accepts every known level", () => {
     for (const level of ["minimal", "low", "medium", "high"]) {
       expect(geminiVerdict({ generationConfig: { thinkingConfig: { thinkingLevel: level, includeThoughts: "yes" } }, contents: [user("x")] }, "m")).toEqual({ refused: false, thinking: false, thoughts: false });
