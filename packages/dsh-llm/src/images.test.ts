@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryAttachmentStore, putImage, type ImageAttachmentRef } from "dsh-attachments";
 import { makePng } from "dsh-testkit";
-import { imageBase64, messageImages } from "./images.js";
+import { holdsImage, imageBase64, messageImages } from "./images.js";
 import type { Message } from "./messages.js";
 
 const ref = (digit: string, width = 4): ImageAttachmentRef => ({ digest: `sha256:${digit.repeat(64)}`, mediaType: "image/png", byteLength: 70, width, height: 3 });
@@ -33,6 +33,18 @@ describe("messageImages", () => {
 
   it("is empty for a conversation without images", () => {
     expect(messageImages([{ role: "user", content: [{ type: "text", text: "hi" }], source: "user" }])).toEqual([]);
+  });
+});
+
+describe("holdsImage", () => {
+  it("is true only for a user or tool message with an image block", () => {
+    const text = { type: "text" as const, text: "x" };
+    expect(holdsImage({ role: "user", content: [text, image(ref("a"))], source: "user" })).toBe(true);
+    expect(holdsImage({ role: "tool", callId: "c", toolName: "t", content: [image(ref("a"))], isError: false, source: "tool" })).toBe(true);
+    expect(holdsImage({ role: "user", content: [text], source: "user" })).toBe(false);
+    expect(holdsImage({ role: "tool", callId: "c", toolName: "t", content: [], isError: false, source: "tool" })).toBe(false);
+    expect(holdsImage({ role: "assistant", content: [text], source: "model" })).toBe(false);
+    expect(holdsImage({ role: "system", content: "x", source: "system-prompt" })).toBe(false);
   });
 });
 

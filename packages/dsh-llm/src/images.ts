@@ -12,6 +12,14 @@ export async function imageBase64(attachments: AttachmentStore | undefined, imag
 }
 
 /**
+ * Whether `message` holds an image (user and tool messages can). Its wire form is read and verified
+ * from the attachment store at every serialization, so adapters never memoize it.
+ */
+export function holdsImage(message: Message): boolean {
+  return (message.role === "user" || message.role === "tool") && message.content.some((block) => block.type === "image");
+}
+
+/**
  * The image references `messages` carry (images live in user and tool messages), each distinct
  * reference once, in order of first appearance. Two references to the same bytes with different
  * metadata are both kept: each claim is checked against the bytes on its own.

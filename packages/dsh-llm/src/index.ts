@@ -20,7 +20,7 @@ export type {
   UserMessage,
 } from "./messages.js";
 export { catalogEntry, type CatalogTables, type RetiredModel } from "./catalog.js";
-export { imageBase64, messageImages } from "./images.js";
+export { holdsImage, imageBase64, messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort, type ResponseFormat } from "./config.js";
 export type { TokenUsage } from "./usage.js";

@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, imageBase64, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { LlmError, holdsImage, imageBase64, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
@@ -76,10 +76,6 @@ async function wireMessage(message: Message, options: SerializeOptions): Promise
  * key, never written again, so concurrent serializations share it safely.
  */
 const FRAGMENTS: Readonly<Record<Dialect, symbol>> = { deepseek: Symbol("chat-completions deepseek fragments"), openai: Symbol("chat-completions openai fragments") };
-
-function holdsImage(message: Message): boolean {
-  return message.role !== "system" && message.role !== "assistant" && message.content.some((block) => block.type === "image");
-}
 
 /**
  * The wire bytes of one message. Frozen messages without images are serialized once per dialect and

@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, holdsImage, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
 import { breakpointsFor } from "./breakpoints.js";
 import { messageItems } from "./items.js";
 
@@ -32,10 +32,6 @@ function invalid(message: string): LlmError {
 
 /** The key of the session memo of unmarked frozen messages' wire bytes: a message never changes, so its items are serialized once per session. */
 const FRAGMENTS = Symbol("responses fragments");
-
-function holdsImage(message: Message): boolean {
-  return (message.role === "user" || message.role === "tool") && message.content.some((block) => block.type === "image");
-}
 
 /** The comma-joined items of one message (empty for an answer that leaves none). */
 async function itemBytes(message: Message, attachments: AttachmentStore | undefined, mark: boolean, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
