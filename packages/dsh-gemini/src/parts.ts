@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, imageBase64, type AssistantContent, type Message, type UserContent } from "dsh-llm";
+import { LlmError, holdsImage, imageBase64, type AssistantContent, type Message, type UserContent } from "dsh-llm";
 
 /** The `api` of the provider items this adapter logs and sends back verbatim. */
 export const GEMINI_API = "gemini";
@@ -89,39 +89,44 @@ async function functionResponse(message: Extract<Message, { role: "tool" }>, cal
   return `{"functionResponse":{${id === undefined ? "" : `"id":${json(id)},`}"name":${json(message.toolName)},"response":{${json(message.isError ? "error" : "output")}:${json(text)}}${media}}}`;
 }
 
+/** The parts of one message (not the system prompt); a result names its call's id from `callIds`. */
+async function messageParts(message: Message, index: number, callIds: ReadonlyMap<string, string | undefined>, attachments: AttachmentStore | undefined): Promise<string[]> {
+  switch (message.role) {
+    case "system":
+      throw invalid("a system message may only be the first message");
+    case "user":
+      return userParts(message.content, attachments, `message ${index}`);
+    case "tool":
+      return [await functionResponse(message, callIds, attachments)];
+    case "assistant":
+      return modelParts(message.content);
+  }
+}
+
 /**
  * The contents of a conversation (the system prompt excluded): user messages and tool results are
  * `user` parts, answers `model` parts, and consecutive messages of one role share a content, so
  * the results of parallel calls answer them together. An answer that leaves no parts is left out.
+ * With a session's `memo`, a frozen message without images is turned into parts once: a message
+ * never changes, and a result always follows the same call.
  */
-export async function wireContents(messages: readonly Message[], attachments: AttachmentStore | undefined): Promise<WireContent[]> {
+export async function wireContents(messages: readonly Message[], attachments: AttachmentStore | undefined, memo?: Map<object, readonly string[]>): Promise<WireContent[]> {
   const contents: WireContent[] = [];
   // The id each call went out with (Gemini's own, or none), which its result names back.
   const callIds = new Map<string, string | undefined>();
   for (const [index, message] of messages.entries()) {
-    let role: WireContent["role"];
-    let parts: string[];
-    switch (message.role) {
-      case "system":
-        throw invalid("a system message may only be the first message");
-      case "user":
-        role = "user";
-        parts = await userParts(message.content, attachments, `message ${index}`);
-        break;
-      case "tool":
-        role = "user";
-        parts = [await functionResponse(message, callIds, attachments)];
-        break;
-      case "assistant":
-        role = "model";
-        for (const block of message.content) if (block.type === "tool-call") callIds.set(block.callId, block.itemId);
-        parts = modelParts(message.content);
-        break;
+    if (message.role === "assistant") for (const block of message.content) if (block.type === "tool-call") callIds.set(block.callId, block.itemId);
+    let parts = memo?.get(message);
+    if (parts === undefined) {
+      parts = await messageParts(message, index, callIds, attachments);
+      if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, parts);
     }
     if (parts.length === 0) continue;
     const last = contents.at(-1);
+    const role = message.role === "assistant" ? "model" : "user";
+    // A content gets its own array: the memo's stays as it was.
     if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
+    else contents.push({ role, parts: [...parts] });
   }
   return contents;
 }

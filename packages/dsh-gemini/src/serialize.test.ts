@@ -1,5 +1,5 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
-import { freezeRequest, type GenerateOptions, type Message } from "dsh-llm";
+import { RequestFreezer, freezeRequest, type GenerateOptions, type Message } from "dsh-llm";
 import { describe, expect, it } from "vitest";
 import { serializeRequest, serializeRequestBytes } from "./serialize.js";
 
@@ -70,6 +70,20 @@ describe("serializeRequest", () => {
     expect(text).toBe('{"contents":[{"role":"user","parts":[{"text":"Go"}]},{"role":"model","parts":[{"text":"","thoughtSignature":"T"},{"text":"more"}]}]}');
   });
 
+  it("turns each message of a session into parts once, and the reuse changes no byte (merged contents included)", async () => {
+    const call = (id: string): Message => ({ role: "assistant", source: "model", content: [{ type: "tool-call", callId: id, itemId: id, name: "f", arguments: "{}" }] });
+    const result = (id: string): Message => ({ role: "tool", callId: id, toolName: "f", content: [{ type: "text", text: id }], isError: false, source: "tool" });
+    const first: Message[] = [user("Go"), { role: "assistant", source: "model", content: [{ type: "tool-call", callId: "a", itemId: "a", name: "f", arguments: '{"2":1,"1":2}' }, { type: "tool-call", callId: "b", name: "f", arguments: "{}" }] }, result("a"), result("b")];
+    const later: Message[] = [...first, user("more"), call("c"), result("c"), user("end")];
+    const freezer = new RequestFreezer();
+    const a = freezer.freeze({ config, messages: first });
+    const once = await serializeRequest(a);
+    expect(await serializeRequest(a)).toBe(once);
+    const b = freezer.freeze({ config, messages: [...a.messages, ...later.slice(first.length)] });
+    expect(await serializeRequest(b)).toBe(await serializeRequest(freezeRequest({ config, messages: later })));
+    expect(await serializeRequest(a)).toBe(once);
+  });
+
   it("sends images inline, in user messages and in tool results, read from the attachment store", async () => {
     const store = new MemoryAttachmentStore();
     const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
@@ -88,6 +102,11 @@ describe("serializeRequest", () => {
         `{"role":"user","parts":[{"functionResponse":{"name":"shot","response":{"output":"here"},"parts":[{"inlineData":{"mimeType":"image/png","data":"${data}"}}]}}]}]}`,
     );
     await expect(serializeRequest(request)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
+    // A message with an image is read from the store at every serialization, never from a session's memo.
+    const freezer = new RequestFreezer();
+    const session = freezer.freeze({ config, messages: request.messages });
+    await serializeRequest(session, { attachments: store });
+    await expect(serializeRequest(session)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
   });
 
   it("refuses what Gemini cannot take, naming it: arguments that are no object, efforts without a level, cache settings, owned extensions, an empty conversation", async () => {

@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type JsonValue, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, requestMemo, type FrozenGenerateOptions, type JsonValue, type OwnFields } from "dsh-llm";
 import { thinkingLevelOf } from "./catalog.js";
 import { wireContents } from "./parts.js";
 
@@ -19,6 +19,9 @@ const OWNED: OwnFields = {
   own: new Set(["contents", "systemInstruction", "tools", "generationConfig", "model"]),
   fillable: new Set(),
 };
+
+/** The key of the session memo of frozen messages' parts: a message never changes, so its parts are written once per session. */
+const PARTS = Symbol("gemini parts");
 
 function invalid(message: string): LlmError {
   return new LlmError("LLM_INVALID_REQUEST", message, { retryable: false });
@@ -65,11 +68,12 @@ function envelope(request: FrozenGenerateOptions): Wire {
  * compact JSON, keys in a fixed order with `contents` last, so each request of a session is the
  * previous one's bytes with new parts appended. The model is in the URL, never in the body; every
  * thought signature goes back in the part it came in, and every call's arguments as the model wrote them.
+ * A message is turned into parts once per session and reused.
  */
 export async function serializeRequest(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<string> {
   const head = JSON.stringify(envelope(request));
   const messages = request.messages[0]?.role === "system" ? request.messages.slice(1) : request.messages;
-  const contents = await wireContents(messages, options.attachments);
+  const contents = await wireContents(messages, options.attachments, requestMemo<readonly string[]>(request, PARTS));
   if (contents.length === 0) throw invalid("Gemini needs at least one message besides the system prompt");
   const body = contents.map((content) => `{"role":"${content.role}","parts":[${content.parts.join(",")}]}`).join(",");
   return `${head === "{}" ? "{" : `${head.slice(0, -1)},`}"contents":[${body}]}`;
