@@ -72,6 +72,25 @@ export interface Simulator {
 
 const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses)" };
 
+/** Answers with an HTTP error, recording the request as one that reached no model. */
+type Refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void;
+
+/** What an HTTP fault says in each dialect: a 429's and a 500's message and error type. */
+const HTTP_FAULTS = {
+  chat: { limited: ["rate limited", "rate_limit_error"], failed: ["internal error", "api_error"] },
+  responses: { limited: ["rate limited", "rate_limit_error"], failed: ["internal error", "server_error"] },
+  gemini: { limited: ["Resource has been exhausted (e.g. check quota).", "RESOURCE_EXHAUSTED"], failed: ["An internal error has occurred.", "INTERNAL"] },
+} as const;
+
+/** Plays a scripted `http-429` or `http-500` in the dialect's words; false for any other script. */
+function playsHttpFault(scripted: ScriptedResponse, refuse: Refuse, words: (typeof HTTP_FAULTS)[keyof typeof HTTP_FAULTS]): boolean {
+  if (scripted.fault !== "http-429" && scripted.fault !== "http-500") return false;
+  const limited = scripted.fault === "http-429";
+  const [message, type] = limited ? words.limited : words.failed;
+  refuse(limited ? 429 : 500, message, scripted.fault, { "retry-after": "0" }, type);
+  return true;
+}
+
 /**
  * Starts a loopback server that answers from a scenario in three dialects: OpenAI-compatible Chat
  * Completions (`/v1/chat/completions`, DeepSeek's automatic prefix cache), OpenAI's Responses API
@@ -121,8 +140,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     if (options.recordTo !== undefined) await appendFile(options.recordTo, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
-    /** Answers with an HTTP error, recording the request as one that reached no model. */
-    const refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => {
+    const refuse: Refuse = (status, message, fault, headers, type) => {
       exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, cacheWriteTokens: 0, fault });
       sendError(response, status, message, headers, type, dialect);
     };
@@ -156,11 +174,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const script = "policy" in options.scenario ? exploreResponse(messagesApi ? messagesExploreView(body) : body) : (options.scenario.responses[next++] ?? EXHAUSTED);
     // In thinking mode the model always reasons first.
     const scripted = verdict.thinking && (script.reasoning ?? "") === "" ? { ...script, reasoning: DEFAULT_REASONING } : script;
-    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
-      const limited = scripted.fault === "http-429";
-      refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" }, limited ? "rate_limit_error" : "api_error");
-      return;
-    }
+    if (playsHttpFault(scripted, refuse, HTTP_FAULTS.chat)) return;
     // Numbered from 1, as the exchange about to be recorded.
     const n = exchanges.length + 1;
     if (messagesApi) {
@@ -181,18 +195,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
 
   /** One Responses API request: its rules, then the scripted answer with OpenAI's prefix cache. */
-  async function serveResponses(body: ResponsesBody, raw: string, response: ServerResponse, refuse: (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void): Promise<void> {
+  async function serveResponses(body: ResponsesBody, raw: string, response: ServerResponse, refuse: Refuse): Promise<void> {
     const verdict = responsesVerdict(body);
     if (verdict.refused) {
       refuse(verdict.status, verdict.message, undefined, {}, "invalid_request_error");
       return;
     }
     const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
-    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
-      const limited = scripted.fault === "http-429";
-      refuse(limited ? 429 : 500, limited ? "rate limited" : "internal error", scripted.fault, { "retry-after": "0" }, limited ? "rate_limit_error" : "server_error");
-      return;
-    }
+    if (playsHttpFault(scripted, refuse, HTTP_FAULTS.responses)) return;
     const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
     exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
@@ -204,18 +214,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   }
 
   /** One Gemini request: its rules, then the scripted answer with Google's implicit cache. */
-  async function serveGemini(body: GeminiBody, model: string, raw: string, response: ServerResponse, refuse: (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void): Promise<void> {
+  async function serveGemini(body: GeminiBody, model: string, raw: string, response: ServerResponse, refuse: Refuse): Promise<void> {
     const verdict = geminiVerdict(body, model);
     if (verdict.refused) {
       refuse(400, verdict.message, undefined, {}, "INVALID_ARGUMENT");
       return;
     }
     const scripted = "policy" in options.scenario ? exploreResponse(geminiExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
-    if (scripted.fault === "http-429" || scripted.fault === "http-500") {
-      const limited = scripted.fault === "http-429";
-      refuse(limited ? 429 : 500, limited ? "Resource has been exhausted (e.g. check quota)." : "An internal error has occurred.", scripted.fault, { "retry-after": "0" }, limited ? "RESOURCE_EXHAUSTED" : "INTERNAL");
-      return;
-    }
+    if (playsHttpFault(scripted, refuse, HTTP_FAULTS.gemini)) return;
     const cache = serveGeminiCache(prefixCache, body, model);
     exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
