@@ -1,4 +1,4 @@
-// The scripted "checker" session the cache benchmarks (4 and 9) share.
+// The scripted "checker" session the cache benchmarks (sections 5, 10 and 13) share.
 import type { Agent, ReconstructedRequest } from "dsh-agent";
 import type { LlmCallConfig } from "dsh-llm";
 import type { EventLog } from "dsh-log";
@@ -45,4 +45,46 @@ export function sharedPrefixes(requests: readonly ReconstructedRequest[], tokens
 /** The usage each `step/end` logged, in order. */
 export function stepUsages(log: EventLog): { readonly cacheReadTokens: number; readonly inputTokens: number }[] {
   return log.slice().flatMap((event) => (event.type === "step/end" ? [(event.data as { usage: { cacheReadTokens: number; inputTokens: number } }).usage] : []));
+}
+
+/** What a checker session through the simulator shows of its cache, counted the same way for every API. */
+export interface CheckerCacheFigures {
+  readonly requests: number;
+  /** Prompt tokens of every request after the first, as the provider reported them. */
+  readonly promptTokens: number;
+  readonly cacheReadTokens: number;
+  /** The shared prefixes the provider could read, each as `readable` counts it. */
+  readonly physicalLimitTokens: number;
+  readonly readOverLimit: number;
+  readonly breaks: number;
+  /** Requests whose rebuilt body differs from what the simulator received (there must be none). */
+  readonly bodyMismatches: number;
+}
+
+/**
+ * The cache figures of a session: its rebuilt `requests` with their `bodies` and prompt `tokens`,
+ * the log's reported usage, and `received` (the simulator's bodies, in order). `readable` says how
+ * much of a shared prefix the provider's rules could read for the request after it.
+ */
+export function checkerCacheFigures(
+  log: EventLog,
+  requests: readonly ReconstructedRequest[],
+  bodies: readonly string[],
+  tokens: readonly ArrayLike<number>[],
+  received: readonly { readonly body: string }[],
+  readable: (shared: number, request: ReconstructedRequest) => number,
+): CheckerCacheFigures {
+  const usage = stepUsages(log).slice(1);
+  const prefixes = sharedPrefixes(requests, tokens);
+  const physical = prefixes.reduce((sum, { shared }, at) => sum + readable(shared, requests[at + 1]!), 0);
+  const read = usage.reduce((sum, u) => sum + u.cacheReadTokens, 0);
+  return {
+    requests: requests.length,
+    promptTokens: usage.reduce((sum, u) => sum + u.inputTokens, 0),
+    cacheReadTokens: read,
+    physicalLimitTokens: physical,
+    readOverLimit: read / physical,
+    breaks: prefixes.filter(({ isBreak }) => isBreak).length,
+    bodyMismatches: bodies.filter((body, i) => body !== received[i]?.body).length,
+  };
 }

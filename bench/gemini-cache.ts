@@ -4,19 +4,11 @@ import { GeminiAdapter, serializeRequest } from "dsh-gemini";
 import { LlmRuntime } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { geminiCacheMinimum, geminiPromptTokens, startSimulator } from "dsh-simulator";
-import { checkerScript, runCheckerTurns, sharedPrefixes, stepUsages } from "./checker-session.js";
+import { checkerCacheFigures, checkerScript, runCheckerTurns, type CheckerCacheFigures } from "./checker-session.js";
 import { lookupTool } from "./lookup-tool.js";
 
-export interface GeminiCacheRow {
-  readonly requests: number;
-  readonly promptTokens: number;
-  readonly cacheReadTokens: number;
-  /** Tokens each request shares with the previous one, counted where Gemini could read them (its minimum and more). */
-  readonly physicalLimitTokens: number;
-  readonly readOverLimit: number;
-  readonly breaks: number;
-  /** Requests whose rebuilt body differs from what the simulator received (there must be none). */
-  readonly bodyMismatches: number;
+/** The session's cache figures (shared prefixes counted in whole 128-token steps from the model's minimum). */
+export interface GeminiCacheRow extends CheckerCacheFigures {
   /** Signed parts in the last request: every signature the session's answers carried, back in place. */
   readonly signaturesBack: number;
   /** Signatures the answers carried, as logged. */
@@ -40,19 +32,10 @@ export async function geminiCacheBench(turns = 20, stepsPerTurn = 10): Promise<G
     const requests = await reconstructRequests(log);
     const bodies = await Promise.all(requests.map(({ request }) => serializeRequest(request)));
     const tokens = bodies.map((body) => geminiPromptTokens(JSON.parse(body)));
-    const usage = stepUsages(log);
-    const prefixes = sharedPrefixes(requests, tokens);
-    const physical = prefixes.reduce((sum, { shared }, at) => sum + (shared >= geminiCacheMinimum(requests[at + 1]!.request.config.model) ? shared - (shared % 128) : 0), 0);
-    const read = usage.slice(1).reduce((sum, u) => sum + u.cacheReadTokens, 0);
+    const readable = (shared: number, request: (typeof requests)[number]) => (shared >= geminiCacheMinimum(request.request.config.model) ? shared - (shared % 128) : 0);
     const logged = log.slice().filter((event) => event.type === "assistant/message").flatMap((event) => (event.data as { content: { thoughtSignature?: string }[] }).content).filter((block) => block.thoughtSignature !== undefined).length;
     return {
-      requests: requests.length,
-      promptTokens: usage.slice(1).reduce((sum, u) => sum + u.inputTokens, 0),
-      cacheReadTokens: read,
-      physicalLimitTokens: physical,
-      readOverLimit: read / physical,
-      breaks: prefixes.filter(({ isBreak }) => isBreak).length,
-      bodyMismatches: bodies.filter((body, i) => body !== simulator.exchanges[i]?.body).length,
+      ...checkerCacheFigures(log, requests, bodies, tokens, simulator.exchanges, readable),
       signaturesBack: (bodies.at(-1)!.match(/"thoughtSignature":/g) ?? []).length,
       signaturesLogged: logged,
     };

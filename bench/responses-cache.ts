@@ -4,20 +4,12 @@ import { LlmRuntime } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { ResponsesAdapter, serializeRequest } from "dsh-openai-responses";
 import { responsesPromptTokens, startSimulator } from "dsh-simulator";
-import { checkerScript, runCheckerTurns, sharedPrefixes, stepUsages } from "./checker-session.js";
+import { checkerCacheFigures, checkerScript, runCheckerTurns, type CheckerCacheFigures } from "./checker-session.js";
 import { lookupTool } from "./lookup-tool.js";
 
-export interface ResponsesCacheRow {
+/** The session's cache figures (shared prefixes counted where OpenAI could read them: 1,024 tokens and more). */
+export interface ResponsesCacheRow extends CheckerCacheFigures {
   readonly policy: string;
-  readonly requests: number;
-  readonly promptTokens: number;
-  readonly cacheReadTokens: number;
-  /** Tokens each request shares with the previous one, counted where OpenAI could read them (1,024 and more). */
-  readonly physicalLimitTokens: number;
-  readonly readOverLimit: number;
-  readonly breaks: number;
-  /** Requests whose rebuilt body differs from what the simulator received (there must be none). */
-  readonly bodyMismatches: number;
   /** Reasoning items sent back in the last request: one per earlier answer of the model's series. */
   readonly reasoningItemsBack: number;
 }
@@ -35,22 +27,10 @@ async function session(policy: "rolling-v1" | "none", turns: number, stepsPerTur
     const requests = await reconstructRequests(log);
     const bodies = await Promise.all(requests.map(({ request }) => serializeRequest(request, { breakpoints: true })));
     const tokens = bodies.map((body) => responsesPromptTokens(JSON.parse(body)));
-    const usage = stepUsages(log);
-    const prefixes = sharedPrefixes(requests, tokens);
-    const physical = prefixes.reduce((sum, { shared }) => sum + (shared >= 1024 ? shared : 0), 0);
-    const breaks = prefixes.filter(({ isBreak }) => isBreak).length;
-    const promptTokens = usage.slice(1).reduce((sum, u) => sum + u.inputTokens, 0);
-    const read = usage.slice(1).reduce((sum, u) => sum + u.cacheReadTokens, 0);
     const last = JSON.parse(bodies.at(-1)!) as { input: { type?: string }[] };
     return {
       policy,
-      requests: requests.length,
-      promptTokens,
-      cacheReadTokens: read,
-      physicalLimitTokens: physical,
-      readOverLimit: read / physical,
-      breaks,
-      bodyMismatches: bodies.filter((body, i) => body !== simulator.exchanges[i]?.body).length,
+      ...checkerCacheFigures(log, requests, bodies, tokens, simulator.exchanges, (shared) => (shared >= 1024 ? shared : 0)),
       reasoningItemsBack: last.input.filter((item) => item.type === "reasoning").length,
     };
   } finally {
