@@ -1,5 +1,6 @@
 import type { Granularity, PrefixCache } from "./prefix-cache.js";
 import { renderGeminiPrompt, type GeminiBody } from "./gemini-prompt.js";
+import { signsCalls } from "./gemini-rules.js";
 import { segmentsTokens } from "./prompt.js";
 
 /** The model a Gemini streaming path names (`/v1beta/models/{model}:streamGenerateContent`), or `undefined` for another path. */
@@ -10,7 +11,8 @@ export function geminiRoute(path: string): string | undefined {
 
 /** The fewest prompt tokens Google's implicit cache serves from, per its documentation: 4096 on Gemini 3, 2048 on 2.5, else 1024. */
 export function geminiCacheMinimum(model: string): number {
-  if (/^gemini-([3-9]|\d{2,})/.test(model)) return 4096;
+  // Gemini 3 and later, the models that also sign their calls.
+  if (signsCalls(model)) return 4096;
   return model.startsWith("gemini-2.5") ? 2048 : 1024;
 }
 
