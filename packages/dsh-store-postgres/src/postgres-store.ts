@@ -100,6 +100,8 @@ export class PostgresStore implements SessionStore {
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
   readonly #reconnectMs: number;
   readonly #commitName: string | undefined;
+  /** Sessions whose appends go on a caller's connection, inside the transaction it holds open. */
+  readonly #within = new Map<string, pg.ClientBase>();
 
   private constructor(url: string, pool: pg.Pool, reconnectMs: number, prepared: boolean) {
     this.#url = url;
@@ -196,6 +198,33 @@ export class PostgresStore implements SessionStore {
     yield* followSession({ url: this.#url, location: this.location, pool: this.#pool, reconnectMs: this.#reconnectMs }, info, options);
   }
 
+  /**
+   * Runs `work` with the appends of session `sessionId` written on `client`, inside the transaction the
+   * caller began there, so they commit (or roll back) with the caller's own writes. Each append is
+   * still checked against the writer epoch and head. Should that transaction not commit, the log in
+   * memory is ahead of the store: close it and open the session again.
+   */
+  async appendWithin<T>(client: pg.ClientBase, sessionId: string, work: () => Promise<T>): Promise<T> {
+    if (this.#within.has(sessionId)) throw new LogError("LOG_CONFLICT", `session ${sessionId} already appends within a transaction`);
+    this.#within.set(sessionId, client);
+    try {
+      return await work();
+    } finally {
+      this.#within.delete(sessionId);
+    }
+  }
+
+  /** Runs `work` with the session's appends committed on their own again, while an {@link appendWithin} is under way: for what must be durable before the caller's transaction ends. */
+  async appendApart<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const client = this.#within.get(sessionId);
+    this.#within.delete(sessionId);
+    try {
+      return await work();
+    } finally {
+      if (client !== undefined) this.#within.set(sessionId, client);
+    }
+  }
+
   async close(): Promise<void> {
     await this.#pool.end();
   }
@@ -242,7 +271,13 @@ export class PostgresStore implements SessionStore {
 
   /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
   #sink(row: SessionRow): StoreSink {
-    return new StoreSink((batch) => this.#queue.commit({ sessionId: row.id, epoch: row.writer_epoch, ...batch }), async () => undefined);
+    return new StoreSink(async (batch) => {
+      const pending = { sessionId: row.id, epoch: row.writer_epoch, ...batch };
+      const client = this.#within.get(row.id);
+      if (client === undefined) return this.#queue.commit(pending);
+      const [error] = await this.#commitAll([pending], client);
+      if (error !== undefined) throw error;
+    }, async () => undefined);
   }
 
   /**
@@ -251,10 +286,10 @@ export class PostgresStore implements SessionStore {
    * writer's epoch is current and the head is where it expects, and followers are notified on commit.
    * Refused batches get `LOG_CONFLICT` and leave nothing behind.
    */
-  async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
+  async #commitAll(batches: readonly PendingBatch[], on: pg.ClientBase | pg.Pool = this.#pool): Promise<(Error | undefined)[]> {
     const events = batches.flatMap((batch) => batch.events.map((event, i) => ({ sessionId: batch.sessionId, seq: event.seq, line: batch.lines[i]!, link: batch.links?.[i] ?? null })));
     // A named statement (unless turned off): each connection parses and plans it once.
-    const { rows } = await this.#pool.query<SessionRow>({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
+    const { rows } = await on.query<SessionRow>({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
       batches.map((batch) => batch.sessionId),
       batches.map((batch) => batch.events[0]!.seq),
       batches.map((batch) => batch.epoch),
