@@ -17,7 +17,8 @@ export interface StepOutcome {
   readonly usage?: TokenUsage | undefined;
 }
 
-async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], context: ToolContext): Promise<ToolOutcome> {
+/** Runs one call with the tool of its name (an error result when none is offered, or the turn was aborted). */
+export async function invoke(call: ToolCallBlock, tools: readonly AgentTool[], context: ToolContext): Promise<ToolOutcome> {
   if (context.signal.aborted) return toolErrorOutcome(new ToolError("TOOL_ABORTED", "not run: the turn was aborted"));
   const tool = tools.find((candidate) => candidate.schema.name === call.name);
   if (tool === undefined) return toolErrorOutcome(new ToolError("TOOL_UNKNOWN", `no tool named ${call.name} is offered`));
@@ -67,10 +68,29 @@ export async function finishStep(
     for (const context of outcome.additionalContexts) loop.inbox.push(context, "tool-context");
   }
   const reason: StepEndReason = signal.aborted ? "aborted" : truncated ? "max-tokens" : "completed";
-  const usage = result.usage === undefined ? {} : { usage: result.usage };
-  const id = result.responseId === undefined ? {} : { responseId: result.responseId };
-  const diagnosis = result.cacheDiagnosis === undefined ? {} : { cacheDiagnosis: result.cacheDiagnosis };
-  await loop.log.append(stepEndEvent.input({ turn, step, reason, finishReason: result.finishReason, ...usage, ...id, ...diagnosis }));
-  const text = result.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
-  return { reason, continueTurn: calls.length > 0, text, usage: result.usage };
+  await loop.log.append(stepEndEvent.input({ turn, step, reason, ...answerFacts(result) }));
+  return { reason, continueTurn: calls.length > 0, text: answerText(result.content), usage: result.usage };
+}
+
+/** What a step's end records of its answer: the finish reason, and the usage, response id and cache verdict the provider gave. */
+export interface AnswerFacts {
+  readonly finishReason: GenerateResult["finishReason"];
+  readonly usage?: TokenUsage;
+  readonly responseId?: string;
+  readonly cacheDiagnosis?: NonNullable<GenerateResult["cacheDiagnosis"]>;
+}
+
+/** The facts of `result` a `step/end` records, without absent fields. */
+export function answerFacts(result: GenerateResult): AnswerFacts {
+  return {
+    finishReason: result.finishReason,
+    ...(result.usage === undefined ? {} : { usage: result.usage }),
+    ...(result.responseId === undefined ? {} : { responseId: result.responseId }),
+    ...(result.cacheDiagnosis === undefined ? {} : { cacheDiagnosis: result.cacheDiagnosis }),
+  };
+}
+
+/** The text blocks of an answer, joined. */
+export function answerText(content: GenerateResult["content"]): string {
+  return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
 }

@@ -47,7 +47,13 @@ export async function dispatchRequest(loop: Loop, step: DispatchStep): Promise<F
   const events = await loop.log.append([...(owed === undefined ? [] : [owed]), requestDispatchEvent.input({ turn: step.turn, step: step.step })]);
   instance.wroteHeader = true;
   instance.settleSelection(pending.version);
-  const dispatch = instance.dispatchAt(loop.log, events.at(-1)!.seq);
+  return requestAt(loop, events.at(-1)!.seq, step.signal);
+}
+
+/** The request a logged `request/dispatch` at `seq` sent: the fold of the log exactly through it, deep-frozen, marked, with `signal`. */
+export function requestAt(loop: Pick<Loop, "log" | "instance">, seq: number, signal: AbortSignal): FrozenGenerateOptions {
+  const { instance } = loop;
+  const dispatch = instance.dispatchAt(loop.log, seq);
   instance.generationAtLastRequest = dispatch.generation;
-  return markAgentLoopRequest(buildLoopRequest(dispatch.messages, dispatch.snapshot.header, { signal: step.signal, previousResponseId: dispatch.previousResponseId, freezer: instance.freezer }));
+  return markAgentLoopRequest(buildLoopRequest(dispatch.messages, dispatch.snapshot.header, { signal, previousResponseId: dispatch.previousResponseId, freezer: instance.freezer }));
 }

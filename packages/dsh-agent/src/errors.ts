@@ -7,6 +7,7 @@ export type AgentErrorCode =
   | "AGENT_INVALID_HOOK_RESULT"
   | "AGENT_INVALID_LOG"
   | "AGENT_RECONSTRUCTION"
+  | "AGENT_TURN_CONFLICT"
   | "AGENT_INVALID_FORK"
   | "AGENT_COMPACTION_NO_MODEL"
   | "AGENT_COMPACTION_EMPTY_SUMMARY";
@@ -24,7 +25,8 @@ export type ToolErrorCode =
   | "TOOL_FAILED"
   | "TOOL_ABORTED"
   | "TOOL_NOT_RUN"
-  | "TOOL_DENIED";
+  | "TOOL_DENIED"
+  | "TOOL_UNCERTAIN";
 
 /** A tool failure. Tools may throw it with their own message; the loop returns it to the model. */
 export class ToolError extends DshError<ToolErrorCode> {

@@ -159,6 +159,16 @@ export const toolApprovalEvent = defineEvent(
   }),
 );
 
+/**
+ * A call of a tool that is not safe to run twice is about to run. Committed before the call starts,
+ * so a process that finishes the step after a crash knows the call may have run, and never runs it
+ * again blindly. Not model-visible.
+ */
+export const toolIntentEvent = defineEvent(
+  "tool/intent",
+  z.strictObject({ turn: turnNumber, step: stepNumber, callId: z.string().min(1), toolName: z.string().min(1) }),
+);
+
 /** The agent's event definitions, in the order they are registered. */
 export const agentEventDefinitions = [
   turnStartEvent,
@@ -173,4 +183,5 @@ export const agentEventDefinitions = [
   compactionEndEvent,
   attachmentQuarantineEvent,
   toolApprovalEvent,
+  toolIntentEvent,
 ];

@@ -22,6 +22,7 @@ export {
   stepRejectEvent,
   stepStartEvent,
   toolApprovalEvent,
+  toolIntentEvent,
   turnEndEvent,
   turnStartEvent,
   type CompactionReason,
@@ -29,6 +30,10 @@ export {
   type TurnEndReason,
 } from "./events.js";
 export { createAgentRegistry } from "./register.js";
+export { advanceTurn, driveTurn, turnToStart, type TurnPosition } from "./durable.js";
+export type { DurableTurnOptions, UncertainCall, UncertainCallDecision } from "./durable-loop.js";
+export { nextAction, type NextAction, type StepReceipt } from "./durable-receipt.js";
+export type { AnswerFacts } from "./answer.js";
 export { AgentError, ToolError, type AgentErrorCode, type ToolErrorCode } from "./errors.js";
 export type { PreStepContext, PreStepDecision, PreStepListener, RequestListener } from "./hooks.js";
 export type { InboxItem } from "./inbox.js";

@@ -13,6 +13,7 @@ import {
   stepStartEvent,
   turnEndEvent,
   turnStartEvent,
+  toolIntentEvent,
 } from "./events.js";
 
 /** The open step: whether it dispatched its request, and whether the answer to it is logged. */
@@ -77,6 +78,7 @@ function admitStepEvent(state: LoopState, event: LogEvent, turn: number, step: n
     return { ...state, openStep: { ...open, dispatched: true } };
   }
   if (requestRetryEvent.is(event) && (!open.dispatched || open.answered)) refuse(event, "a retry needs a dispatched request that has no answer yet");
+  if (toolIntentEvent.is(event) && !open.answered) refuse(event, `step ${step} has no answer whose calls could run`);
   return stepEndEvent.is(event) ? { ...state, openStep: undefined } : state;
 }
 
@@ -118,7 +120,7 @@ export const loopAdmission: AdmissionRule<LoopState> = {
       if (stepRejectEvent.is(event)) return state;
       return { ...state, openStep: { step: event.data.step, dispatched: false, answered: false }, nextStep: state.nextStep + 1 };
     }
-    if (requestDispatchEvent.is(event) || requestRetryEvent.is(event) || stepEndEvent.is(event)) {
+    if (requestDispatchEvent.is(event) || requestRetryEvent.is(event) || stepEndEvent.is(event) || toolIntentEvent.is(event)) {
       return admitStepEvent(state, event, event.data.turn, event.data.step);
     }
     return state;

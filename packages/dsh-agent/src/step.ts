@@ -23,7 +23,8 @@ export function assertPromptNode(surface: SurfaceManager): void {
   }
 }
 
-interface OpenedStep {
+/** What an opened step offers the model. */
+export interface OpenedStep {
   readonly tools: readonly AgentTool[];
   readonly startsRequestSeries: boolean;
 }
@@ -32,7 +33,7 @@ interface OpenedStep {
  * Claims the inbox batch, assembles prompt and tools, runs `agent/pre-step` and logs what enters
  * the step. The batch is either logged or back in the inbox: a rejection or any failure restores it.
  */
-async function openStep(loop: Loop, turn: number, step: number): Promise<OpenedStep | "blocked"> {
+export async function openStep(loop: Loop, turn: number, step: number): Promise<OpenedStep | "blocked"> {
   const batch = loop.inbox.claim();
   let restored = false;
   const restore = () => {
@@ -88,16 +89,32 @@ export async function runStep(
     sent = true;
     return await finishStep(loop, { turn, step, signal, onToolEvent: listeners.onToolEvent }, result, opened.tools);
   } catch (error) {
-    const reason: StepEndReason = error instanceof StepFailure ? error.reason : signal.aborted ? "aborted" : "error";
-    const failure = error instanceof StepFailure ? error.failure : error;
-    const unsent = !(sent || (error instanceof StepFailure && error.sent));
-    const end = reason === "aborted" ? { turn, step, reason } : { turn, step, reason, error: loggedError(failure) };
-    await loop.log.append([
-      ...quarantineProposal(loop.surface, failure),
-      ...closeOpenCalls(loop.surface, reason === "aborted" ? "not run: the turn was aborted" : "not run: the step failed"),
-      stepEndEvent.input(unsent ? { ...end, unsent: true } : end),
-    ]);
+    const { reason, failure } = await endFailedStep(loop, { turn, step, signal }, error, sent);
     if (reason === "aborted") return { reason, continueTurn: false, text: "" };
     throw new StepFailure(reason, failure);
   }
+}
+
+/**
+ * Logs the end of a step that failed or was aborted: a quarantine proposal when an attachment was
+ * unreadable, error results for its open calls, and its `step/end` (marked `unsent` when no attempt
+ * could have sent the request). Returns the reason and the failure itself.
+ */
+export async function endFailedStep(
+  loop: Pick<Loop, "log" | "surface">,
+  at: { readonly turn: number; readonly step: number; readonly signal: AbortSignal },
+  error: unknown,
+  sent: boolean,
+): Promise<{ readonly reason: StepEndReason; readonly failure: unknown }> {
+  const { turn, step } = at;
+  const reason: StepEndReason = error instanceof StepFailure ? error.reason : at.signal.aborted ? "aborted" : "error";
+  const failure = error instanceof StepFailure ? error.failure : error;
+  const unsent = !(sent || (error instanceof StepFailure && error.sent));
+  const end = reason === "aborted" ? { turn, step, reason } : { turn, step, reason, error: loggedError(failure) };
+  await loop.log.append([
+    ...quarantineProposal(loop.surface, failure),
+    ...closeOpenCalls(loop.surface, reason === "aborted" ? "not run: the turn was aborted" : "not run: the step failed"),
+    stepEndEvent.input(unsent ? { ...end, unsent: true } : end),
+  ]);
+  return { reason, failure };
 }

@@ -42,6 +42,11 @@ export interface AgentTool {
   readonly schema: ToolSchema;
   /** Whether its calls must run alone, never beside another call of the same answer (default: they may run in parallel). */
   readonly runsAlone?: boolean;
+  /**
+   * False for a tool whose call must not run twice (it pays, sends, deletes): a durable turn logs
+   * its intent before it runs and never runs it again blindly after a crash (default true).
+   */
+  readonly safeToRerun?: boolean;
   invoke(rawArguments: string, context: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -71,6 +76,8 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   readonly parameters: Schema;
   /** Its calls run alone, never beside another call of the same answer (a tool with side effects on shared state). */
   readonly runsAlone?: boolean;
+  /** False when a call must not run twice: a durable turn logs its intent first and never reruns it blindly. */
+  readonly safeToRerun?: boolean;
   execute(args: z.output<Schema>, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }): AgentTool {
   const parsedSchema = toolSchemaSchema.safeParse({
@@ -85,6 +92,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   return {
     schema,
     ...(definition.runsAlone === true ? { runsAlone: true } : {}),
+    ...(definition.safeToRerun === false ? { safeToRerun: false } : {}),
     async invoke(rawArguments, context) {
       let json: unknown;
       try {

@@ -53,7 +53,7 @@ function isOverflow(error: unknown): boolean {
 }
 
 /** The `turn/end` of `turn`, naming every value still queued for the model, so none is lost without a trace. */
-function turnEnd(loop: Loop, data: { turn: number; reason: TurnEndReason; error?: ReturnType<typeof loggedError> }) {
+export function turnEnd(loop: Pick<Loop, "inbox">, data: { turn: number; reason: TurnEndReason; error?: ReturnType<typeof loggedError> }) {
   const pending = loop.inbox.peek();
   return turnEndEvent.input(pending.length === 0 ? data : { ...data, pending: pending.map(({ content, source }) => ({ content, source })) });
 }
