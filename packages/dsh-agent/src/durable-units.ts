@@ -100,7 +100,7 @@ export async function modelUnit(loop: Loop, at: UnitAt & { readonly onChunk: ((c
   const truncated = result.finishReason === "length";
   if (calls.length > 0 && !truncated) return receipt(loop, turn, from, { ...hashes, answer: answerFacts(result) });
   const cutOff = toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit"));
-  await log.append(calls.map((call) => toolResultEvent.input({ callId: call.callId, toolName: call.name, content: cutOff.content, isError: true, source: "tool" })));
+  if (calls.length > 0) await log.append(calls.map((call) => toolResultEvent.input({ callId: call.callId, toolName: call.name, content: cutOff.content, isError: true, source: "tool" })));
   const reason = signal.aborted ? "aborted" : truncated ? "max-tokens" : "completed";
   await log.append(stepEndEvent.input({ turn, step, reason, ...answerFacts(result) }));
   return endTurn(loop, turn, from, reason, hashes);

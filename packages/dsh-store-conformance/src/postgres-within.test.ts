@@ -1,4 +1,5 @@
 import pg from "pg";
+import { EventLog } from "dsh-log";
 import { PostgresStore } from "dsh-store-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
@@ -37,7 +38,7 @@ describe("PostgresStore.appendWithin", () => {
     const { store, log, client, done } = await setup();
     try {
       await client.query("BEGIN");
-      await store.appendWithin(client, "s", async () => {
+      await store.appendWithin(client, log, async () => {
         await log.append(storeNote.input({ text: "inside" }));
         await client.query("INSERT INTO mine VALUES ('receipt')");
       });
@@ -57,7 +58,7 @@ describe("PostgresStore.appendWithin", () => {
     const { store, log, client, done } = await setup();
     try {
       await client.query("BEGIN");
-      await store.appendWithin(client, "s", () => log.append(storeNote.input({ text: "lost" })));
+      await store.appendWithin(client, log, () => log.append(storeNote.input({ text: "lost" })));
       await client.query("ROLLBACK");
       expect(await texts(store, "s")).toEqual(["before"]);
       const again = await store.open("s", { registry: storeRegistry() });
@@ -74,7 +75,7 @@ describe("PostgresStore.appendWithin", () => {
     try {
       const newer = await store.open("s", { registry: storeRegistry() });
       await client.query("BEGIN");
-      await expect(store.appendWithin(client, "s", () => log.append(storeNote.input({ text: "stale" })))).rejects.toMatchObject({ code: "LOG_CONFLICT" });
+      await expect(store.appendWithin(client, log, () => log.append(storeNote.input({ text: "stale" })))).rejects.toMatchObject({ code: "LOG_CONFLICT" });
       await client.query("ROLLBACK");
       await newer.log.close();
       expect(await texts(store, "s")).toEqual(["before"]);
@@ -87,8 +88,8 @@ describe("PostgresStore.appendWithin", () => {
     const { store, log, client, done } = await setup();
     try {
       await client.query("BEGIN");
-      await store.appendWithin(client, "s", async () => {
-        await store.appendApart("s", () => log.append(storeNote.input({ text: "intent" })));
+      await store.appendWithin(client, log, async () => {
+        await store.appendApart(log, () => log.append(storeNote.input({ text: "intent" })));
         expect(await texts(store, "s")).toEqual(["before", "intent"]);
         await log.append(storeNote.input({ text: "result" }));
       });
@@ -100,12 +101,14 @@ describe("PostgresStore.appendWithin", () => {
     }
   });
 
-  it("refuses a second scope on the same session", async () => {
-    const { store, client, done } = await setup();
+  it("refuses a second scope on the same log, and a log this store did not open", async () => {
+    const { store, log, client, done } = await setup();
     try {
-      await expect(store.appendWithin(client, "s", () => store.appendWithin(client, "s", async () => 1))).rejects.toMatchObject({ code: "LOG_CONFLICT" });
+      await expect(store.appendWithin(client, log, () => store.appendWithin(client, log, async () => 1))).rejects.toMatchObject({ code: "LOG_CONFLICT" });
       // The outer scope still ends cleanly, and another may start.
-      await expect(store.appendWithin(client, "s", async () => 2)).resolves.toBe(2);
+      await expect(store.appendWithin(client, log, async () => 2)).resolves.toBe(2);
+      const foreign = new EventLog({ registry: storeRegistry() });
+      await expect(store.appendWithin(client, foreign, async () => 3)).rejects.toMatchObject({ code: "LOG_CONFLICT", message: expect.stringMatching(/^the log was not opened by this store/) });
     } finally {
       await done();
     }

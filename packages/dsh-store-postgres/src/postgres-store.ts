@@ -20,6 +20,11 @@ import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, lo
 import { NOTIFY_CHANNEL, migrate } from "./schema.js";
 import { followSession } from "./follow.js";
 
+/** Where a log's appends commit: on their own through the pool, or on a caller's connection. */
+interface Route {
+  client: pg.ClientBase | undefined;
+}
+
 /** Options of {@link PostgresStore.connect}. */
 export interface PostgresStoreOptions {
   /** Most connections the pool opens (default 10); a follower uses one more of its own. */
@@ -100,8 +105,8 @@ export class PostgresStore implements SessionStore {
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
   readonly #reconnectMs: number;
   readonly #commitName: string | undefined;
-  /** Sessions whose appends go on a caller's connection, inside the transaction it holds open. */
-  readonly #within = new Map<string, pg.ClientBase>();
+  /** Where each log this store opened commits: the pool, or a caller's connection inside the transaction it holds open. */
+  readonly #routes = new WeakMap<EventLog, Route>();
 
   private constructor(url: string, pool: pg.Pool, reconnectMs: number, prepared: boolean) {
     this.#url = url;
@@ -142,8 +147,10 @@ export class PostgresStore implements SessionStore {
       chained: true,
     };
     // The seed is admitted once, by the log that will write to it, before anything is stored.
-    const sink = this.#sink(row);
+    const route: Route = { client: undefined };
+    const sink = this.#sink(row, route);
     const log = new EventLog({ ...options, sink, events: initial.seed });
+    this.#routes.set(log, route);
     const { chain, batch } = firstCommit(infoOf(row), log.slice());
     await this.#transaction(async (client) => {
       const inserted = await client.query(
@@ -161,8 +168,10 @@ export class PostgresStore implements SessionStore {
     const { rows } = await this.#pool.query<SessionRow>("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = $1 RETURNING *", [checkSessionId(sessionId)]);
     const row = rows[0];
     if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
-    const sink = this.#sink(row);
+    const route: Route = { client: undefined };
+    const sink = this.#sink(row, route);
     const log = await this.#load(row, { ...options, sink });
+    this.#routes.set(log, route);
     sink.begin({ chain: await this.#chainOf(row, log.length), signing: options.signing });
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
@@ -199,30 +208,38 @@ export class PostgresStore implements SessionStore {
   }
 
   /**
-   * Runs `work` with the appends of session `sessionId` written on `client`, inside the transaction the
-   * caller began there, so they commit (or roll back) with the caller's own writes. Each append is
-   * still checked against the writer epoch and head. Should that transaction not commit, the log in
-   * memory is ahead of the store: close it and open the session again.
+   * Runs `work` with the appends of `log` (a session this store opened or created) written on
+   * `client`, inside the transaction the caller began there, so they commit (or roll back) with the
+   * caller's own writes. Each append is still checked against the writer epoch and head. Should that
+   * transaction not commit, the log in memory is ahead of the store: close it and open the session again.
    */
-  async appendWithin<T>(client: pg.ClientBase, sessionId: string, work: () => Promise<T>): Promise<T> {
-    if (this.#within.has(sessionId)) throw new LogError("LOG_CONFLICT", `session ${sessionId} already appends within a transaction`);
-    this.#within.set(sessionId, client);
+  async appendWithin<T>(client: pg.ClientBase, log: EventLog, work: () => Promise<T>): Promise<T> {
+    const route = this.#route(log);
+    if (route.client !== undefined) throw new LogError("LOG_CONFLICT", "this log already appends within a transaction");
+    route.client = client;
     try {
       return await work();
     } finally {
-      this.#within.delete(sessionId);
+      route.client = undefined;
     }
   }
 
-  /** Runs `work` with the session's appends committed on their own again, while an {@link appendWithin} is under way: for what must be durable before the caller's transaction ends. */
-  async appendApart<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
-    const client = this.#within.get(sessionId);
-    this.#within.delete(sessionId);
+  /** Inside {@link appendWithin}, runs `work` with the log's appends committed on their own at once: for what must be durable before the caller's transaction ends. */
+  async appendApart<T>(log: EventLog, work: () => Promise<T>): Promise<T> {
+    const route = this.#route(log);
+    const client = route.client;
+    route.client = undefined;
     try {
       return await work();
     } finally {
-      if (client !== undefined) this.#within.set(sessionId, client);
+      route.client = client;
     }
+  }
+
+  #route(log: EventLog): Route {
+    const route = this.#routes.get(log);
+    if (route === undefined) throw new LogError("LOG_CONFLICT", `the log was not opened by this store (${this.location})`);
+    return route;
   }
 
   async close(): Promise<void> {
@@ -269,12 +286,13 @@ export class PostgresStore implements SessionStore {
     return SessionChain.after(infoOf(row), rows[0]?.chain ?? undefined, events);
   }
 
-  /** A sink whose batches go through the store's shared commit queue under this writer's epoch. */
-  #sink(row: SessionRow): StoreSink {
+  /** A sink whose batches go through the store's shared commit queue under this writer's epoch, or on the connection its route names. */
+  #sink(row: SessionRow, route: Route): StoreSink {
     return new StoreSink(async (batch) => {
       const pending = { sessionId: row.id, epoch: row.writer_epoch, ...batch };
-      const client = this.#within.get(row.id);
+      const client = route.client;
       if (client === undefined) return this.#queue.commit(pending);
+      if (pending.events.length === 0) return;
       const [error] = await this.#commitAll([pending], client);
       if (error !== undefined) throw error;
     }, async () => undefined);

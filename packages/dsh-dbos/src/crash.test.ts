@@ -1,0 +1,159 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createAgentRegistry } from "dsh-agent";
+import type { LogEvent } from "dsh-log";
+import { startSimulator, type Simulator } from "dsh-simulator";
+import { PostgresStore } from "dsh-store-postgres";
+import { startTestPostgres, type TestPostgres } from "dsh-store-conformance/postgres-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withoutReports } from "./test-support/compare.js";
+
+const WORKER = fileURLToPath(new URL("./test-support/worker.ts", import.meta.url));
+const INPUT = "What is in the directory?";
+
+let server: TestPostgres;
+const simulators: Simulator[] = [];
+/** The uncrashed run: its log and the bodies the provider received, in order. */
+let reference: { events: LogEvent[]; bodies: string[] };
+
+interface WorkerRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly result: { outcomes?: { reason: string; turn: number }[]; error?: string; code?: string } | undefined;
+  readonly stderr: string;
+}
+
+/** Runs the worker in its own process until it exits (or is killed). */
+function runWorker(env: Record<string, string>): Promise<WorkerRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", WORKER], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      const line = stdout.trim().split("\n").at(-1);
+      resolve({ code, signal, result: line ? (JSON.parse(line) as WorkerRun["result"]) : undefined, stderr });
+    });
+  });
+}
+
+/** A database and a simulator of its own, and the worker environment that points at them. */
+async function world(extra: Record<string, string> = {}) {
+  const url = await server.createDatabase();
+  const sim = await startSimulator({ scenario: { policy: "explore" } });
+  simulators.push(sim);
+  return { url, sim, env: { DATABASE_URL: url, SIM_URL: sim.url, SESSION: "s", INPUT, ...extra } };
+}
+
+async function sessionEvents(url: string): Promise<LogEvent[]> {
+  const store = await PostgresStore.connect(url);
+  try {
+    return (await store.read("s", createAgentRegistry())).log.slice();
+  } finally {
+    await store.close();
+  }
+}
+
+/** Bodies in order with each run of identical bodies (a request sent again) kept once. */
+function distinct(bodies: readonly string[]): string[] {
+  return bodies.filter((body, i) => i === 0 || body !== bodies[i - 1]);
+}
+
+beforeAll(async () => {
+  server = await startTestPostgres();
+  const { url, sim, env } = await world();
+  const run = await runWorker({ ...env, MODE: "start" });
+  expect(run.result).toMatchObject({ outcomes: [{ reason: "completed", turn: 0 }] });
+  reference = { events: await sessionEvents(url), bodies: sim.exchanges.map((exchange) => exchange.body) };
+  expect(reference.bodies).toHaveLength(3);
+}, 120_000);
+afterAll(async () => {
+  for (const sim of simulators) await sim.close();
+  await server?.stop();
+});
+
+/** Kills a worker at `at` (its `nth` occurrence), recovers in a second process, and returns what the session and the provider saw. */
+async function crashAndRecover(at: string, nth: number, extra: Record<string, string> = {}) {
+  const { url, sim, env } = await world(extra);
+  const crashed = await runWorker({ ...env, MODE: "start", CRASH_AT: at, CRASH_NTH: String(nth) });
+  expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+  const sentBeforeRecovery = sim.exchanges.length;
+  const recovered = await runWorker({ ...env, MODE: "recover" });
+  expect(recovered.result, recovered.stderr).toMatchObject({ outcomes: [{ reason: "completed", turn: 0 }] });
+  return { events: await sessionEvents(url), exchanges: sim.exchanges, sentBeforeRecovery };
+}
+
+describe("a turn killed at a boundary and recovered by another process", () => {
+  it.each([
+    // [boundary, which occurrence, provider calls the crash forced beyond the uncrashed run's]
+    ["frozen", 1, 0],
+    ["frozen", 2, 0],
+    ["answered", 1, 1],
+    ["answered", 3, 1],
+    ["appended", 1, 1],
+    ["appended", 2, 0],
+    ["committed", 1, 0],
+    ["committed", 4, 0],
+  ] as const)("at %s (#%i) logs what an uncrashed run logs, with %i request sent again, byte for byte", async (at, nth, extra) => {
+    const { events, exchanges } = await crashAndRecover(at, nth);
+    expect(withoutReports(events)).toEqual(withoutReports(reference.events));
+    const bodies = exchanges.map((exchange) => exchange.body);
+    expect(distinct(bodies)).toEqual(reference.bodies);
+    expect(bodies).toHaveLength(reference.bodies.length + extra);
+    // A request sent again is the same bytes, so it reads the provider's prefix cache.
+    for (const [i, exchange] of exchanges.entries()) if (i > 0 && exchange.body === bodies[i - 1]) expect(exchange.cacheHitTokens).toBeGreaterThan(0);
+  });
+});
+
+describe("a tool call killed while it ran", () => {
+  it("runs a tool that is safe to rerun again: the log is the uncrashed run's, the side effect happened twice", async () => {
+    const runs = join(mkdtempSync(join(tmpdir(), "dsh-dbos-")), "runs");
+    const { events, exchanges } = await crashAndRecover("tool", 1, { RUNS_FILE: runs });
+    expect(withoutReports(events)).toEqual(withoutReports(reference.events));
+    expect(exchanges.map((exchange) => exchange.body)).toEqual(reference.bodies);
+    expect(readFileSync(runs, "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("never runs a tool that is not safe to rerun again: its logged intent makes the result uncertain, told to the model", async () => {
+    const runs = join(mkdtempSync(join(tmpdir(), "dsh-dbos-")), "runs");
+    const { events } = await crashAndRecover("tool", 1, { RUNS_FILE: runs, READ_UNSAFE: "1" });
+    expect(readFileSync(runs, "utf8").trim().split("\n")).toHaveLength(1);
+    const intent = events.findIndex((event) => event.type === "tool/intent");
+    expect(events[intent]?.data).toMatchObject({ toolName: "read_file" });
+    expect(events[intent + 1]).toMatchObject({ type: "tool/result", data: { toolName: "read_file", isError: true, content: [{ text: expect.stringMatching(/^Error \[TOOL_UNCERTAIN\]/) }] } });
+    expect(events.at(-1)).toMatchObject({ type: "turn/end", data: { reason: "completed" } });
+  });
+});
+
+describe("a worker that is still running when its turn is taken over", () => {
+  it("has its late append refused by the store: the log holds the new owner's run, once", async () => {
+    const gateDir = mkdtempSync(join(tmpdir(), "dsh-dbos-"));
+    const gate = join(gateDir, "open");
+    const { url, env } = await world();
+    // The zombie stops inside read_file's call, after the tool ran, before its result is logged.
+    const zombie = runWorker({ ...env, MODE: "start", TOOL_GATE: gate });
+    while (!existsSync(`${gate}.waiting`)) await new Promise((resolve) => setTimeout(resolve, 25));
+    const owner = await runWorker({ ...env, MODE: "recover" });
+    expect(owner.result, owner.stderr).toMatchObject({ outcomes: [{ reason: "completed", turn: 0 }] });
+    writeFileSync(gate, "");
+    const late = await zombie;
+    // The zombie's tool ran; its result's append was refused (its writer epoch is stale), so the log has the owner's alone.
+    expect(late.stderr).toMatch(/unit at \d+ failed: LOG_CONFLICT /);
+    expect(withoutReports(await sessionEvents(url))).toEqual(withoutReports(reference.events));
+  });
+});
+
+describe("starting a turn whose workflow a crash left pending", () => {
+  it("is refused until the pending turn is recovered", async () => {
+    const { env } = await world();
+    const crashed = await runWorker({ ...env, MODE: "start", CRASH_AT: "frozen", CRASH_NTH: "1" });
+    expect(crashed.signal).toBe("SIGKILL");
+    const again = await runWorker({ ...env, MODE: "start", EXECUTOR: "elsewhere" });
+    expect(again.result).toMatchObject({ code: "DURABLE_TURN_PENDING", error: expect.stringContaining("dsh:s:turn:0") });
+  });
+});

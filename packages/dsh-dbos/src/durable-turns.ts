@@ -1,0 +1,226 @@
+import { DBOS } from "@dbos-inc/dbos-sdk";
+import { registerDataSource, runTransaction } from "@dbos-inc/dbos-sdk/datasource";
+import { advanceTurn, continuedSelection, createAgentRegistry, driveTurn, turnToStart, type ContentInput, type DurableTurnOptions, type StepReceipt, type TurnEndReason, type TurnPosition } from "dsh-agent";
+import type { LlmCallConfig } from "dsh-llm";
+import { LogError, type EventLog } from "dsh-log";
+import { PostgresStore } from "dsh-store-postgres";
+import { SurfaceManager } from "dsh-surface";
+import { DurableError } from "./errors.js";
+import { turnText } from "./outcome.js";
+import { TurnTransactions } from "./transactions.js";
+
+/** What runs a session's turns: the agent options that are code, the same in every worker and in recovery. */
+export type TurnAgent = Omit<DurableTurnOptions, "config" | "commitApart" | "signal">;
+
+/** Options of {@link DurableTurns.register}. */
+export interface DurableTurnsOptions {
+  /** The PostgreSQL database of the sessions; DBOS keeps its system tables and completion records there too. */
+  readonly url: string;
+  /** Builds the agent for a session's unit: runtime, system prompt (default: the session's), tools. Frozen code: every worker and recovery builds the same. */
+  readonly agent: (sessionId: string) => TurnAgent | Promise<TurnAgent>;
+  /** Most connections of each pool (the store's and the transactions'; default 10): at least the turns one worker runs at once. */
+  readonly maxConnections?: number;
+  /**
+   * Hears each unit that failed and rolled back, before DBOS does: a `LOG_CONFLICT` is an older
+   * attempt refused because another process took the turn over (DBOS may not report it otherwise).
+   */
+  readonly onUnitError?: (error: unknown, unit: { readonly sessionId: string; readonly turn: number; readonly head: number }) => void;
+}
+
+/** Options of one turn: the model of a new session, changes to a continued one's, and the input's source. */
+export interface TurnOptions {
+  readonly config?: Partial<LlmCallConfig>;
+  readonly source?: string;
+}
+
+/** A started turn: its number and its workflow. */
+export interface StartedTurn {
+  readonly sessionId: string;
+  readonly turn: number;
+  readonly workflowId: string;
+}
+
+/** How a durable turn ended, read from the log once its workflow finished. */
+export interface TurnOutcome extends StartedTurn {
+  readonly reason: TurnEndReason;
+  /** The text of the turn's last answer. */
+  readonly text: string;
+}
+
+/** The workflow's input: all it needs to run the turn again, byte for byte, in another process. */
+interface TurnArgs {
+  readonly sessionId: string;
+  readonly turn: number;
+  readonly head: number;
+  readonly input: ContentInput;
+  readonly source?: string;
+  /** The selection of the turn's first request, fixed when the turn was asked for. */
+  readonly config: LlmCallConfig;
+}
+
+/** The name DBOS knows the turn workflow by. */
+export const TURN_WORKFLOW = "dshTurn";
+
+let registered = false;
+
+/** The workflow id of turn `turn` of a session: one workflow per turn, so starting it twice finds the first. */
+export function turnWorkflowId(sessionId: string, turn: number): string {
+  return `dsh:${sessionId}:turn:${turn}`;
+}
+
+/**
+ * dsh turns as DBOS workflows. Each unit of a turn (an answer, a tool call, a step's end) is a DBOS
+ * transaction on the sessions' database that appends the unit's events and DBOS's completion record
+ * in one COMMIT; the engine keeps only the unit's small receipt, the log keeps the bytes. Register
+ * before `DBOS.launch()`; one registration per process.
+ */
+export class DurableTurns {
+  readonly #transactions: TurnTransactions;
+  readonly #agent: DurableTurnsOptions["agent"];
+  readonly #onUnitError: DurableTurnsOptions["onUnitError"];
+  readonly #url: string;
+  readonly #maxConnections: number;
+  readonly #workflow: (args: TurnArgs) => Promise<StepReceipt>;
+  #store: PostgresStore | undefined;
+
+  private constructor(options: DurableTurnsOptions) {
+    this.#url = options.url;
+    this.#agent = options.agent;
+    this.#onUnitError = options.onUnitError;
+    this.#maxConnections = options.maxConnections ?? 10;
+    this.#transactions = new TurnTransactions("dsh-sessions", options.url, this.#maxConnections);
+    registerDataSource(this.#transactions);
+    this.#workflow = DBOS.registerWorkflow((args: TurnArgs) => this.#runTurn(args), { name: TURN_WORKFLOW });
+  }
+
+  /** Registers the turn workflow and its data source with DBOS; call it once per process, before `DBOS.launch()` (or {@link launch}). */
+  static register(options: DurableTurnsOptions): DurableTurns {
+    if (registered) throw new DurableError("DURABLE_INVALID_OPTIONS", "DurableTurns.register runs once per process");
+    registered = true;
+    return new DurableTurns(options);
+  }
+
+  /**
+   * Configures DBOS on the sessions' database and launches it: workflows this executor left pending
+   * start again now. `executorId` names this worker (default `DBOS__VMID`, else `local`).
+   */
+  async launch(options: { readonly name?: string; readonly executorId?: string; readonly logLevel?: string } = {}): Promise<void> {
+    DBOS.setConfig({
+      name: options.name ?? "dsh",
+      systemDatabaseUrl: this.#url,
+      applicationVersion: "dsh-turn-1",
+      logLevel: options.logLevel ?? "error",
+      ...(options.executorId === undefined ? {} : { executorID: options.executorId }),
+    });
+    await DBOS.launch();
+  }
+
+  /** Shuts DBOS down and closes the store. */
+  async shutdown(): Promise<void> {
+    await DBOS.shutdown();
+    await this.#store?.close();
+    this.#store = undefined;
+  }
+
+  /**
+   * Starts the session's next turn on `input` as a workflow (creating the session when it does not
+   * exist) and returns at once. A turn still open in the log is refused: recover it first.
+   */
+  async start(sessionId: string, input: ContentInput, options: TurnOptions = {}): Promise<StartedTurn> {
+    const store = await this.#sessions();
+    const log = await readOrCreate(store, sessionId);
+    const { turn, head } = turnToStart(log);
+    const workflowId = turnWorkflowId(sessionId, turn);
+    const status = await DBOS.getWorkflowStatus(workflowId);
+    if (status !== null) throw new DurableError("DURABLE_TURN_PENDING", `turn ${turn} of session ${sessionId} already has workflow ${workflowId} (${status.status}): recover it first`);
+    const config = continuedSelection(log, options.config);
+    const args: TurnArgs = { sessionId, turn, head, input, ...(options.source === undefined ? {} : { source: options.source }), config };
+    await DBOS.startWorkflow(this.#workflow, { workflowID: workflowId })(args);
+    return { sessionId, turn, workflowId };
+  }
+
+  /** Runs the session's next turn to its end: {@link start}, then {@link outcome}. */
+  async run(sessionId: string, input: ContentInput, options: TurnOptions = {}): Promise<TurnOutcome> {
+    return this.outcome(await this.start(sessionId, input, options));
+  }
+
+  /** Waits for a started turn's workflow and reads how the turn ended from the log. */
+  async outcome(started: StartedTurn): Promise<TurnOutcome> {
+    const handle = DBOS.retrieveWorkflow<StepReceipt>(started.workflowId);
+    let last: StepReceipt | null;
+    try {
+      last = await handle.getResult();
+    } catch (cause) {
+      throw new DurableError("DURABLE_TURN_FAILED", `workflow ${started.workflowId} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    if (last === null || last.next.kind !== "done") throw new DurableError("DURABLE_TURN_FAILED", `workflow ${started.workflowId} ended without finishing turn ${started.turn}`);
+    const { log } = await (await this.#sessions()).read(started.sessionId, createAgentRegistry());
+    return { ...started, reason: last.next.reason, text: turnText(log, started.turn) };
+  }
+
+  /** The turns whose workflows are pending (left by a crashed worker, or running), oldest first. */
+  async pending(): Promise<StartedTurn[]> {
+    const workflows = await DBOS.listWorkflows({ workflowName: TURN_WORKFLOW, status: ["PENDING", "ENQUEUED"], loadInput: true });
+    return workflows.map((workflow) => {
+      const [args] = workflow.input as [TurnArgs];
+      return { sessionId: args.sessionId, turn: args.turn, workflowId: workflow.workflowID };
+    });
+  }
+
+  /** Waits for every pending turn (those `launch` took up again after a crash) and returns how each ended. */
+  async recover(): Promise<TurnOutcome[]> {
+    const outcomes: TurnOutcome[] = [];
+    for (const started of await this.pending()) outcomes.push(await this.outcome(started));
+    return outcomes;
+  }
+
+  async #sessions(): Promise<PostgresStore> {
+    this.#store ??= await PostgresStore.connect(this.#url, { maxConnections: this.#maxConnections });
+    return this.#store;
+  }
+
+  #runTurn(args: TurnArgs): Promise<StepReceipt> {
+    const start = { turn: args.turn, head: args.head, input: args.input, ...(args.source === undefined ? {} : { source: args.source }) };
+    return driveTurn(start, (position) => runTransaction(() => this.#unit(args, position), "dshUnit", { dsName: this.#transactions.name })).then((receipts) => receipts.at(-1)!);
+  }
+
+  /**
+   * One unit, inside its DBOS transaction: open the session (a new writer epoch, so an older attempt
+   * still running is refused), run the unit with its appends on the transaction's connection (a
+   * tool's intent committed apart), close the session.
+   */
+  async #unit(args: TurnArgs, position: TurnPosition): Promise<StepReceipt> {
+    const store = await this.#sessions();
+    const client = this.#transactions.client();
+    const { log } = await store.open(args.sessionId, { registry: createAgentRegistry() });
+    try {
+      const agent = await this.#agent(args.sessionId);
+      const options: DurableTurnOptions = {
+        ...agent,
+        config: args.config,
+        systemPrompt: agent.systemPrompt ?? new SurfaceManager(log).systemPrompt() ?? "",
+        commitApart: (work) => store.appendApart(log, work),
+      };
+      return await store.appendWithin(client, log, () => advanceTurn(log, options, position));
+    } catch (error) {
+      this.#onUnitError?.(error, { sessionId: args.sessionId, turn: args.turn, head: position.head });
+      throw error;
+    } finally {
+      await log.close().catch(() => undefined);
+    }
+  }
+}
+
+async function readOrCreate(store: PostgresStore, sessionId: string): Promise<EventLog> {
+  try {
+    return (await store.read(sessionId, createAgentRegistry())).log;
+  } catch (error) {
+    if (!(error instanceof LogError) || error.code !== "LOG_NOT_FOUND") throw error;
+    const created = await store.create({ registry: createAgentRegistry(), sessionId }).catch(async (raced: unknown) => {
+      if (raced instanceof LogError && raced.code === "LOG_EXISTS") return store.open(sessionId, { registry: createAgentRegistry() });
+      throw raced;
+    });
+    await created.log.close();
+    return created.log;
+  }
+}
