@@ -10,6 +10,7 @@ import { INSPECT_USAGE } from "./commands/inspect.js";
 import { OTEL_USAGE } from "./commands/otel.js";
 import { QUARANTINE_USAGE } from "./commands/quarantine.js";
 import { REQUESTS_USAGE } from "./commands/requests.js";
+import { RECOVER_USAGE } from "./commands/recover.js";
 import { RESUME_USAGE } from "./commands/resume.js";
 import { RUN_USAGE } from "./commands/run.js";
 import { SESSIONS_USAGE } from "./commands/sessions.js";
@@ -23,6 +24,7 @@ import { WEB_USAGE } from "./commands/web.js";
 const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly usage: string }>> = {
   run: { summary: "start a session and run one turn on a prompt", usage: RUN_USAGE },
   resume: { summary: "run one more turn on a session, keeping its prompt and model unless told", usage: RESUME_USAGE },
+  recover: { summary: "finish the durable turns (--engine dbos) a crashed worker left pending", usage: RECOVER_USAGE },
   fork: { summary: "copy a session up to the end of a turn into a new one, and maybe run a turn there", usage: FORK_USAGE },
   compact: { summary: "summarize the older part of a session's messages now", usage: COMPACT_USAGE },
   requests: { summary: "print every request rebuilt from a log, or its exact HTTP body", usage: REQUESTS_USAGE },

@@ -9,6 +9,7 @@ import { inspectCommand } from "./commands/inspect.js";
 import { otelCommand } from "./commands/otel.js";
 import { quarantineCommand } from "./commands/quarantine.js";
 import { requestsCommand } from "./commands/requests.js";
+import { recoverCommand } from "./commands/recover.js";
 import { resumeCommand } from "./commands/resume.js";
 import { runCommand } from "./commands/run.js";
 import { sessionsCommand } from "./commands/sessions.js";
@@ -25,6 +26,7 @@ import { printable } from "./printable.js";
 const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
   run: runCommand,
   resume: resumeCommand,
+  recover: recoverCommand,
   fork: forkCommand,
   compact: compactCommand,
   requests: requestsCommand,

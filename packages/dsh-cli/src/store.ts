@@ -16,7 +16,7 @@ export function storeUrl(option: string | undefined, io: CliIo): string {
 }
 
 /** A module the CLI loads only when a store of its kind is asked for, so its native or network dependency stays optional. */
-async function optionalModule<T>(name: string, load: () => Promise<T>): Promise<T> {
+export async function optionalModule<T>(name: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (error) {
@@ -45,7 +45,8 @@ export function displayUrl(url: string): string {
   return isPostgresUrl(url) ? maskUrlPassword(url) : url;
 }
 
-function isPostgresUrl(url: string): boolean {
+/** Whether `url` names a PostgreSQL database (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(url: string): boolean {
   return url.startsWith("postgres://") || url.startsWith("postgresql://");
 }
 

@@ -27,10 +27,12 @@ export interface DurableTurnsOptions {
   readonly onUnitError?: (error: unknown, unit: { readonly sessionId: string; readonly turn: number; readonly head: number }) => void;
 }
 
-/** Options of one turn: the model of a new session, changes to a continued one's, and the input's source. */
+/** Options of one turn: the model of a new session, changes to a continued one's, the input's source, and a system prompt. */
 export interface TurnOptions {
   readonly config?: Partial<LlmCallConfig>;
   readonly source?: string;
+  /** The turn's system prompt, kept with the workflow (ahead of the agent's and the session's own). */
+  readonly systemPrompt?: string;
 }
 
 /** A started turn: its number and its workflow. */
@@ -56,6 +58,7 @@ interface TurnArgs {
   readonly source?: string;
   /** The selection of the turn's first request, fixed when the turn was asked for. */
   readonly config: LlmCallConfig;
+  readonly systemPrompt?: string;
 }
 
 /** The name DBOS knows the turn workflow by. */
@@ -134,7 +137,15 @@ export class DurableTurns {
     const status = await DBOS.getWorkflowStatus(workflowId);
     if (status !== null) throw new DurableError("DURABLE_TURN_PENDING", `turn ${turn} of session ${sessionId} already has workflow ${workflowId} (${status.status}): recover it first`);
     const config = continuedSelection(log, options.config);
-    const args: TurnArgs = { sessionId, turn, head, input, ...(options.source === undefined ? {} : { source: options.source }), config };
+    const args: TurnArgs = {
+      sessionId,
+      turn,
+      head,
+      input,
+      config,
+      ...(options.source === undefined ? {} : { source: options.source }),
+      ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
+    };
     await DBOS.startWorkflow(this.#workflow, { workflowID: workflowId })(args);
     return { sessionId, turn, workflowId };
   }
@@ -198,7 +209,7 @@ export class DurableTurns {
       const options: DurableTurnOptions = {
         ...agent,
         config: args.config,
-        systemPrompt: agent.systemPrompt ?? new SurfaceManager(log).systemPrompt() ?? "",
+        systemPrompt: args.systemPrompt ?? agent.systemPrompt ?? new SurfaceManager(log).systemPrompt() ?? "",
         commitApart: (work) => store.appendApart(log, work),
       };
       return await store.appendWithin(client, log, () => advanceTurn(log, options, position));

@@ -1,0 +1,79 @@
+import { ToolRegistry, type ContentInput } from "dsh-agent";
+import type { DurableTurns, TurnAgent } from "dsh-dbos";
+import type { LlmCallConfig } from "dsh-llm";
+import { CliError, EXIT } from "./cli-error.js";
+import type { CliIo } from "./io.js";
+import { agentSettings, type ProviderSession } from "./session-runner.js";
+import { displayUrl, isPostgresUrl, optionalModule, storeUrl } from "./store.js";
+import { workspaceTools } from "./workspace-tools.js";
+
+/** The `parseArgs` options of commands that run turns on a durable-execution engine. */
+export const ENGINE_OPTIONS = { engine: { type: "string" }, executor: { type: "string" } } as const;
+export const ENGINE_USAGE = "[--engine dbos [--executor ID]]";
+
+/** The flags a durable turn cannot honour yet, with why. */
+const NOT_DURABLE: Readonly<Record<string, string>> = {
+  approve: "asks at the terminal, which a recovering worker cannot do",
+  "signing-key": "signs heads as they commit, and a durable unit commits with the engine's record",
+};
+
+/**
+ * The PostgreSQL URL a durable run uses, after checking the flags: `--engine dbos` only, on a
+ * PostgreSQL store (DBOS keeps its records beside the sessions), without the flags it cannot honour.
+ */
+export function durableStore(values: { readonly engine?: string | undefined } & Readonly<Record<string, unknown>>, io: CliIo): string {
+  if (values.engine !== "dbos") throw new CliError(`--engine takes dbos, not ${String(values.engine)}`, EXIT.usage);
+  const url = storeUrl(values.store as string | undefined, io);
+  if (!isPostgresUrl(url)) throw new CliError("--engine dbos runs on PostgreSQL: give --store postgres://… (or set DSH_STORE)", EXIT.usage);
+  for (const [flag, why] of Object.entries(NOT_DURABLE)) {
+    if (values[flag] !== undefined) throw new CliError(`--${flag} does not work with --engine dbos yet: it ${why}`, EXIT.usage);
+  }
+  return url;
+}
+
+/**
+ * Registers the turn workflow with the agent the flags describe (the provider's runtime, the
+ * workspace and MCP tools, the step limit and compaction) and launches DBOS on `url`; the turns this
+ * executor left pending start again now. Answers stream to stdout as they come.
+ */
+export async function launchTurns(url: string, provider: ProviderSession, values: Parameters<typeof agentSettings>[0] & { readonly executor?: string | undefined }, io: CliIo): Promise<DurableTurns> {
+  const { DurableTurns } = await optionalModule("dsh-dbos", () => import("dsh-dbos"));
+  const tools = new ToolRegistry(workspaceTools(io.cwd));
+  provider.mcp?.attach(tools);
+  const agent: TurnAgent = {
+    runtime: provider.runtime,
+    tools,
+    ...agentSettings(values),
+    onChunk: (chunk) => {
+      if (chunk.type === "text-delta") io.stdout.write(chunk.text);
+    },
+  };
+  const turns = DurableTurns.register({
+    url,
+    agent: () => agent,
+    onUnitError: (error) => io.stderr.write(`dsh: a unit failed and rolled back: ${error instanceof Error ? error.message : String(error)}\n`),
+  });
+  const executorId = values.executor ?? io.env.DBOS__VMID;
+  await turns.launch(executorId === undefined ? {} : { executorId });
+  return turns;
+}
+
+/** Runs a new session's first turn as a workflow on `url`, printing the answer as it streams and the outcome on stderr. */
+export async function durableTurn(
+  url: string,
+  provider: ProviderSession,
+  turn: { readonly sessionId: string; readonly input: ContentInput; readonly config: LlmCallConfig; readonly systemPrompt: string },
+  values: Parameters<typeof launchTurns>[2],
+  io: CliIo,
+): Promise<number> {
+  const turns = await launchTurns(url, provider, values, io);
+  try {
+    const outcome = await turns.run(turn.sessionId, turn.input, { config: turn.config, systemPrompt: turn.systemPrompt });
+    io.stdout.write("\n");
+    io.stderr.write(`dsh: turn ${outcome.turn} ${outcome.reason} (workflow ${outcome.workflowId})\n`);
+    io.stderr.write(`dsh: log: ${displayUrl(url)}#${turn.sessionId}\n`);
+    return outcome.reason === "completed" ? EXIT.ok : EXIT.failure;
+  } finally {
+    await turns.shutdown();
+  }
+}
