@@ -77,6 +77,15 @@ describe("DurableTurns", () => {
     expect(await turns.pending()).toEqual([]);
   });
 
+  it("keeps the turn's system prompt with its workflow, ahead of the agent's", async () => {
+    await freshSimulator();
+    await turns.run("s5", "Look around.", { config: SIM_CONFIG, systemPrompt: "Answer in French." });
+    const store = await PostgresStore.connect(url);
+    const { log } = await store.read("s5", createAgentRegistry());
+    await store.close();
+    expect(log.slice().find((event) => event.type === "system/message")?.data).toMatchObject({ content: "Answer in French." });
+  });
+
   it("refuses a new session without a model", async () => {
     await expect(turns.start("s4", "Hi.")).rejects.toMatchObject({ code: "AGENT_INVALID_OPTIONS" });
   });

@@ -20,9 +20,17 @@ import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, lo
 import { NOTIFY_CHANNEL, migrate } from "./schema.js";
 import { followSession } from "./follow.js";
 
+/**
+ * A connection in a transaction the caller holds open, as `appendWithin` uses it: a `pg` client (or
+ * anything with its `query`), so this package's types need no driver types of yours.
+ */
+export interface TransactionClient {
+  query(query: { readonly name?: string; readonly text: string; readonly values: unknown[] }): Promise<{ readonly rows: unknown[] }>;
+}
+
 /** Where a log's appends commit: on their own through the pool, or on a caller's connection. */
 interface Route {
-  client: pg.ClientBase | undefined;
+  client: TransactionClient | undefined;
 }
 
 /** Options of {@link PostgresStore.connect}. */
@@ -213,7 +221,7 @@ export class PostgresStore implements SessionStore {
    * caller's own writes. Each append is still checked against the writer epoch and head. Should that
    * transaction not commit, the log in memory is ahead of the store: close it and open the session again.
    */
-  async appendWithin<T>(client: pg.ClientBase, log: EventLog, work: () => Promise<T>): Promise<T> {
+  async appendWithin<T>(client: TransactionClient, log: EventLog, work: () => Promise<T>): Promise<T> {
     const route = this.#route(log);
     if (route.client !== undefined) throw new LogError("LOG_CONFLICT", "this log already appends within a transaction");
     route.client = client;
@@ -304,10 +312,10 @@ export class PostgresStore implements SessionStore {
    * writer's epoch is current and the head is where it expects, and followers are notified on commit.
    * Refused batches get `LOG_CONFLICT` and leave nothing behind.
    */
-  async #commitAll(batches: readonly PendingBatch[], on: pg.ClientBase | pg.Pool = this.#pool): Promise<(Error | undefined)[]> {
+  async #commitAll(batches: readonly PendingBatch[], on: TransactionClient = this.#pool): Promise<(Error | undefined)[]> {
     const events = batches.flatMap((batch) => batch.events.map((event, i) => ({ sessionId: batch.sessionId, seq: event.seq, line: batch.lines[i]!, link: batch.links?.[i] ?? null })));
     // A named statement (unless turned off): each connection parses and plans it once.
-    const { rows } = await on.query<SessionRow>({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
+    const { rows } = await on.query({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
       batches.map((batch) => batch.sessionId),
       batches.map((batch) => batch.events[0]!.seq),
       batches.map((batch) => batch.epoch),
@@ -319,7 +327,7 @@ export class PostgresStore implements SessionStore {
       events.map((event) => event.link),
     ] });
     // The rows as they were when locked: the same check the statement made, for the reason of a refusal.
-    const current = new Map(rows.map((row) => [row.id, row]));
+    const current = new Map((rows as SessionRow[]).map((row) => [row.id, row]));
     return batches.map((batch) => {
       const row = current.get(batch.sessionId)!;
       return staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
