@@ -3,7 +3,7 @@ import { eventLine } from "dsh-log/store";
 import { assistantMessageEvent, type SurfaceManager } from "dsh-surface";
 import type { AnswerFacts } from "./answer.js";
 import { AgentError } from "./errors.js";
-import { requestDispatchEvent, stepEndEvent, turnEndEvent, type TurnEndReason } from "./events.js";
+import { requestDispatchEvent, turnEndEvent, type TurnEndReason } from "./events.js";
 import type { InboxItem } from "./inbox.js";
 import { loopAdmission } from "./loop-rule.js";
 
@@ -67,11 +67,10 @@ export function nextAction(log: EventLog, surface: SurfaceManager, turn: number)
   return call === undefined ? { kind: "close" } : { kind: "tool", callId: call.callId };
 }
 
-/** What the events from `from` on hold: the seq of a dispatch, the logged line of an answer, and a step end's record of it. */
+/** What the events from `from` on hold: the seq of a dispatch, and the logged line of an answer. */
 export interface LoggedUnit {
   readonly dispatchSeq?: number;
   readonly answerLine?: string;
-  readonly answer?: AnswerFacts;
 }
 
 /** What a receipt rebuilt from the log can say about the events from `from` on. */
@@ -81,11 +80,6 @@ export function loggedUnit(log: EventLog, from: number): LoggedUnit {
     const event = log.get(seq)!;
     if (requestDispatchEvent.is(event)) found = { ...found, dispatchSeq: seq };
     else if (assistantMessageEvent.is(event)) found = { ...found, answerLine: eventLine(event) };
-    else if (stepEndEvent.is(event) && event.data.finishReason !== undefined) {
-      const { finishReason, usage, responseId, cacheDiagnosis } = event.data;
-      const answer = { finishReason, ...(usage === undefined ? {} : { usage }), ...(responseId === undefined ? {} : { responseId }), ...(cacheDiagnosis === undefined ? {} : { cacheDiagnosis }) };
-      found = { ...found, answer };
-    }
   }
   return found;
 }

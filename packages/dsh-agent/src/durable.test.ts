@@ -64,6 +64,18 @@ describe("a durable turn", () => {
     expect(again).toEqual(logged);
   });
 
+  it("rebuilds a tool unit's receipt from the log as the unit returned it, the answer still carried", async () => {
+    const { adapter, runs, options } = setup(true);
+    const log = new EventLog({ registry: createAgentRegistry() });
+    const answered = await advanceTurn(log, options, { ...turnToStart(log), input: "hi" });
+    const position: TurnPosition = { turn: 0, head: answered.to, input: "hi", previous: answered };
+    const live = await advanceTurn(log, options, position);
+    expect(live).toMatchObject({ next: { kind: "tool", callId: "c-pay" }, answer: answered.answer });
+    expect(await advanceTurn(log, options, position)).toEqual(live);
+    expect(adapter.received).toHaveLength(1);
+    expect(runs.count).toBe(0);
+  });
+
   it("sends the same request again when the unit's events were lost with it (a rolled-back transaction)", async () => {
     const { adapter, options } = setup();
     const log = new EventLog({ registry: createAgentRegistry() });

@@ -54,17 +54,17 @@ function stepInput(log: EventLog, position: TurnPosition): InboxItem[] {
 async function loggedReceipt(log: EventLog, surface: SurfaceManager, options: DurableTurnOptions, position: TurnPosition): Promise<StepReceipt> {
   const found = loggedUnit(log, position.head);
   const next = nextAction(log, surface, position.turn);
-  const open = log.ruleState(loopAdmission).openStep;
-  const answer = found.answer ?? (open?.answered === true && found.dispatchSeq === undefined ? position.previous?.answer : undefined);
-  const stepOpened = found.dispatchSeq !== undefined;
+  // As a live receipt: the answer is carried while its step is open, context queued until a step takes it.
+  const dispatched = found.dispatchSeq !== undefined;
+  const answer = log.ruleState(loopAdmission).openStep?.answered === true && !dispatched ? position.previous?.answer : undefined;
   return {
     turn: position.turn,
     from: position.head,
     to: log.length,
     ...(found.dispatchSeq === undefined ? {} : { requestHash: await requestHashAt(durableLoop(log, surface, options, position.turn, []), found.dispatchSeq) }),
     ...(found.answerLine === undefined ? {} : { responseHash: await sha256Hex(found.answerLine) }),
-    ...(answer === undefined || next.kind === "done" ? {} : { answer }),
-    ...(stepOpened || position.previous?.queued === undefined ? {} : { queued: position.previous.queued }),
+    ...(answer === undefined ? {} : { answer }),
+    ...(dispatched || position.previous?.queued === undefined ? {} : { queued: position.previous.queued }),
     next,
   };
 }
