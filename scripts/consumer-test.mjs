@@ -147,6 +147,22 @@ try {
 }
 `,
 );
+// The durable turns guide's program, likewise, on the test's PostgreSQL (DATABASE_URL).
+const durable = readFileSync(join(root, "docs", "durable-turns.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
+if (!durable.includes('"https://api.deepseek.com"')) throw new Error("the durable turns guide's program no longer names DeepSeek's URL, which this test replaces");
+writeFileSync(join(project, "doc-durable.ts"), durable.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)"));
+writeFileSync(
+  join(project, "doc-durable-sim.ts"),
+  `import { startSimulator } from "dsh-simulator";
+const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "pay", arguments: { invoice: "7" } }] }, { text: "Paid invoice 7." }] } });
+process.env.SIM_URL = sim.url;
+try {
+  await import("./doc-durable.ts");
+} finally {
+  await sim.close();
+}
+`,
+);
 for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
 writeFileSync(
   join(project, "checks", "consumer.test.ts"),
@@ -165,7 +181,7 @@ it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.s
 );
 writeFileSync(
   join(project, "tsconfig.json"),
-  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts", "doc-tamper.ts"] }, null, 2),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts", "doc-tamper.ts", "doc-durable.ts"] }, null, 2),
 );
 const local = (name) => join(project, "node_modules", ".bin", name);
 
@@ -173,9 +189,9 @@ console.log("\n== type-check the README examples against the installed declarati
 run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
 console.log("\n== bundle every package with esbuild");
 // The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node
-// built-ins; so do the MCP SDK's stdio transport (cross-spawn) and the OpenTelemetry SDK, which dsh-mcp's and dsh-otel's
-// READMEs say to keep external.
-run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--external:@opentelemetry/*", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+// built-ins; so do the MCP SDK's stdio transport (cross-spawn), the OpenTelemetry SDK and the DBOS SDK (optional
+// requires resolved at run time), which dsh-mcp's, dsh-otel's and dsh-dbos's READMEs say to keep external.
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--external:@opentelemetry/*", "--external:@dbos-inc/*", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
 
 run(process.execPath, [join(project, "node_modules", "dsh-cli", "dist", "bin.js"), "keygen", "writer.pem"], { cwd: project, quiet: true });
 
@@ -201,6 +217,14 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
   const tampered = run(node, ["--import", "tsx", "doc-tamper-sim.ts"], { cwd: project, quiet: true }).stdout;
   if (!/^intact \d+$/m.test(tampered)) throw new Error(`the tamper-evident sessions guide's program printed ${tampered}`);
+  const paid = run(node, ["--import", "tsx", "doc-durable-sim.ts"], { cwd: project, quiet: true, env }).stdout;
+  if (!paid.includes("completed Paid invoice 7.")) throw new Error(`the durable turns guide's program printed ${paid}`);
+  // The installed CLI runs a durable turn on PostgreSQL, and finds nothing left to recover.
+  const durableRun = run(node, [cli, "run", "--engine", "dbos", "--store", postgres.url, "What is here?"], { cwd: project, quiet: true });
+  if (!/dsh: turn 0 completed \(workflow dsh:/.test(durableRun.stderr)) throw new Error(`dsh run --engine dbos printed ${durableRun.stderr}`);
+  const recovered = run(node, [cli, "recover", "--engine", "dbos", "--store", postgres.url], { cwd: project, quiet: true });
+  if (!recovered.stderr.includes("dsh: no pending turns")) throw new Error(`dsh recover --engine dbos printed ${recovered.stderr}`);
+  console.log("the installed dsh ran a durable turn on PostgreSQL and found nothing left to recover");
   run(node, [cli, "run", "--log", `session-${major}.jsonl`, "What is here?"], { cwd: project, quiet: true });
   run(node, [cli, "requests", "--wire", `session-${major}.jsonl`], { cwd: project, quiet: true });
   // The installed CLI sends the session's spans to a real receiver (the OpenTelemetry SDK installed beside it).

@@ -16,17 +16,10 @@ import {
   type StoredLines,
   type StoredSession,
 } from "dsh-log";
-import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, loadSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
-import { NOTIFY_CHANNEL, migrate } from "./schema.js";
+import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, loadSessionLines, sessionInfo, type LineBatch, type PendingBatch } from "dsh-log/store";
+import { commitBatches, type TransactionClient } from "./commit.js";
+import { migrate } from "./schema.js";
 import { followSession } from "./follow.js";
-
-/**
- * A connection in a transaction the caller holds open, as `appendWithin` uses it: a `pg` client (or
- * anything with its `query`), so this package's types need no driver types of yours.
- */
-export interface TransactionClient {
-  query(query: { readonly name?: string; readonly text: string; readonly values: unknown[] }): Promise<{ readonly rows: unknown[] }>;
-}
 
 /** Where a log's appends commit: on their own through the pool, or on a caller's connection. */
 interface Route {
@@ -60,32 +53,6 @@ interface SessionRow {
 function infoOf(row: SessionRow): SessionInfo {
   return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
 }
-
-/**
- * One commit of batches as a single statement: lock the sessions' rows in id order, accept each batch
- * whose writer epoch and expected head match, insert the accepted events, move their heads and notify
- * followers; it returns the locked rows as they were. Parameters: per batch the session id, expected
- * head, writer epoch and new head ($1-$4); per event its session id, seq and line ($5-$7); the channel ($8).
- */
-const COMMIT_SQL = `
-WITH expected AS (
-  SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::integer[]) AS e (id, head, epoch, next_head)
-), locked AS (
-  SELECT s.id, s.head, s.writer_epoch FROM dsh_sessions AS s WHERE s.id IN (SELECT id FROM expected) ORDER BY s.id FOR UPDATE
-), accepted AS (
-  SELECT e.id, e.next_head FROM expected AS e JOIN locked AS l ON l.id = e.id AND l.head = e.head AND l.writer_epoch = e.epoch
-), inserted AS (
-  INSERT INTO dsh_events (session_id, seq, line, chain)
-  SELECT v.session_id, v.seq, v.line, v.chain FROM unnest($5::text[], $6::integer[], $7::text[], $9::bytea[]) AS v (session_id, seq, line, chain)
-  WHERE v.session_id IN (SELECT id FROM accepted)
-  RETURNING 1
-), moved AS (
-  UPDATE dsh_sessions AS s SET head = a.next_head FROM accepted AS a WHERE s.id = a.id RETURNING s.id
-)
-SELECT l.id, l.head, l.writer_epoch,
-  (SELECT count(*) FROM inserted) AS inserted,
-  (SELECT count(*) FROM (SELECT pg_notify($8, id) FROM moved) AS n) AS notified
-FROM locked AS l`;
 
 async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN");
@@ -312,26 +279,8 @@ export class PostgresStore implements SessionStore {
    * writer's epoch is current and the head is where it expects, and followers are notified on commit.
    * Refused batches get `LOG_CONFLICT` and leave nothing behind.
    */
-  async #commitAll(batches: readonly PendingBatch[], on: TransactionClient = this.#pool): Promise<(Error | undefined)[]> {
-    const events = batches.flatMap((batch) => batch.events.map((event, i) => ({ sessionId: batch.sessionId, seq: event.seq, line: batch.lines[i]!, link: batch.links?.[i] ?? null })));
-    // A named statement (unless turned off): each connection parses and plans it once.
-    const { rows } = await on.query({ ...(this.#commitName === undefined ? {} : { name: this.#commitName }), text: COMMIT_SQL, values: [
-      batches.map((batch) => batch.sessionId),
-      batches.map((batch) => batch.events[0]!.seq),
-      batches.map((batch) => batch.epoch),
-      batches.map((batch) => batch.events.at(-1)!.seq + 1),
-      events.map((event) => event.sessionId),
-      events.map((event) => event.seq),
-      events.map((event) => event.line),
-      NOTIFY_CHANNEL,
-      events.map((event) => event.link),
-    ] });
-    // The rows as they were when locked: the same check the statement made, for the reason of a refusal.
-    const current = new Map((rows as SessionRow[]).map((row) => [row.id, row]));
-    return batches.map((batch) => {
-      const row = current.get(batch.sessionId)!;
-      return staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
-    });
+  #commitAll(batches: readonly PendingBatch[], on: TransactionClient = this.#pool): Promise<(Error | undefined)[]> {
+    return commitBatches(on, batches, this.#commitName);
   }
 }
 
