@@ -1,14 +1,14 @@
-import type { LlmCallConfig, LlmRuntime, StreamChunk } from "dsh-llm";
+import type { LlmCallConfig, StreamChunk } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import type { SurfaceManager } from "dsh-surface";
-import type { CompactionOptions } from "./compaction.js";
+import type { AgentOptions } from "./agent.js";
 import { frozenConfig } from "./config.js";
 import { AgentError } from "./errors.js";
 import { requestDispatchEvent, turnStartEvent } from "./events.js";
 import { Inbox, type InboxItem } from "./inbox.js";
-import { LoopInstance, type AssembleContext, type Loop } from "./loop.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
-import { ToolRegistry, type AgentTool } from "./tools.js";
+import { LoopInstance, type Loop } from "./loop.js";
+import { DEFAULT_RETRY_POLICY } from "./retry.js";
+import { ToolRegistry } from "./tools.js";
 
 /** A call of a tool not safe to rerun whose intent is logged but whose result is not: it may have run before the process stopped. */
 export interface UncertainCall {
@@ -24,18 +24,9 @@ export interface UncertainCall {
 export type UncertainCallDecision = "report" | "run-again";
 
 /** Options of a durable turn: the agent's, for a turn whose units may each run in a different process. */
-export interface DurableTurnOptions {
-  readonly runtime: LlmRuntime;
+export interface DurableTurnOptions extends Pick<AgentOptions, "runtime" | "systemPrompt" | "tools" | "maxSteps" | "retry" | "compaction"> {
   /** The call config of the turn's first request; later requests continue from the logged header. */
   readonly config: LlmCallConfig;
-  /** The system prompt, rendered at every step; defaults to the empty string. */
-  readonly systemPrompt?: string | ((context: AssembleContext) => string | Promise<string>);
-  readonly tools?: ToolRegistry | readonly AgentTool[];
-  /** The most steps the turn may take (default 32). */
-  readonly maxSteps?: number;
-  readonly retry?: RetryPolicy;
-  /** Relieves token pressure before each step, as the agent does. */
-  readonly compaction?: CompactionOptions;
   /** Decides each call that may have run before a crash (default: `report`, never run again). */
   readonly onUncertainCall?: (call: UncertainCall) => UncertainCallDecision | Promise<UncertainCallDecision>;
   /**

@@ -37,14 +37,20 @@ export const PROVIDER_OPTIONS = {
   ...MCP_OPTIONS,
 } as const;
 
-/** The `parseArgs` options of commands that run a turn. */
-export const TURN_OPTIONS = {
-  ...PROVIDER_OPTIONS,
-  system: { type: "string" },
+/** The `parseArgs` options of the agent's settings: the step limit, compaction and trimming. */
+export const AGENT_SETTING_OPTIONS = {
   "max-steps": { type: "string", default: "16" },
   "context-window": { type: "string" },
   "compact-at": { type: "string", default: "0.8" },
   "trim-results": { type: "string" },
+} as const;
+export const AGENT_SETTING_USAGE = "[--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS]";
+
+/** The `parseArgs` options of commands that run a turn. */
+export const TURN_OPTIONS = {
+  ...PROVIDER_OPTIONS,
+  system: { type: "string" },
+  ...AGENT_SETTING_OPTIONS,
   image: { type: "string", multiple: true },
   store: { type: "string" },
   approve: { type: "boolean" },
@@ -52,7 +58,7 @@ export const TURN_OPTIONS = {
 } as const;
 
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|sim-gemini|deepseek|openai|openai-responses|anthropic|gemini] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--image FILE]... [--approve] [--store URL] ${SIGNING_USAGE}`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] ${AGENT_SETTING_USAGE} [--image FILE]... [--approve] [--store URL] ${SIGNING_USAGE}`;
 
 type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
   "cache-diagnostics"?: boolean | undefined;

@@ -2,20 +2,12 @@ import { parseArgs } from "node:util";
 import { CliError, EXIT } from "../cli-error.js";
 import { ENGINE_OPTIONS, durableStore, launchTurns } from "../durable.js";
 import type { CliIo } from "../io.js";
-import { PROVIDER_OPTIONS, PROVIDER_USAGE, startProvider } from "../session-runner.js";
+import { AGENT_SETTING_OPTIONS, AGENT_SETTING_USAGE, PROVIDER_OPTIONS, PROVIDER_USAGE, startProvider } from "../session-runner.js";
 
 /** The options of `dsh recover`: the provider's and the agent settings' (each turn keeps its own model and system prompt). */
-const RECOVER_OPTIONS = {
-  ...PROVIDER_OPTIONS,
-  ...ENGINE_OPTIONS,
-  store: { type: "string" },
-  "max-steps": { type: "string", default: "16" },
-  "context-window": { type: "string" },
-  "compact-at": { type: "string", default: "0.8" },
-  "trim-results": { type: "string" },
-} as const;
+const RECOVER_OPTIONS = { ...PROVIDER_OPTIONS, ...AGENT_SETTING_OPTIONS, ...ENGINE_OPTIONS, store: { type: "string" } } as const;
 
-export const RECOVER_USAGE = `dsh recover --engine dbos [--executor ID] --store postgres://… ${PROVIDER_USAGE} [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS]`;
+export const RECOVER_USAGE = `dsh recover --engine dbos [--executor ID] --store postgres://… ${PROVIDER_USAGE} ${AGENT_SETTING_USAGE}`;
 
 /**
  * `dsh recover --engine dbos`: launches DBOS as the executor `--executor` (default `DBOS__VMID`, else
