@@ -50,9 +50,9 @@ async function stepRequest(loop: Loop, at: UnitAt): Promise<{ step: number; requ
   const open = state.openStep;
   if (open?.dispatched === true) return { step: open.step, request: requestAt(loop, lastDispatchOf(loop.log, turn)!, signal) };
   if (open !== undefined) {
+    // A durable turn has no pre-step listeners, so none of its steps starts a request series.
     const tools = loop.tools.list().map((tool) => tool.schema);
-    const startsRequestSeries = stepStartOf(loop, open.step)?.data.startsRequestSeries === true;
-    return { step: open.step, request: await dispatchRequest(loop, { turn, step: open.step, tools, startsRequestSeries, signal }) };
+    return { step: open.step, request: await dispatchRequest(loop, { turn, step: open.step, tools, startsRequestSeries: false, signal }) };
   }
   if (state.nextStep >= loop.settings.maxSteps) return "max-steps";
   await relievePressure(loop, loop.settings.compaction, signal);
@@ -61,14 +61,6 @@ async function stepRequest(loop: Loop, at: UnitAt): Promise<{ step: number; requ
   if (opened === "blocked") return "blocked";
   const tools = opened.tools.map((tool) => tool.schema);
   return { step, request: await dispatchRequest(loop, { turn, step, tools, startsRequestSeries: opened.startsRequestSeries, signal }) };
-}
-
-function stepStartOf(loop: Loop, step: number) {
-  for (let seq = loop.log.length - 1; seq >= 0; seq--) {
-    const event = loop.log.get(seq)!;
-    if (stepStartEvent.is(event) && event.data.step === step) return event;
-  }
-  return undefined;
 }
 
 /**

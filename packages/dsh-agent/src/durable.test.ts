@@ -191,7 +191,7 @@ describe("the engine's position", () => {
   it("refuses a log shorter than the head the engine expects, and a turn other than the open one", async () => {
     const { options } = setup();
     const log = new EventLog({ registry: createAgentRegistry() });
-    await expect(advanceTurn(log, options, { turn: 0, head: 3, input: "hi" })).rejects.toMatchObject({ code: "AGENT_TURN_CONFLICT" });
+    await expect(advanceTurn(log, options, { turn: 0, head: 3, input: "hi" })).rejects.toMatchObject({ code: "AGENT_TURN_CONFLICT", message: "the log has 0 events; turn 0 expected at least 3" });
     await expect(advanceTurn(log, options, { turn: 1, head: 0, input: "hi" })).rejects.toMatchObject({ code: "AGENT_TURN_CONFLICT", message: "the log has 0 turns, so turn 1 cannot start yet" });
     await advanceTurn(log, options, { turn: 0, head: 0, input: "hi" });
     expect(() => turnToStart(log)).toThrow(/turn 0 is still open/);

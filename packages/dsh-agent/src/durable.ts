@@ -35,7 +35,7 @@ export async function advanceTurn(log: EventLog, options: DurableTurnOptions, po
   if (log.length > head) return loggedReceipt(log, surface, options, position);
   const next = nextAction(log, surface, turn);
   if (next.kind === "done") return { turn, from: head, to: head, next };
-  const loop = durableLoop(log, surface, options, turn, next.kind === "model" ? stepInput(log, position) : []);
+  const loop = durableLoop(log, surface, options, turn, stepInput(log, position));
   const signal = options.signal ?? new AbortController().signal;
   if (next.kind === "model") return modelUnit(loop, { turn, signal, onChunk: options.onChunk });
   if (next.kind === "tool") return toolUnit(loop, { turn, signal, callId: next.callId, previous: position.previous, options });

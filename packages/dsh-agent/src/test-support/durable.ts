@@ -4,17 +4,42 @@ import { z } from "zod";
 import { createAgentRegistry } from "../register.js";
 import { defineTool } from "../tools.js";
 
+/** What the model answers to a request with `count` messages: text, tool calls (ids fixed by name and position), a finish reason. */
+export interface PlannedAnswer {
+  readonly text?: string;
+  readonly calls?: readonly { readonly id: string; readonly name: string; readonly arguments: string }[];
+  readonly finish?: "stop" | "tool-calls" | "length";
+}
+
+/** Two messages (the system prompt and the input): text and a call of `echo` (and of `pay`); later: "done". */
+export function echoPlan(withPayment: boolean): (count: number) => PlannedAnswer {
+  return (count) =>
+    count === 2
+      ? { text: "Let me check.", calls: [{ id: "c-echo", name: "echo", arguments: '{"text":"a"}' }, ...(withPayment ? [{ id: "c-pay", name: "pay", arguments: '{"cents":100}' }] : [])] }
+      : { text: "done" };
+}
+
 /**
  * An adapter whose answer depends only on the request (its message count), so a request sent again
  * gets the same answer with the same call ids: a model that answers a retried request identically.
- * Message count 2: call `echo` (and `pay` when `withPayment`); 4 or more: answer "done".
+ * `failures` are thrown, one per call, before any answer.
  */
 export class RequestKeyedAdapter implements LlmAdapter {
   readonly provider = "scripted";
   readonly received: FrozenGenerateOptions[] = [];
-  failWith: LlmError | undefined;
+  readonly failures: unknown[] = [];
+  readonly plan: (count: number) => PlannedAnswer;
 
-  constructor(readonly withPayment = false) {}
+  constructor(plan: boolean | ((count: number) => PlannedAnswer) = false) {
+    this.plan = typeof plan === "function" ? plan : echoPlan(plan);
+  }
+
+  /** Fails every call from now on with `error` (for one call: push it on `failures`). */
+  set failWith(error: LlmError) {
+    this.#always = error;
+  }
+
+  #always: LlmError | undefined;
 
   modelDefaults(): ModelDefaults {
     return { maxTokens: 4096 };
@@ -22,16 +47,14 @@ export class RequestKeyedAdapter implements LlmAdapter {
 
   async *stream(request: FrozenGenerateOptions): AsyncGenerator<StreamChunk> {
     this.received.push(request);
-    if (this.failWith !== undefined) throw this.failWith;
+    if (this.failures.length > 0) throw this.failures.shift();
+    if (this.#always !== undefined) throw this.#always;
     const count = request.messages.length;
-    if (count === 2) {
-      yield { type: "tool-call-delta", index: 0, callId: "c-echo", name: "echo", argumentsDelta: '{"text":"a"}' };
-      if (this.withPayment) yield { type: "tool-call-delta", index: 1, callId: "c-pay", name: "pay", argumentsDelta: '{"cents":100}' };
-    } else {
-      yield { type: "text-delta", text: "done" };
-    }
+    const answer = this.plan(count);
+    if (answer.text !== undefined) yield { type: "text-delta", text: answer.text };
+    for (const [index, call] of (answer.calls ?? []).entries()) yield { type: "tool-call-delta", index, callId: call.id, name: call.name, argumentsDelta: call.arguments };
     yield { type: "usage", usage: { inputTokens: 10 * count, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } };
-    yield { type: "finish", reason: count === 2 ? "tool-calls" : "stop" };
+    yield { type: "finish", reason: answer.finish ?? ((answer.calls?.length ?? 0) > 0 ? "tool-calls" : "stop") };
   }
 }
 
