@@ -48,6 +48,12 @@ describe("a durable unit", () => {
     await driveTurn({ turn: 0, head: 0, input: "hi" }, (position) => advanceTurn(cut, options(adapter), position));
     expect(timeless(cut)).toEqual(timeless(whole));
     expect(body(adapter.received[2]!)).toEqual(body(adapter.received[0]!));
+    // A later step opened without new input, and a turn started without its first step: the same log again.
+    for (const at of [whole.slice().map((event) => event.type).lastIndexOf("step/start"), 0]) {
+      const again = reloaded(whole.slice(0, at + 1));
+      await driveTurn({ turn: 0, head: 0, input: "hi" }, (position) => advanceTurn(again, options(adapter), position));
+      expect(timeless(again)).toEqual(timeless(whole));
+    }
   });
 
   it("ends a step whose calls all have results but whose end was lost, with the answer the engine carried", async () => {
@@ -56,6 +62,7 @@ describe("a durable unit", () => {
     const receipts = await drive(whole, options(adapter));
     const end = whole.slice().findIndex((event) => event.type === "step/end");
     const cut = reloaded(whole.slice(0, end));
+    expect(await advanceTurn(cut, options(adapter), { turn: 0, head: end - 1, input: "hi", previous: receipts[0]! })).toMatchObject({ from: end - 1, to: end, next: { kind: "close" } });
     const closed = await advanceTurn(cut, options(adapter), { turn: 0, head: end, input: "hi", previous: receipts[0]! });
     expect(closed).toMatchObject({ from: end, to: end + 1, next: { kind: "model" } });
     expect(cut.get(end)?.data).toEqual(whole.get(end)?.data);
@@ -63,6 +70,10 @@ describe("a durable unit", () => {
     const bare = reloaded(whole.slice(0, end));
     await advanceTurn(bare, options(adapter), { turn: 0, head: end, input: "hi" });
     expect(bare.get(end)?.data).toEqual({ turn: 0, step: 0, reason: "completed" });
+    // A tool unit the engine gives no receipt before runs its call all the same.
+    const toolLeft = reloaded(whole.slice(0, end - 1));
+    expect(await advanceTurn(toolLeft, options(adapter), { turn: 0, head: end - 1, input: "hi" })).toMatchObject({ next: { kind: "model" } });
+    expect(toolLeft.get(end - 1)?.data).toEqual(whole.get(end - 1)?.data);
   });
 
   it("logs a retry and sends the same request again, as Agent.run does", async () => {
@@ -102,14 +113,19 @@ describe("a durable unit", () => {
     calling.failures.push(new LlmError("LLM_ABORTED", "aborted"));
     duringCall.abort();
     const first = newLog();
-    expect((await drive(first, options(calling, [echoTool], { signal: duringCall.signal }))).at(-1)?.next).toEqual({ kind: "done", reason: "aborted" });
+    const [aborted] = await drive(first, options(calling, [echoTool], { signal: duringCall.signal }));
+    expect(aborted).toMatchObject({ requestHash: expect.stringMatching(/^[0-9a-f]{64}$/), next: { kind: "done", reason: "aborted" } });
     expect(typed(first.slice(), "step/end")[0]?.data).toMatchObject({ turn: 0, step: 0, reason: "aborted" });
     expect(typed(first.slice(), "turn/end")[0]?.data).toEqual({ turn: 0, reason: "aborted" });
     const duringTool = new AbortController();
     const stopper = defineTool({ name: "echo", description: "Stops the turn", parameters: z.object({ text: z.string() }), execute: () => (duringTool.abort(), "stopped") });
     const second = newLog();
     expect((await drive(second, options(new RequestKeyedAdapter(), [stopper], { signal: duringTool.signal }))).at(-1)?.next).toEqual({ kind: "done", reason: "aborted" });
-    expect(typed(second.slice(), "step/end")[0]?.data).toMatchObject({ reason: "aborted" });
+    expect(second.slice().slice(-2).map((event) => [event.type, (event.data as { reason: string }).reason])).toEqual([
+      ["step/end", "aborted"],
+      ["turn/end", "aborted"],
+    ]);
+    expect(typed(second.slice(), "request/dispatch")).toHaveLength(1);
   });
 
   it("gives a call of a tool no longer offered an error result, and goes on", async () => {
@@ -132,7 +148,17 @@ describe("a durable unit", () => {
     const live = await advanceTurn(log, opts, position);
     expect(live.queued).toEqual([{ content: [{ type: "text", text: "a note" }], source: "tool-context" }]);
     expect(await advanceTurn(log, opts, { ...position, previous: { ...position.previous!, queued: live.queued! } })).toEqual(live);
-    await driveTurn({ turn: 0, head: live.to, input: "hi" }, (next) => advanceTurn(log, opts, next.head === live.to ? { ...next, previous: live } : next));
+    const afterTool: TurnPosition = { turn: 0, head: live.to, input: "hi", previous: live };
+    const answeredAgain = await advanceTurn(log, opts, afterTool);
+    expect(answeredAgain.queued).toBeUndefined();
+    expect(await advanceTurn(log, opts, afterTool)).toEqual(answeredAgain);
+    // The step's end lost: the close unit carries the queued context on.
+    const beforeEnd = reloaded(log.slice(0, live.to - 1));
+    expect((await advanceTurn(beforeEnd, opts, { ...position, head: live.to - 1, previous: live })).queued).toEqual(live.queued);
+    // The next step opened with the context and the process died before its dispatch: no context left pending.
+    const opened = reloaded(log.slice(0, log.slice().map((event) => event.type).lastIndexOf("user/message") + 1));
+    await driveTurn({ turn: 0, head: opened.length, input: "hi" }, (next) => advanceTurn(opened, opts, next.head === opened.length ? { ...next, previous: live } : next));
+    expect(timeless(opened)).toEqual(timeless(log));
     expect(timeless(log)).toEqual(timeless((await plainRun((count) => (count === 2 ? { calls: [{ id: "c-echo", name: "echo", arguments: '{"text":"a"}' }] } : { text: "done" }), [noting])).log));
   });
 
@@ -145,6 +171,32 @@ describe("a durable unit", () => {
   it("refuses a step limit that is not a whole number of at least 1", async () => {
     await expect(drive(newLog(), options(new RequestKeyedAdapter(), [echoTool], { maxSteps: 0 }))).rejects.toMatchObject({ code: "AGENT_INVALID_OPTIONS", message: "maxSteps must be a whole number of at least 1, not 0" });
     await expect(drive(newLog(), options(new RequestKeyedAdapter(), [echoTool], { maxSteps: 1.5 }))).rejects.toMatchObject({ code: "AGENT_INVALID_OPTIONS" });
+    await expect(drive(newLog(), { ...options(new RequestKeyedAdapter()), config: { provider: "", model: "m" } })).rejects.toMatchObject({ code: "AGENT_INVALID_OPTIONS", message: expect.stringMatching(/^invalid config/) });
+  });
+
+  it("renders the system prompt at every step, and runs without prompt or tools, as Agent.run does", async () => {
+    const prompt = ({ step }: { step: number }) => `step ${step}`;
+    const log = newLog();
+    await drive(log, options(new RequestKeyedAdapter(), [echoTool], { systemPrompt: prompt }));
+    const plain = newLog();
+    await new Agent({ log: plain, ...options(new RequestKeyedAdapter()), systemPrompt: prompt }).run("hi");
+    expect(timeless(log)).toEqual(timeless(plain));
+    const bare = newLog();
+    const { systemPrompt: _prompt, tools: _tools, ...rest } = options(new RequestKeyedAdapter((count) => ({ text: `seen ${count}` })));
+    await drive(bare, rest);
+    const plainBare = newLog();
+    await new Agent({ log: plainBare, ...rest }).run("hi");
+    expect(timeless(bare)).toEqual(timeless(plainBare));
+  });
+
+  it("tells each tool its call's position among the answer's calls, text blocks aside", async () => {
+    const where = defineTool({ name: "echo", description: "Where am I", parameters: z.object({ text: z.string() }), execute: (_args, context) => `call ${context.index}` });
+    const plan = (count: number): PlannedAnswer =>
+      count === 2 ? { text: "Two calls.", calls: [{ id: "c-1", name: "echo", arguments: '{"text":"a"}' }, { id: "c-2", name: "echo", arguments: '{"text":"b"}' }] } : { text: "done" };
+    const log = newLog();
+    await drive(log, options(new RequestKeyedAdapter(plan), [where]));
+    expect(typed(log.slice(), "tool/result").map((event) => (event.data as { content: { text: string }[] }).content[0]?.text)).toEqual(["call 0", "call 1"]);
+    expect(timeless(log)).toEqual(timeless((await plainRun(plan, [where])).log));
   });
 });
 
@@ -164,6 +216,27 @@ describe("a session of several durable turns", () => {
       { turn: 1, reason: "completed" },
     ]);
     expect(typed(log.slice(), "user/message").map((event) => (event.data as { content: { text: string }[] }).content[0]?.text)).toEqual(["pay one", "pay another"]);
+  });
+
+  it("logs what a new Agent per turn logs (each turn a new loop instance), and runs two payments of one answer", async () => {
+    const runs = { count: 0 };
+    const plan = (count: number): PlannedAnswer =>
+      count === 2 ? { calls: [{ id: "p-1", name: "pay", arguments: '{"cents":1}' }, { id: "p-2", name: "pay", arguments: '{"cents":2}' }] } : { text: "paid" };
+    const log = newLog();
+    await drive(log, options(new RequestKeyedAdapter(plan), [paymentTool(runs)]), "pay both");
+    await drive(log, options(new RequestKeyedAdapter(plan), [paymentTool(runs)]), "thanks");
+    expect(runs.count).toBe(2);
+    const plain = newLog();
+    for (const input of ["pay both", "thanks"]) await new Agent({ log: plain, ...options(new RequestKeyedAdapter(plan), [paymentTool({ count: 0 })]) }).run(input);
+    expect(timeless(log).filter(({ type }) => type !== "tool/intent")).toEqual(timeless(plain));
+  });
+
+  it("says how an earlier turn ended, whatever the later ones did", async () => {
+    const log = newLog();
+    await drive(log, options(new RequestKeyedAdapter(), [echoTool], { maxSteps: 1 }));
+    await drive(log, options(new RequestKeyedAdapter(), [echoTool], { maxSteps: 1 }));
+    expect(typed(log.slice(), "turn/end").map((event) => (event.data as { reason: string }).reason)).toEqual(["max-steps", "completed"]);
+    expect(await advanceTurn(log, options(new RequestKeyedAdapter()), { turn: 0, head: log.length, input: "hi" })).toMatchObject({ next: { kind: "done", reason: "max-steps" } });
   });
 
   it("finishes a one-step turn left dispatched, with no input left pending, and says how an earlier turn ended", async () => {

@@ -54,7 +54,7 @@ export function lastDispatchOf(log: EventLog, turn: number): number | undefined 
  * request, the instance wrote its header and settled its selection, whichever process did it, so a
  * unit run again elsewhere logs exactly what an uninterrupted one would.
  */
-export function durableLoop(log: EventLog, surface: SurfaceManager, options: DurableTurnOptions, turn: number, inbox: readonly InboxItem[]): Loop {
+export function durableLoop(log: EventLog, surface: SurfaceManager, options: DurableTurnOptions, turn: number, inbox: readonly InboxItem[] = []): Loop {
   const maxSteps = options.maxSteps ?? 32;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new AgentError("AGENT_INVALID_OPTIONS", `maxSteps must be a whole number of at least 1, not ${maxSteps}`);
   const instance = new LoopInstance(frozenConfig(options.config, "invalid config", "AGENT_INVALID_OPTIONS"));

@@ -7,7 +7,7 @@ import { dispatchRequest, requestAt } from "./dispatch.js";
 import { lastDispatchOf, type DurableTurnOptions } from "./durable-loop.js";
 import { nextAction, sha256Hex, type StepReceipt } from "./durable-receipt.js";
 import { ToolError } from "./errors.js";
-import { stepEndEvent, stepStartEvent, toolIntentEvent, turnStartEvent, type TurnEndReason } from "./events.js";
+import { stepEndEvent, toolIntentEvent, turnStartEvent, type TurnEndReason } from "./events.js";
 import type { InboxItem } from "./inbox.js";
 import { loggedError } from "./logged-error.js";
 import type { Loop } from "./loop.js";
@@ -92,9 +92,11 @@ export async function modelUnit(loop: Loop, at: UnitAt & { readonly onChunk: ((c
   const truncated = result.finishReason === "length";
   if (calls.length > 0 && !truncated) return receipt(loop, turn, from, { ...hashes, answer: answerFacts(result) });
   const cutOff = toolErrorOutcome(new ToolError("TOOL_NOT_RUN", "not run: the answer was cut off at the token limit"));
-  if (calls.length > 0) await log.append(calls.map((call) => toolResultEvent.input({ callId: call.callId, toolName: call.name, content: cutOff.content, isError: true, source: "tool" })));
   const reason = signal.aborted ? "aborted" : truncated ? "max-tokens" : "completed";
-  await log.append(stepEndEvent.input({ turn, step, reason, ...answerFacts(result) }));
+  await log.append([
+    ...calls.map((call) => toolResultEvent.input({ callId: call.callId, toolName: call.name, content: cutOff.content, isError: true, source: "tool" })),
+    stepEndEvent.input({ turn, step, reason, ...answerFacts(result) }),
+  ]);
   return endTurn(loop, turn, from, reason, hashes);
 }
 
@@ -107,13 +109,10 @@ function answerCalls(loop: Loop): ToolCallBlock[] {
   return [];
 }
 
+/** Whether the log ends with the intent of `callId`: the call started in a unit that never logged its result (its intent is the unit's first event, committed apart). */
 function intentLogged(loop: Loop, callId: string): boolean {
-  for (let seq = loop.log.length - 1; seq >= 0; seq--) {
-    const event = loop.log.get(seq)!;
-    if (toolIntentEvent.is(event) && event.data.callId === callId) return true;
-    if (stepStartEvent.is(event)) return false;
-  }
-  return false;
+  const last = loop.log.get(loop.log.length - 1);
+  return last !== undefined && toolIntentEvent.is(last) && last.data.callId === callId;
 }
 
 /** What a call of a tool not safe to rerun gets when it may have run before a crash, unless `onUncertainCall` says to run it again. */

@@ -45,7 +45,7 @@ export async function advanceTurn(log: EventLog, options: DurableTurnOptions, po
 /** What the step a model unit opens takes in: the turn's input at its first step, and context tools queued; nothing when a step is open already. */
 function stepInput(log: EventLog, position: TurnPosition): InboxItem[] {
   const state = log.ruleState(loopAdmission);
-  if (state.openTurn !== undefined && state.openStep !== undefined) return [];
+  if (state.openStep !== undefined) return [];
   const first = state.openTurn === undefined || state.nextStep === 0;
   return [...(first ? [{ content: toContent(position.input), source: position.source ?? "user" }] : []), ...(position.previous?.queued ?? [])];
 }
@@ -56,12 +56,12 @@ async function loggedReceipt(log: EventLog, surface: SurfaceManager, options: Du
   const next = nextAction(log, surface, position.turn);
   // As a live receipt: the answer is carried while its step is open, context queued until a step takes it.
   const dispatched = found.dispatchSeq !== undefined;
-  const answer = log.ruleState(loopAdmission).openStep?.answered === true && !dispatched ? position.previous?.answer : undefined;
+  const answer = log.ruleState(loopAdmission).openStep?.answered === true ? position.previous?.answer : undefined;
   return {
     turn: position.turn,
     from: position.head,
     to: log.length,
-    ...(found.dispatchSeq === undefined ? {} : { requestHash: await requestHashAt(durableLoop(log, surface, options, position.turn, []), found.dispatchSeq) }),
+    ...(found.dispatchSeq === undefined ? {} : { requestHash: await requestHashAt(durableLoop(log, surface, options, position.turn), found.dispatchSeq) }),
     ...(found.answerLine === undefined ? {} : { responseHash: await sha256Hex(found.answerLine) }),
     ...(answer === undefined ? {} : { answer }),
     ...(dispatched || position.previous?.queued === undefined ? {} : { queued: position.previous.queued }),
