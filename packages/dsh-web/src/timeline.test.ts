@@ -35,6 +35,7 @@ describe("timelineEntry", () => {
     expect(label("compaction/start", { reason: "threshold", range: { start: 2, end: 8 } })).toEqual(["compaction", "compaction (threshold) of seqs 2..8"]);
     expect(label("compaction/summary", { provider: "p", model: "m", maxTokens: 1, range: { start: 2, end: 8 }, summary: "s" })).toEqual(["compaction", "summary by p/m"]);
     expect(label("compaction/end", { outcome: "completed", generation: 1 })).toEqual(["compaction", "compaction completed"]);
+    expect(label("tool/intent", { turn: 0, step: 0, callId: "c", toolName: "pay" })).toEqual(["tool", "pay about to run (not safe to rerun: its intent is logged first)"]);
     expect(label("attachment/quarantine", { digest: "sha256:ab", code: "X", message: "m", nodes: [1] })).toEqual(["other", "attachment sha256:ab unreadable: quarantine proposed"]);
     expect(label("note/added", { text: "x" })).toEqual(["other", "note/added"]);
     expect(label("request/header", { reason: "change", startsSeries: true, header: { config: { provider: "p", model: "m" } } })).toEqual(["header", "header snapshot: change + series (p/m)"]);

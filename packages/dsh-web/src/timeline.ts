@@ -62,6 +62,8 @@ function describe(event: LogEvent): { kind: TimelineKind; label: string } {
       return { kind: "compaction", label: `summary by ${String(data.provider)}/${String(data.model)}` };
     case "compaction/end":
       return { kind: "compaction", label: `compaction ${String(data.outcome)}` };
+    case "tool/intent":
+      return { kind: "tool", label: `${String(data.toolName)} about to run (not safe to rerun: its intent is logged first)` };
     case "attachment/quarantine":
       return { kind: "other", label: `attachment ${String(data.digest)} unreadable: quarantine proposed` };
     default:
