@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { isDeepFrozen } from "./freeze.js";
-import { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, jsonTextDepth, type JsonValue } from "./json.js";
+import { MAX_JSON_DEPTH, canonicalJson, findNonJson, frozenJsonCopy, jsonEquals, jsonObjectSchema, jsonTextDepth, jsonValueSchema, type JsonValue } from "./json.js";
 import { StreamAssembler } from "./stream.js";
 
 describe("findNonJson", () => {
@@ -171,5 +172,33 @@ describe("jsonTextDepth and the depth of tool-call arguments", () => {
     };
     expect(answer(deep(MAX_JSON_DEPTH))()).toMatchObject({ content: [{ arguments: deep(MAX_JSON_DEPTH) }] });
     expect(answer(deep(5000))).toThrow(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: `the provider's answer is malformed: content[0].arguments: nested deeper than ${MAX_JSON_DEPTH} levels` }));
+  });
+});
+
+describe("jsonValueSchema and jsonObjectSchema", () => {
+  it.each<[string, unknown, string | undefined]>([
+    ["a nested value", { a: [1, "b", null, { c: true }] }, undefined],
+    ["-0", { a: -0 }, "$.a: -0 does not survive JSON"],
+    ["an infinite number", { a: [Infinity] }, "$.a[0]: Infinity is not a finite number"],
+    ["undefined", { a: undefined }, "$.a: undefined is not JSON"],
+    ["a Map", { a: new Map() }, "$.a: not a plain object"],
+  ])("refuses exactly what findNonJson refuses, with its reason: %s", (_what, value, reason) => {
+    for (const schema of [jsonValueSchema, jsonObjectSchema]) {
+      const parsed = schema.safeParse(value);
+      expect(parsed.success).toBe(reason === undefined);
+      if (reason !== undefined) expect(parsed.error?.issues.map((issue) => issue.message)).toEqual([reason]);
+    }
+  });
+
+  it("takes any JSON value, an object only when it is a plain object", () => {
+    for (const value of [null, 1, "a", [1]]) {
+      expect(jsonValueSchema.safeParse(value).success).toBe(true);
+      expect(jsonObjectSchema.safeParse(value).success).toBe(false);
+    }
+    expect(jsonValueSchema.safeParse(undefined).success).toBe(false);
+  });
+
+  it("is not recursive, so zod compiles what holds it", () => {
+    expect(() => z.compile(z.strictObject({ item: jsonObjectSchema, value: jsonValueSchema }), { strict: true })).not.toThrow();
   });
 });

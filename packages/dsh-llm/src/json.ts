@@ -6,20 +6,21 @@ export type JsonValue = null | boolean | number | string | readonly JsonValue[] 
 /** A JSON object, as used for tool parameters and provider extensions. */
 export type JsonObject = { readonly [key: string]: JsonValue };
 
-/** Zod schema of {@link JsonValue}: finite numbers only, no `undefined`, no non-plain objects. */
-export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.null(),
-    z.boolean(),
-    z.number().refine(Number.isFinite, "numbers must be finite"),
-    z.string(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
-);
+/** A zod check that refuses what {@link findNonJson} refuses, with its reason as the message. */
+function refuseNonJson(context: z.core.ParsePayload<unknown>): void {
+  const why = findNonJson(context.value);
+  if (why !== undefined) context.issues.push({ code: "custom", input: context.value, message: why });
+}
 
-/** Zod schema of {@link JsonObject}. */
-export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), jsonValueSchema);
+/**
+ * Zod schema of {@link JsonValue}: exactly what {@link findNonJson} accepts (finite numbers, no -0,
+ * no `undefined`, plain objects, no cycles, at most {@link MAX_JSON_DEPTH} deep). One check over the
+ * whole value rather than a recursive schema, so zod can compile the schemas that hold it.
+ */
+export const jsonValueSchema: z.ZodType<JsonValue> = z.custom<JsonValue>().check(refuseNonJson);
+
+/** Zod schema of {@link JsonObject}: a plain object that {@link jsonValueSchema} accepts. */
+export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), z.unknown()).check(refuseNonJson) as z.ZodType<JsonObject>;
 
 /** How deeply JSON values may nest (arrays and objects) in anything dsh logs or sends. */
 export const MAX_JSON_DEPTH = 512;
