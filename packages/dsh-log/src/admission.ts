@@ -1,5 +1,6 @@
 import { describeIssues } from "dsh-base";
 import { findNonJson, frozenJsonCopy } from "dsh-llm";
+import { passesSchema } from "./data-check.js";
 import { LogError, type LogErrorCode } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import type { EventRegistry, TypeEntry } from "./registry.js";
@@ -37,8 +38,9 @@ function admitEnvelope(entry: TypeEntry, candidate: Candidate, type: string, exp
     if (retirement.matches === undefined || retirement.matches(stored)) refuse("LOG_LEGACY_EVENT", `${type}: ${retirement.why}`);
   }
   if (entry.definition !== undefined) {
-    const checked = entry.definition.schema.safeParse(stored);
-    if (!checked.success) refuse("LOG_INVALID_EVENT", `${type}: ${describeIssues(checked.error.issues)}`);
+    const schema = entry.definition.schema;
+    // Only a refusal is parsed, for zod's description of what is wrong.
+    if (!passesSchema(schema, stored)) refuse("LOG_INVALID_EVENT", `${type}: ${describeIssues(schema.safeParse(stored).error?.issues ?? [])}`);
   } else if (!entry.ignorable) {
     refuse("LOG_UNKNOWN_TYPE", `unknown event type ${type} (not registered and not ignorable)`);
   }
