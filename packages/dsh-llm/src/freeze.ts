@@ -85,9 +85,21 @@ export function freezeParsedJson(value: unknown, maxDepth: number): number | str
       const depth = depths.pop()!;
       if (depth > maxDepth) return `nests deeper than ${maxDepth} levels`;
       Object.freeze(current);
-      const isArray = Array.isArray(current);
+      // An array is walked by index (`for…in` would make a string of every index); an object by key.
+      if (Array.isArray(current)) {
+        for (let index = 0; index < current.length; index++) {
+          const child: unknown = current[index];
+          if (typeof child === "object" && child !== null) {
+            stack.push(child);
+            depths.push(depth + 1);
+          } else if (inexactNumber(child)) {
+            return inexactReason(child);
+          }
+        }
+        continue;
+      }
       for (const key in current) {
-        if (!isArray) keys++;
+        keys++;
         const child = (current as Record<string, unknown>)[key];
         if (typeof child === "object" && child !== null) {
           stack.push(child);
