@@ -1,6 +1,5 @@
 import { describeIssues } from "dsh-base";
 import { findNonJson, frozenJsonCopy } from "dsh-llm";
-import { passesSchema } from "./data-check.js";
 import { LogError, type LogErrorCode } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import type { EventRegistry, TypeEntry } from "./registry.js";
@@ -37,10 +36,9 @@ function admitEnvelope(entry: TypeEntry, candidate: Candidate, type: string, exp
   for (const retirement of entry.retirements) {
     if (retirement.matches === undefined || retirement.matches(stored)) refuse("LOG_LEGACY_EVENT", `${type}: ${retirement.why}`);
   }
-  if (entry.definition !== undefined) {
-    const schema = entry.definition.schema;
+  if (entry.passes !== undefined) {
     // Only a refusal is parsed, for zod's description of what is wrong.
-    if (!passesSchema(schema, stored)) refuse("LOG_INVALID_EVENT", `${type}: ${describeIssues(schema.safeParse(stored).error?.issues ?? [])}`);
+    if (!entry.passes(stored)) refuse("LOG_INVALID_EVENT", `${type}: ${describeIssues(entry.definition?.schema.safeParse(stored).error?.issues ?? [])}`);
   } else if (!entry.ignorable) {
     refuse("LOG_UNKNOWN_TYPE", `unknown event type ${type} (not registered and not ignorable)`);
   }

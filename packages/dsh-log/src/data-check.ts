@@ -1,18 +1,21 @@
 import { z } from "zod";
 
-const compiled = new WeakMap<z.ZodType, z.ZodType>();
+/** Whether data passes one schema. */
+export type DataCheck = (data: unknown) => boolean;
+
+const checks = new WeakMap<z.ZodType, DataCheck>();
 
 /**
- * Whether `data` passes `schema`, answered as `schema.safeParse(data).success` would be but without
- * building the parsed copy: zod compiles each schema once (per process) into a validator, and hands
- * to its own parser whatever the validator cannot decide. A schema zod cannot compile is checked by
- * its parser, unchanged.
+ * The check of `schema`, answering as `schema.safeParse(data).success` would but without building the
+ * parsed copy: zod compiles each schema once (per process) into a validator, and hands to its own
+ * parser whatever the validator cannot decide. A schema zod cannot compile is checked by its parser.
  */
-export function passesSchema(schema: z.ZodType, data: unknown): boolean {
-  let validator = compiled.get(schema);
-  if (validator === undefined) {
-    validator = z.compile(schema);
-    compiled.set(schema, validator);
+export function schemaCheck(schema: z.ZodType): DataCheck {
+  let check = checks.get(schema);
+  if (check === undefined) {
+    const validator = z.compile(schema);
+    check = (data) => z.validate(validator, data);
+    checks.set(schema, check);
   }
-  return z.validate(validator, data);
+  return check;
 }

@@ -1,5 +1,6 @@
 import type { DeepReadonly } from "dsh-llm";
 import type { z } from "zod";
+import { schemaCheck, type DataCheck } from "./data-check.js";
 import { LogError } from "./errors.js";
 import { EVENT_TYPE_PATTERN, type EventInput, type LogEvent } from "./event.js";
 
@@ -53,6 +54,8 @@ export interface TypeEntry {
   /** Whether the name is a valid event type name. */
   readonly valid: boolean;
   readonly definition: EventDefinition | undefined;
+  /** The check of the definition's schema (see {@link schemaCheck}), looked up here once rather than per event. */
+  readonly passes: DataCheck | undefined;
   /** Unknown, but under an ignorable prefix. */
   readonly ignorable: boolean;
   readonly retirements: readonly Retirement[];
@@ -121,6 +124,7 @@ export class EventRegistry {
       entry = {
         valid: EVENT_TYPE_PATTERN.test(type),
         definition,
+        passes: definition === undefined ? undefined : schemaCheck(definition.schema),
         ignorable: definition === undefined && this.#ignorablePrefixes.some((prefix) => type.startsWith(prefix)),
         retirements: this.#retired.get(type) ?? [],
         rules: this.#rules.flatMap((rule, index) => (rule.types === undefined || rule.types.has(type) ? [index] : [])),
