@@ -88,25 +88,15 @@ export function freezeParsedJson(value: unknown, maxDepth: number): number | str
       // An array is walked by index (`for…in` would make a string of every index); an object by key.
       if (Array.isArray(current)) {
         for (let index = 0; index < current.length; index++) {
-          const child: unknown = current[index];
-          if (typeof child === "object" && child !== null) {
-            stack.push(child);
-            depths.push(depth + 1);
-          } else if (inexactNumber(child)) {
-            return inexactReason(child);
-          }
+          const refused = visitChild(current[index], depth + 1);
+          if (refused !== undefined) return refused;
         }
         continue;
       }
       for (const key in current) {
         keys++;
-        const child = (current as Record<string, unknown>)[key];
-        if (typeof child === "object" && child !== null) {
-          stack.push(child);
-          depths.push(depth + 1);
-        } else if (inexactNumber(child)) {
-          return inexactReason(child);
-        }
+        const refused = visitChild((current as Record<string, unknown>)[key], depth + 1);
+        if (refused !== undefined) return refused;
       }
     }
     return keys;
@@ -121,3 +111,13 @@ export function freezeParsedJson(value: unknown, maxDepth: number): number | str
 
 const walkStack: object[] = [];
 const walkDepths: number[] = [];
+
+/** One child of a node in {@link freezeParsedJson}'s walk: an object or array is queued at `depth`, an inexact number is refused (why). */
+function visitChild(child: unknown, depth: number): string | undefined {
+  if (typeof child === "object" && child !== null) {
+    walkStack.push(child);
+    walkDepths.push(depth);
+    return undefined;
+  }
+  return inexactNumber(child) ? inexactReason(child) : undefined;
+}
