@@ -186,7 +186,7 @@ describe("jsonValueSchema and jsonObjectSchema", () => {
     for (const schema of [jsonValueSchema, jsonObjectSchema]) {
       const parsed = schema.safeParse(value);
       expect(parsed.success).toBe(reason === undefined);
-      if (reason !== undefined) expect(parsed.error?.issues.map((issue) => issue.message)).toEqual([reason]);
+      if (reason !== undefined) expect(parsed.error?.issues.map((issue) => [issue.code, issue.message])).toEqual([["custom", reason]]);
     }
   });
 
