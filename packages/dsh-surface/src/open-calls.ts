@@ -53,7 +53,7 @@ export class OpenCalls {
       ahead = ahead.filter((answered) => answered !== id);
       next++;
     }
-    return new OpenCalls(this.#calls, next, ahead);
+    return next === this.#calls.length ? OpenCalls.none : new OpenCalls(this.#calls, next, ahead);
   }
 
   /** The open calls, in call order. */

@@ -1,7 +1,7 @@
 import type { Message } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { AppendList } from "./append-list.js";
-import { deriveEventMessage, isSurfaceEvent } from "./events.js";
+import { deriveEventMessage, isSurfaceEvent, type SurfaceEvent } from "./events.js";
 import { surfaceAdmission, type SurfaceState } from "./surface-rule.js";
 
 /**
@@ -34,6 +34,17 @@ export function advanceSurface(view: SurfaceView, event: LogEvent): SurfaceView 
   survivors.set(event.seq, message);
   const messages: Message[] = [];
   for (let index = 0; index < state.nodes.length; index++) messages.push(survivors.get(state.nodes.at(index)!.seq)!);
+  return { state, messages: AppendList.of(messages) };
+}
+
+/**
+ * The view of a log whose surface admission has reached `state`: each current node's message,
+ * derived from its event (`eventAt(seq)`). Equal to folding the same log with {@link advanceSurface},
+ * whose messages are those of the current nodes, without admitting any event a second time.
+ */
+export function surfaceViewOf(state: SurfaceState, eventAt: (seq: number) => LogEvent | undefined): SurfaceView {
+  const messages: Message[] = [];
+  for (let index = 0; index < state.nodes.length; index++) messages.push(deriveEventMessage(eventAt(state.nodes.at(index)!.seq) as SurfaceEvent));
   return { state, messages: AppendList.of(messages) };
 }
 

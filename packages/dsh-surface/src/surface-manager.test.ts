@@ -16,7 +16,10 @@ async function drive(choices: readonly number[]) {
   const { log, manager } = surfaceLog();
   const snapshots: { length: number; seqs: number[]; messages: Message[] }[] = [];
   let counter = 0;
-  for (const choice of choices) {
+  // A second manager attached halfway, which catches up from the log's admitted surface at its first read.
+  let halfway: SurfaceManager | undefined;
+  for (const [index, choice] of choices.entries()) {
+    if (index === choices.length >> 1) (halfway = new SurfaceManager(log)).deriveMessages();
     const state = manager.state;
     const nodes = state.nodes.toArray();
     let input: EventInput | undefined;
@@ -66,21 +69,24 @@ async function drive(choices: readonly number[]) {
     await log.append(input);
     snapshots.push({ length: log.length, seqs: manager.nodeSeqs(), messages: manager.deriveMessages() });
   }
-  return { log, manager, snapshots };
+  return { log, manager, snapshots, halfway };
 }
 
 describe("SurfaceManager.deriveMessages", () => {
   it("equals the offline fold of deriveEventMessage at every prefix of random sessions", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.nat(1000), { maxLength: 60 }), async (choices) => {
-        const { log, snapshots } = await drive(choices);
+        const { log, manager, snapshots, halfway } = await drive(choices);
         const events = log.slice();
         for (const { length, messages } of snapshots) {
           expect(messages).toEqual(deriveMessagesFromEvents(events.slice(0, length)));
         }
         // A manager attached to a log that already holds the events agrees as well.
-        const late = new SurfaceManager(log);
-        expect(late.deriveMessages()).toEqual(deriveMessagesFromEvents(events));
+        const offline = deriveMessagesFromEvents(events);
+        for (const other of [new SurfaceManager(log), halfway ?? new SurfaceManager(log)]) {
+          expect(other.deriveMessages()).toEqual(offline);
+          expect([other.nodeSeqs(), other.generation, other.state.openCalls.toArray()]).toEqual([manager.nodeSeqs(), manager.generation, manager.state.openCalls.toArray()]);
+        }
       }),
       { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 150) },
     );

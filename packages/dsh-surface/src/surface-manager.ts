@@ -1,7 +1,7 @@
 import type { Message } from "dsh-llm";
 import type { EventInput, EventLog, LogEvent } from "dsh-log";
 import { systemMessageEvent, type SurfaceEvent } from "./events.js";
-import { advanceSurface, emptySurface, type SurfaceView } from "./projection.js";
+import { advanceSurface, surfaceViewOf, type SurfaceView } from "./projection.js";
 import { surfaceAdmission, type SurfaceState } from "./surface-rule.js";
 
 /** The current surface nodes `start..end`, named by their seqs, inclusive. */
@@ -14,13 +14,15 @@ export interface SurfaceRange {
 export type ReplacementInput = EventInput<SurfaceEvent["type"], object>;
 
 /**
- * The live surface of a log. Every read first folds the events the log gained since the last read
+ * The live surface of a log. It starts from the surface the log's own admission reached (so opening
+ * a long session admits nothing twice), and every read first folds the events the log gained since
  * with {@link advanceSurface} (however they entered: appended, loaded or appended by a listener), so
  * it is never stale. Each surface entry is projected once, when first seen.
  */
 export class SurfaceManager {
   readonly #log: EventLog;
-  #view: SurfaceView = emptySurface;
+  /** The view at `#position`, made at the first read. */
+  #view: SurfaceView | undefined;
   #position = 0;
 
   /** Attaches to `log`, whose registry must include the surface definitions and rule (`registerSurfaceEvents`). */
@@ -31,6 +33,11 @@ export class SurfaceManager {
 
   /** The surface after the log's last event. */
   get view(): SurfaceView {
+    if (this.#view === undefined) {
+      const log = this.#log;
+      this.#view = surfaceViewOf(log.ruleState(surfaceAdmission), (seq) => log.get(seq));
+      this.#position = log.length;
+    }
     for (; this.#position < this.#log.length; this.#position++) this.#view = advanceSurface(this.#view, this.#log.get(this.#position)!);
     return this.#view;
   }

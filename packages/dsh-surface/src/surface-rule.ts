@@ -1,6 +1,6 @@
 import { LogError, type AdmissionRule, type LogEvent } from "dsh-log";
 import { AppendList } from "./append-list.js";
-import { OpenCalls } from "./open-calls.js";
+import { OpenCalls, type ToolCallRef } from "./open-calls.js";
 import { isSurfaceEvent, surfaceEventTypes, type SurfaceEvent, type SurfaceReplace } from "./events.js";
 
 /** What admission remembers of one current surface node. */
@@ -24,22 +24,22 @@ function refuse(event: LogEvent, message: string): never {
   throw new LogError("LOG_RULE_VIOLATION", `surface: ${event.type} at seq ${event.seq}: ${message}`);
 }
 
+/** The calls of a node that makes none, shared: most nodes make none, and admission runs for every event of a loaded log. */
+const noCalls: readonly ToolCallRef[] = Object.freeze([]);
+
 function nodeOf(event: SurfaceEvent): SurfaceNode {
   switch (event.type) {
-    case "assistant/message":
-      return {
-        seq: event.seq,
-        type: event.type,
-        calls: event.data.content.flatMap((block) =>
-          block.type === "tool-call" ? [{ callId: block.callId, name: block.name }] : [],
-        ),
-      };
+    case "assistant/message": {
+      let calls: ToolCallRef[] | undefined;
+      for (const block of event.data.content) if (block.type === "tool-call") (calls ??= []).push({ callId: block.callId, name: block.name });
+      return { seq: event.seq, type: event.type, calls: calls ?? noCalls };
+    }
     case "tool/result": {
       const { callId, toolName, isError } = event.data;
-      return { seq: event.seq, type: event.type, calls: [], result: { callId, toolName, isError } };
+      return { seq: event.seq, type: event.type, calls: noCalls, result: { callId, toolName, isError } };
     }
     default:
-      return { seq: event.seq, type: event.type, calls: [] };
+      return { seq: event.seq, type: event.type, calls: noCalls };
   }
 }
 
@@ -58,8 +58,7 @@ function appendNode(state: SurfaceState, event: SurfaceEvent, node: SurfaceNode)
     refuse(event, `tool calls ${openCalls.toArray().map((open) => open.callId).join(", ")} still await results`);
   }
   if (node.calls.length > 0) {
-    const ids = node.calls.map((call) => call.callId);
-    if (new Set(ids).size !== ids.length) refuse(event, "an assistant message repeats a tool call id");
+    if (node.calls.length > 1 && new Set(node.calls.map((call) => call.callId)).size !== node.calls.length) refuse(event, "an assistant message repeats a tool call id");
     openCalls = OpenCalls.of(node.calls);
   }
   return { nodes: state.nodes.append(node), generation: state.generation, openCalls };
