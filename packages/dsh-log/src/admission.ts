@@ -84,7 +84,8 @@ export function admitBatch(
         lastType = type;
       }
       const event = admitEnvelope(entry!, candidate, type, seq, parsed);
-      for (const index of entry!.rules) next[index] = rules[index]!.admit(next[index], event);
+      const indexes = entry!.rules;
+      for (let i = 0; i < indexes.length; i++) next[indexes[i]!] = rules[indexes[i]!]!.admit(next[indexes[i]!], event);
       events.push(event);
       seq++;
     }

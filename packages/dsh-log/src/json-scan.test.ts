@@ -46,6 +46,22 @@ describe("scanChunk", () => {
     expect(bytes.toString("utf8")).toBe('{"a\\":b":"c:\\\\"},["x,y",{"k":{}}]');
   });
 
+  it("scans lines after a blanked prefix as the same lines scanned whole", () => {
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 8 }), (objects, prefix) => {
+        // A line whose chain link was blanked: "{", spaces, then the rest of the object.
+        const text = objects.map((object) => `{${" ".repeat(prefix - 1)}${JSON.stringify(object).slice(1)}`).join("\n");
+        const whole = bytesOf(text);
+        const skipped = bytesOf(text);
+        expect(scanChunk(skipped, 0, skipped.length, prefix)).toEqual(scanChunk(whole, 0, whole.length));
+        expect(skipped).toEqual(whole);
+      }),
+      runs,
+    );
+    const split = bytesOf('{   "a":[1,\n{   2]}');
+    expect(scanChunk(split, 0, split.length, 4)).toBe(-(11 + 1));
+  });
+
   it("scans only between start and end", () => {
     const bytes = bytesOf('xx{"a":1}\n{"b":2}yy');
     expect(scanChunk(bytes, 2, 17)).toEqual({ lines: 2, keys: 2 });

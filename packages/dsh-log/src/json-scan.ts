@@ -40,13 +40,16 @@ const COMMA = 0x2c;
  * adds the brackets). Returns where it stopped instead, as a negative `-(index + 1)`, when a line could
  * hold anything but one value (a newline inside a string, a comma between top-level values): newlines
  * before that point are already commas, and {@link restoreNewlines} puts them back. UTF-8
- * continuation bytes are never ASCII, so a byte scan is exact.
+ * continuation bytes are never ASCII, so a byte scan is exact. When every line is known to start with
+ * `{` and `blankPrefix - 1` spaces (a chain link the reader blanked), each line is scanned after them.
  */
-export function scanChunk(bytes: Uint8Array, start: number, end: number): ChunkScan | number {
+export function scanChunk(bytes: Uint8Array, start: number, end: number, blankPrefix = 0): ChunkScan | number {
+  // After a blanked prefix a line is one object deep already.
+  const lineDepth = blankPrefix > 0 ? 1 : 0;
   let lines = 1;
   let keys = 0;
-  let depth = 0;
-  for (let i = start; i < end; i++) {
+  let depth = lineDepth;
+  for (let i = start + blankPrefix; i < end; i++) {
     const kind = OUTSIDE[bytes[i]!]!;
     if (kind === PLAIN) continue;
     if (kind === STRING) {
@@ -65,6 +68,8 @@ export function scanChunk(bytes: Uint8Array, start: number, end: number): ChunkS
       if (depth !== 0) return -(i + 1);
       bytes[i] = COMMA;
       lines++;
+      i += blankPrefix;
+      depth = lineDepth;
     } else if (depth === 0) return -(i + 1);
   }
   return depth !== 0 ? -(end + 1) : { lines, keys };

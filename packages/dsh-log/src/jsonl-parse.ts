@@ -71,8 +71,9 @@ export class JsonlParser {
    * whole; any doubt restores the bytes and goes line by line, naming the line at fault.
    */
   #chunk(bytes: Buffer, start: number, newline: number): void {
-    if (this.#lastLink !== undefined) this.#unlink(bytes, start, newline);
-    const scan = scanChunk(bytes, start, newline);
+    const linked = this.#lastLink !== undefined;
+    if (linked) this.#unlink(bytes, start, newline);
+    const scan = scanChunk(bytes, start, newline, linked ? LINK_PREFIX_BYTES : 0);
     if (typeof scan !== "number") {
       bytes[start - 1] = 0x5b;
       bytes[newline] = 0x5d;
@@ -149,7 +150,7 @@ function chunkKeys(values: readonly unknown[]): number {
     // A number, null, an array or a string has no keys, or only index keys: no envelope.
     let envelope = 0;
     for (const key in value as object) {
-      if (!ENVELOPE_KEYS.includes(key)) return -1;
+      if (!isEnvelopeKey(key)) return -1;
       envelope++;
     }
     if (envelope !== ENVELOPE_KEYS.length) return -1;
@@ -159,6 +160,19 @@ function chunkKeys(values: readonly unknown[]): number {
     keys += dataKeys + ENVELOPE_KEYS.length;
   }
   return keys;
+}
+
+/** Whether `key` is one of {@link ENVELOPE_KEYS} (a switch: this runs for every key of every event line). */
+function isEnvelopeKey(key: string): boolean {
+  switch (key) {
+    case "seq":
+    case "type":
+    case "time":
+    case "data":
+      return true;
+    default:
+      return false;
+  }
 }
 
 function parseHeader(line: string): JsonlHeader {
