@@ -98,7 +98,7 @@ export class JsonlParser {
     for (let at = start; at <= newline; line++) {
       const end = bytes.indexOf(0x0a, at);
       if (!startsWithLink(bytes, at, end)) throw new LogError("LOG_CORRUPT", 'the line does not start with its chain link ({"chain":"...",)', { line });
-      bytes.copy(this.#lastLink!, 0, at, at + LINK_PREFIX_BYTES);
+      if (end === newline) bytes.copy(this.#lastLink!, 0, at, at + LINK_PREFIX_BYTES);
       bytes.fill(0x20, at + 1, at + LINK_PREFIX_BYTES);
       at = end + 1;
     }
