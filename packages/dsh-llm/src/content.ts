@@ -51,7 +51,8 @@ export const imageBlockSchema = z.strictObject({ type: z.literal("image"), image
  * is refused where it arrives, as malformed, and never logged).
  */
 const argumentsSchema = modelTextSchema.check((context) => {
-  if (jsonTextDepth(context.value) > MAX_JSON_DEPTH) {
+  // A text no longer than the limit cannot open more brackets than the limit: only a longer one is scanned.
+  if (context.value.length > MAX_JSON_DEPTH && jsonTextDepth(context.value) > MAX_JSON_DEPTH) {
     context.issues.push({ code: "custom", input: context.value, message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
   }
 });

@@ -172,6 +172,8 @@ describe("jsonTextDepth and the depth of tool-call arguments", () => {
     };
     expect(answer(deep(MAX_JSON_DEPTH))()).toMatchObject({ content: [{ arguments: deep(MAX_JSON_DEPTH) }] });
     expect(answer(deep(5000))).toThrow(expect.objectContaining({ code: "LLM_MALFORMED_STREAM", message: `the provider's answer is malformed: content[0].arguments: nested deeper than ${MAX_JSON_DEPTH} levels` }));
+    // The shortest text too deep: one bracket past the limit, and nothing else.
+    expect(answer("[".repeat(MAX_JSON_DEPTH + 1))).toThrow(`nested deeper than ${MAX_JSON_DEPTH} levels`);
   });
 });
 
