@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readJsonlLog } from "dsh-log";
-import { deriveMessagesFromEvents } from "dsh-surface";
+import { SurfaceManager } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry } from "./reconstruct.js";
 import { collectGarbage, median, timed } from "./util.js";
@@ -47,7 +47,7 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
     const full = await timed(() => readJsonlLog(path, registry()));
     events = full.value.log.length;
     collectGarbage();
-    const derived = await timed(async () => deriveMessagesFromEvents((await readJsonlLog(path, registry())).log.slice()));
+    const derived = await timed(async () => new SurfaceManager((await readJsonlLog(path, registry())).log).deriveMessages());
     floors.push(bare.ms);
     loads.push(full.ms);
     ratios.push(full.ms / bare.ms);

@@ -1,12 +1,13 @@
 // Session load against pi (@mariozechner/pi-coding-agent), in one process under Node 22: the same
 // conversation written through each library's own API, then opened to be continued — pi's
-// `SessionManager.open` + `buildSessionContext()` against dsh's `readJsonlLog` (full admission) +
-// `deriveMessagesFromEvents` — in interleaved rounds, with the bare read + split + JSON.parse of
-// each file beside it. Run by `pnpm bench` as `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
+// `SessionManager.open` + `buildSessionContext()` against dsh's `readJsonlLog` (full admission) and
+// the messages of a `SurfaceManager` on the loaded log (what `openAgent` does) — in interleaved
+// rounds, with the bare read + split + JSON.parse of each file beside it. Run by `pnpm bench` as
+// `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { readJsonlLog } from "dsh-log";
-import { deriveMessagesFromEvents } from "dsh-surface";
+import { SurfaceManager } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry, writeBenchLog } from "./reconstruct.js";
 import { collectGarbage, median, timed } from "./util.js";
@@ -63,19 +64,24 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   const dshFloors: number[] = [];
   let piMessages = 0;
   let dshMessages = 0;
-  // A warm-up round of each compiles both loaders before anything is counted.
+  // A warm-up round of each compiles both loaders before anything is counted. Each load starts from a
+  // collected heap that holds nothing of the other's (only the message counts are kept), and the two
+  // take turns going first, so neither pays for the other's objects.
+  const openPi = () => SessionManager.open(piPath).buildSessionContext().messages.length;
+  const openDsh = async () => new SurfaceManager((await readJsonlLog(dshPath, benchRegistry())).log).deriveMessages().length;
   for (let round = -1; round < rounds; round++) {
     collectGarbage();
-    const pi = await timed(() => SessionManager.open(piPath).buildSessionContext().messages);
+    const first = round % 2 === 0 ? await timed(openPi) : await timed(openDsh);
     collectGarbage();
-    const dsh = await timed(async () => deriveMessagesFromEvents((await readJsonlLog(dshPath, benchRegistry())).log.slice()));
+    const second = round % 2 === 0 ? await timed(openDsh) : await timed(openPi);
+    const [pi, dsh] = round % 2 === 0 ? [first, second] : [second, first];
     collectGarbage();
-    const piFloor = await timed(() => floor(piPath));
+    const piFloor = await timed(() => floor(piPath).length);
     collectGarbage();
-    const dshFloor = await timed(() => floor(dshPath));
+    const dshFloor = await timed(() => floor(dshPath).length);
     if (round < 0) continue;
-    piMessages = pi.value.length;
-    dshMessages = dsh.value.length;
+    piMessages = pi.value;
+    dshMessages = dsh.value;
     pis.push(pi.ms);
     dshs.push(dsh.ms);
     ratios.push(dsh.ms / pi.ms);
