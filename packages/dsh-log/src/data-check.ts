@@ -6,9 +6,10 @@ export type DataCheck = (data: unknown) => boolean;
 const checks = new WeakMap<z.ZodType, DataCheck>();
 
 /**
- * The check of `schema`, answering as `schema.safeParse(data).success` would but without building the
- * parsed copy: zod compiles each schema once (per process) into a validator, and hands to its own
- * parser whatever the validator cannot decide. A schema zod cannot compile is checked by its parser.
+ * The check of `schema`, answering as `schema.safeParse(data).success` would, through the
+ * straight-line validator zod compiles once per schema (per process) instead of its parser, which
+ * walks the schema node by node; zod hands to that parser whatever the validator cannot decide. A
+ * schema zod cannot compile is checked by its parser.
  */
 export function schemaCheck(schema: z.ZodType): DataCheck {
   let check = checks.get(schema);
