@@ -36,5 +36,8 @@ describe("OpenCalls", () => {
     // Answering the first call after a later one moves past both.
     expect(open.answer("c0").toArray()).toEqual([{ callId: "c2", name: "tool2" }]);
     expect(open.answer("c0").answer("c2").length).toBe(0);
+    // Answering the last open call gives back the shared empty value, not a new one.
+    expect(open.answer("c0").answer("c2")).toBe(OpenCalls.none);
+    expect(OpenCalls.of(calls(1)).answer("c0")).toBe(OpenCalls.none);
   });
 });
