@@ -85,7 +85,10 @@ export function admitBatch(
       }
       const event = admitEnvelope(entry!, candidate, type, seq, parsed);
       const indexes = entry!.rules;
-      for (let i = 0; i < indexes.length; i++) next[indexes[i]!] = rules[indexes[i]!]!.admit(next[indexes[i]!], event);
+      for (let i = 0; i < indexes.length; i++) {
+        const index = indexes[i]!;
+        next[index] = rules[index]!.admit(next[index], event);
+      }
       events.push(event);
       seq++;
     }

@@ -8,6 +8,8 @@ import { JSONL_FORMAT, JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, jsonlHead
 import { markParsedBatch } from "./verified.js";
 
 const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
+/** The same keys as a set: every key of every event line is looked up in it. */
+const ENVELOPE_KEY_SET: ReadonlySet<string> = new Set(ENVELOPE_KEYS);
 /** What a line's chain link becomes after its `{`: spaces, which JSON reads past (one copy per line beats a fill). */
 const LINK_BLANKS = new Uint8Array(LINK_PREFIX_BYTES - 1).fill(0x20);
 /**
@@ -152,7 +154,7 @@ function chunkKeys(values: readonly unknown[]): number {
     // A number, null, an array or a string has no keys, or only index keys: no envelope.
     let envelope = 0;
     for (const key in value as object) {
-      if (!isEnvelopeKey(key)) return -1;
+      if (!ENVELOPE_KEY_SET.has(key)) return -1;
       envelope++;
     }
     if (envelope !== ENVELOPE_KEYS.length) return -1;
@@ -162,19 +164,6 @@ function chunkKeys(values: readonly unknown[]): number {
     keys += dataKeys + ENVELOPE_KEYS.length;
   }
   return keys;
-}
-
-/** Whether `key` is one of {@link ENVELOPE_KEYS} (a switch: this runs for every key of every event line). */
-function isEnvelopeKey(key: string): boolean {
-  switch (key) {
-    case "seq":
-    case "type":
-    case "time":
-    case "data":
-      return true;
-    default:
-      return false;
-  }
 }
 
 function parseHeader(line: string): JsonlHeader {
