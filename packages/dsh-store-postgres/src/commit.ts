@@ -1,3 +1,4 @@
+import { LogError } from "dsh-log";
 import { staleBatchError, type PendingBatch } from "dsh-log/store";
 import { NOTIFY_CHANNEL } from "./schema.js";
 
@@ -35,6 +36,22 @@ SELECT l.id, l.head, l.writer_epoch,
   (SELECT count(*) FROM (SELECT pg_notify($8, id) FROM moved) AS n) AS notified
 FROM locked AS l`;
 
+/**
+ * One session's batch as a single statement: move the head only if the writer epoch and the expected
+ * head match (one row, so no lock order to keep), insert the events only if it moved, and notify
+ * followers; it returns a row only if the batch went in. Parameters: the session id, expected head,
+ * writer epoch and new head ($1-$4); per event its seq, line and link ($5-$7); the channel ($8).
+ */
+const COMMIT_ONE_SQL = `
+WITH moved AS (
+  UPDATE dsh_sessions SET head = $4 WHERE id = $1 AND head = $2 AND writer_epoch = $3 RETURNING id
+), inserted AS (
+  INSERT INTO dsh_events (session_id, seq, line, chain)
+  SELECT $1, v.seq, v.line, v.chain FROM unnest($5::integer[], $6::text[], $7::bytea[]) AS v (seq, line, chain)
+  WHERE EXISTS (SELECT 1 FROM moved)
+)
+SELECT pg_notify($8, id) FROM moved`;
+
 /** A session row as the commit statement returns it: as it was when locked. */
 interface LockedRow {
   readonly id: string;
@@ -47,6 +64,7 @@ interface LockedRow {
  * as the named prepared statement `name` when given; returns, per batch, why it was refused, if it was.
  */
 export async function commitBatches(on: TransactionClient, batches: readonly PendingBatch[], name: string | undefined): Promise<(Error | undefined)[]> {
+  if (batches.length === 1) return [await commitOne(on, batches[0]!, name === undefined ? undefined : `${name}-one`)];
   const events = batches.flatMap((batch) => batch.events.map((event, i) => ({ sessionId: batch.sessionId, seq: event.seq, line: batch.lines[i]!, link: batch.links?.[i] ?? null })));
   // A named statement (unless turned off): each connection parses and plans it once.
   const { rows } = await on.query({ ...(name === undefined ? {} : { name }), text: COMMIT_SQL, values: [
@@ -66,4 +84,23 @@ export async function commitBatches(on: TransactionClient, batches: readonly Pen
     const row = current.get(batch.sessionId)!;
     return staleBatchError(batch, { head: row.head, epoch: row.writer_epoch });
   });
+}
+
+/** Commits one session's batch (the usual case: one writer in the process); returns why it was refused, if it was. */
+async function commitOne(on: TransactionClient, batch: PendingBatch, name: string | undefined): Promise<Error | undefined> {
+  const { rows } = await on.query({ ...(name === undefined ? {} : { name }), text: COMMIT_ONE_SQL, values: [
+    batch.sessionId,
+    batch.events[0]!.seq,
+    batch.epoch,
+    batch.events.at(-1)!.seq + 1,
+    batch.events.map((event) => event.seq),
+    batch.lines,
+    batch.links ?? batch.lines.map(() => null),
+    NOTIFY_CHANNEL,
+  ] });
+  if (rows.length === 1) return undefined;
+  // Refused: read the row as it is now, for the reason.
+  const current = await on.query({ text: "SELECT head, writer_epoch FROM dsh_sessions WHERE id = $1", values: [batch.sessionId] });
+  const row = current.rows[0] as LockedRow | undefined;
+  return (row === undefined ? undefined : staleBatchError(batch, { head: row.head, epoch: row.writer_epoch })) ?? new LogError("LOG_CONFLICT", `session ${batch.sessionId} changed while this writer appended; it may no longer append`);
 }
