@@ -97,7 +97,7 @@ async function measure(name: string, store: SessionStore, quick: boolean, floor?
   if (floor !== undefined) {
     const rates: number[] = [];
     const floors: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 9; round++) {
       rates.push(await appendRate(store, 1, quick ? 64 : 512, `f${round}`));
       floors.push(await floor.rate());
     }

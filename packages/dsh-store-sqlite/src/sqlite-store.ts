@@ -56,6 +56,8 @@ export class SqliteStore implements SessionStore {
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
   /** The statements of the append path, prepared once: a commit only binds and runs them. */
   readonly #statements: { readonly session: Statement; readonly insertEvent: Statement; readonly updateHead: Statement };
+  /** One `BEGIN IMMEDIATE` transaction over a commit's batches, built once. */
+  readonly #commitTransaction: (batches: readonly PendingBatch[]) => (Error | undefined)[];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = resolve(path);
@@ -72,6 +74,7 @@ export class SqliteStore implements SessionStore {
       this.#db.close();
       throw error;
     }
+    this.#commitTransaction = this.#db.transaction((batches: readonly PendingBatch[]) => batches.map((batch) => this.#commitBatch(batch))).immediate;
   }
 
   async create(options: CreateSessionOptions): Promise<StoredSession> {
@@ -191,16 +194,17 @@ export class SqliteStore implements SessionStore {
    * are refused with `LOG_CONFLICT` and leave nothing behind.
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
-    return this.#db.transaction(() =>
-      batches.map((batch) => {
-        const { sessionId, events } = batch;
-        const current = this.#existing(sessionId);
-        const stale = staleBatchError(batch, { head: current.head, epoch: current.writer_epoch });
-        if (stale !== undefined) return stale;
-        this.#insert(sessionId, batch);
-        this.#statements.updateHead.run(events.at(-1)!.seq + 1, sessionId);
-        return undefined;
-      }),
-    ).immediate();
+    return this.#commitTransaction(batches);
+  }
+
+  /** Inside the commit's transaction: writes `batch` if its writer is current and the head is where it expects, or says why not. */
+  #commitBatch(batch: PendingBatch): Error | undefined {
+    const { sessionId, events } = batch;
+    const current = this.#existing(sessionId);
+    const stale = staleBatchError(batch, { head: current.head, epoch: current.writer_epoch });
+    if (stale !== undefined) return stale;
+    this.#insert(sessionId, batch);
+    this.#statements.updateHead.run(events.at(-1)!.seq + 1, sessionId);
+    return undefined;
   }
 }
