@@ -64,12 +64,13 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   const dshFloors: number[] = [];
   let piMessages = 0;
   let dshMessages = 0;
-  // A warm-up round of each compiles both loaders before anything is counted. Each load starts from a
-  // collected heap that holds nothing of the other's (only the message counts are kept), and the two
-  // take turns going first, so neither pays for the other's objects.
+  // Two warm-up rounds (one in each order) compile both loaders before anything is counted. Each load
+  // starts from a collected heap that holds nothing of the other's (only the message counts are kept),
+  // and the two take turns going first; where a library stands in the order moves its time, so an even
+  // count of rounds gives each the same number of turns in each place.
   const openPi = () => SessionManager.open(piPath).buildSessionContext().messages.length;
   const openDsh = async () => new SurfaceManager((await readJsonlLog(dshPath, benchRegistry())).log).deriveMessages().length;
-  for (let round = -1; round < rounds; round++) {
+  for (let round = -2; round < rounds; round++) {
     collectGarbage();
     const first = round % 2 === 0 ? await timed(openPi) : await timed(openDsh);
     collectGarbage();

@@ -54,7 +54,7 @@ try {
   // pi runs on Node 22 (its dependencies need it): both libraries are measured in one Node 22 process.
   const node22 = execFileSync("npx", ["-y", "node@22", "-p", "process.execPath"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   const piRows = (quick ? [1000] : [4762, 47_619]).map(
-    (steps) => JSON.parse(execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-pi.ts"), dir, String(steps), quick ? "3" : steps < 10_000 ? "15" : "9"], { encoding: "utf8", maxBuffer: 1 << 20 })) as PiLoadResult,
+    (steps) => JSON.parse(execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-pi.ts"), dir, String(steps), quick ? "4" : steps < 10_000 ? "16" : "10"], { encoding: "utf8", maxBuffer: 1 << 20 })) as PiLoadResult,
   );
   console.log(`\n1b. Opening a session to continue it, against pi ${peerVersion("@mariozechner/pi-coding-agent")} on Node 22: the same conversation written through each library's API (medians, interleaved rounds)`);
   console.log(
