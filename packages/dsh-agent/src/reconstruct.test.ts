@@ -293,3 +293,24 @@ describe("requests that never left the process", () => {
     expect(rebuilt.map((request) => request.sent)).toEqual([true]);
   });
 });
+
+describe("a rebuild of chosen requests", () => {
+  it("yields only the requests chosen, each equal to its rebuild among all, and is asked once per dispatch", async () => {
+    const { agent, log } = harness((_request, index) => (index % 2 === 0 ? { toolCalls: [{ name: "echo", arguments: JSON.stringify({ text: `t${index}` }) }] } : { text: "done" }));
+    for (const prompt of ["one", "two", "three"]) await agent.run(prompt);
+    const all = await reconstructRequests(log);
+    const asked: number[] = [];
+    const chosen = await reconstructRequests(log, {
+      only: ({ turn, step, dispatchSeq }) => {
+        asked.push(dispatchSeq);
+        return (turn === 1 && step === 1) || dispatchSeq === all.at(-1)!.dispatchSeq;
+      },
+    });
+    expect(asked).toEqual(all.map((request) => request.dispatchSeq));
+    expect(chosen.map((request) => [request.turn, request.step])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(chosen).toEqual([all.find((request) => request.turn === 1 && request.step === 1), all.at(-1)]);
+  });
+});

@@ -30,6 +30,11 @@ export interface ReconstructOptions {
   readonly attachments?: AttachmentStore;
   /** The registry raw events are admitted with (default `createAgentRegistry()`); ignored for an `EventLog`. */
   readonly registry?: EventRegistry;
+  /**
+   * Rebuilds only the requests this accepts, named by their step and dispatch seq (default: all).
+   * Every event is still admitted and folded; a request not chosen is never built.
+   */
+  readonly only?: (dispatch: { readonly turn: number; readonly step: number; readonly dispatchSeq: number }) => boolean;
 }
 
 /** An admitted log: an `EventLog` with the agent's rules as is, raw events admitted exactly as on load. */
@@ -73,8 +78,9 @@ export async function* reconstructRequestStream(
     const dispatch = fold.dispatch;
     if (dispatch === undefined) continue;
     // Admission opens no step before the last one ended, so no request is still waiting here.
-    const { turn, step, dispatchSeq, snapshot, messages, previousResponseId } = dispatch;
-    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(messages, snapshot.header, { previousResponseId, freezer }) };
+    const { turn, step, dispatchSeq, snapshot, previousResponseId } = dispatch;
+    if (options.only !== undefined && !options.only({ turn, step, dispatchSeq })) continue;
+    waiting = { turn, step, dispatchSeq, snapshot, request: buildLoopRequest(dispatch.messages, snapshot.header, { previousResponseId, freezer }) };
   }
   // A step the log never ended (it stops inside it: a crash) may have sent its request.
   if (waiting !== undefined) yield await finish(true);

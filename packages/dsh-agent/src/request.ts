@@ -93,5 +93,20 @@ export function foldRequestEvent(fold: RequestFold, event: LogEvent): RequestFol
   const { turn, step } = event.data;
   const { config } = snapshot.header;
   const previousResponseId = config.cacheDiagnostics === true && lastAnswer?.provider === config.provider ? lastAnswer.responseId : undefined;
-  return { surface, snapshot, lastAnswer, dispatch: { turn, step, dispatchSeq: event.seq, snapshot, messages: surface.messages.toArray(), generation: surface.state.generation, previousResponseId } };
+  const list = surface.messages;
+  let messages: readonly Message[] | undefined;
+  // The messages are copied out of the surface's list only when read: a rebuild that skips this
+  // request (or only counts dispatches) never pays for a copy of the whole history.
+  const dispatch: Dispatch = {
+    turn,
+    step,
+    dispatchSeq: event.seq,
+    snapshot,
+    get messages() {
+      return (messages ??= list.toArray());
+    },
+    generation: surface.state.generation,
+    previousResponseId,
+  };
+  return { surface, snapshot, lastAnswer, dispatch };
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createAgentRegistry } from "dsh-agent";
-import { readJsonlLog } from "dsh-log";
+import { createJsonlLog, readJsonlLog } from "dsh-log";
 import { startSimulator } from "dsh-simulator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
@@ -72,6 +72,29 @@ describe("dsh run → dsh requests --wire", () => {
     expect(inspect.stdout).toContain("header initial: provider=\"sim\" model=\"sim-1\" maxTokens=4096 (adapter default)");
     const json = await runCli(["requests", logPath], { cwd: project() });
     expect(json.stdout.trimEnd().split("\n").map((line) => JSON.parse(line).step)).toEqual([0, 1, 2, 3]);
+  });
+
+  it("prints only the request dispatched at --seq N, or the last with --last, and refuses a seq that dispatched none", async () => {
+    const logPath = join(dir, "chosen.jsonl");
+    const wirePath = join(dir, "chosen-received.jsonl");
+    await runCli(["run", "--scenario", await scenario(multiStep), "--log", logPath, "--record-wire", wirePath, "What is here?"], { cwd: project() });
+    const received = (await readFile(wirePath, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as string);
+    const all = (await runCli(["requests", logPath], { cwd: project() })).stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { seq: number });
+    const third = await runCli(["requests", logPath, "--seq", String(all[2]!.seq)], { cwd: project() });
+    expect(third).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(third.stdout)).toEqual(all[2]);
+    expect(third.stdout.trimEnd().split("\n")).toHaveLength(1);
+    const last = await runCli(["requests", logPath, "--last", "--wire"], { cwd: project() });
+    expect(last.stdout).toBe(`${received.at(-1)}\n`);
+    const none = await runCli(["requests", logPath, "--seq", String(all[2]!.seq + 1)], { cwd: project() });
+    expect(none).toMatchObject({ code: 1, stdout: "" });
+    expect(none.stderr).toBe(`dsh: seq ${all[2]!.seq + 1} is not where a request was dispatched (dsh requests LOG lists them)\n`);
+    const emptyPath = join(dir, "empty.jsonl");
+    await (await createJsonlLog(emptyPath, { registry: createAgentRegistry() })).log.close();
+    expect(await runCli(["requests", emptyPath, "--last"], { cwd: project() })).toMatchObject({ code: 1, stdout: "", stderr: "dsh: the log holds no request\n" });
+    for (const bad of [["--seq", "x"], ["--seq", "-1"], ["--seq", "1", "--last"]]) {
+      expect(await runCli(["requests", logPath, ...bad], { cwd: project() })).toMatchObject({ code: 2, stdout: "" });
+    }
   });
 
   it("works as a real process too", async () => {

@@ -59,8 +59,7 @@ function recording(inner: AttachmentStore | undefined, read: Map<string, Uint8Ar
 /** The request dispatched at `seq`, rebuilt from the lines up to it, and its exact wire body. */
 async function rebuiltWire(info: Proof["session"], lines: readonly string[], seq: number, attachments: AttachmentStore | undefined): Promise<{ body: string; provider: string; model: string }> {
   const log = loadSessionLines(info, lines, { registry: createAgentRegistry() });
-  for await (const rebuilt of reconstructRequestStream(log)) {
-    if (rebuilt.dispatchSeq !== seq) continue;
+  for await (const rebuilt of reconstructRequestStream(log, { only: (dispatch) => dispatch.dispatchSeq === seq })) {
     return { body: await wireBody(rebuilt, attachments), provider: rebuilt.request.config.provider, model: rebuilt.request.config.model };
   }
   throw new CliError(`seq ${seq} of session ${info.sessionId} is not where a request was dispatched (dsh requests LOG lists them)`, EXIT.usage);

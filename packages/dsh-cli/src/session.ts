@@ -37,7 +37,7 @@ export async function createSession(
   return releasingWitness(created, signing);
 }
 
-/** The arguments `dsh requests` and `dsh cache` share: one LOG, `--objects DIR`, `--store URL`, and a boolean flag of their own. */
+/** The arguments `dsh cache` takes: one LOG, `--objects DIR`, `--store URL`, and a boolean flag of its own. */
 export async function readLogWithObjects(
   argv: readonly string[],
   io: CliIo,
@@ -51,9 +51,20 @@ export async function readLogWithObjects(
   });
   const [reference] = positionals;
   if (reference === undefined || positionals.length > 1) throw new CliError(`usage: ${usage}`, EXIT.usage);
-  const session = await readSessionRef(sessionRef(reference, values.store as string | undefined, io), io);
+  return { ...(await loadLogWithObjects(reference, values as LogLocation, io)), flag: values[flag] === true };
+}
+
+/** Where a reading command's LOG and its attachment objects are: `--store URL` and `--objects DIR`. */
+export interface LogLocation {
+  readonly store?: string | undefined;
+  readonly objects?: string | undefined;
+}
+
+/** The session `reference` names, read whole (and its lock released), with the attachment store beside it. */
+export async function loadLogWithObjects(reference: string, where: LogLocation, io: CliIo): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore }> {
+  const session = await readSessionRef(sessionRef(reference, where.store, io), io);
   await session.close();
-  return { log: session.log, attachments: attachmentStore(io.cwd, values.objects as string | undefined), flag: values[flag] === true };
+  return { log: session.log, attachments: attachmentStore(io.cwd, where.objects) };
 }
 
 /** The prompt a command was given: its words joined, or all of standard input when it is a single `-`. */
