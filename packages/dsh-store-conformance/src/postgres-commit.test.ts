@@ -2,7 +2,7 @@ import pg from "pg";
 import { PostgresStore } from "dsh-store-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
-import { storeNote, storeRegistry } from "./store-registry.js";
+import { storeNote, storeRegistry, storedTexts } from "./store-registry.js";
 
 let server: TestPostgres;
 beforeAll(async () => {
@@ -12,8 +12,6 @@ afterAll(async () => {
   await server.stop();
 });
 
-const texts = async (store: PostgresStore, id: string) =>
-  (await store.read(id, storeRegistry())).log.slice().map((event) => (event.data as { text: string }).text);
 
 /** A store on a new database, and a client of its own on the same database. */
 async function setup() {
@@ -39,9 +37,9 @@ describe("PostgreSQL commits", () => {
       const outcomes = await Promise.allSettled(logs.map((log, i) => log.append(storeNote.input({ text: `to ${ids[i]!}` }))));
       expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
       expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "LOG_CONFLICT", message: "session b was opened by another writer; this one may no longer append; this log is now read-only" });
-      expect(await Promise.all(ids.map((id) => texts(store, id)))).toEqual([["to a"], [], ["to c"]]);
+      expect(await Promise.all(ids.map((id) => storedTexts(store, id)))).toEqual([["to a"], [], ["to c"]]);
       await newer.log.append(storeNote.input({ text: "newer" }));
-      expect(await texts(store, "b")).toEqual(["newer"]);
+      expect(await storedTexts(store, "b")).toEqual(["newer"]);
       for (const log of [...logs, newer.log]) await log.close().catch(() => undefined);
     } finally {
       await done();
@@ -56,7 +54,7 @@ describe("PostgreSQL commits", () => {
       await client.query("UPDATE dsh_sessions SET head = 5 WHERE id = 's'");
       await expect(log.append(storeNote.input({ text: "two" }))).rejects.toMatchObject({ code: "LOG_CONFLICT", message: "session s holds 5 events, not the 1 this writer expected; this log is now read-only" });
       await client.query("UPDATE dsh_sessions SET head = 1 WHERE id = 's'");
-      expect(await texts(store, "s")).toEqual(["one"]);
+      expect(await storedTexts(store, "s")).toEqual(["one"]);
       await log.close().catch(() => undefined);
     } finally {
       await done();
@@ -76,7 +74,7 @@ describe("PostgreSQL commits", () => {
       await waitForLockWaiter(client);
       await client.query("COMMIT");
       await refused;
-      expect(await texts(store, "s")).toEqual([]);
+      expect(await storedTexts(store, "s")).toEqual([]);
       await log.close().catch(() => undefined);
     } finally {
       await done();

@@ -3,7 +3,7 @@ import { EventLog } from "dsh-log";
 import { PostgresStore } from "dsh-store-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
-import { storeNote, storeRegistry } from "./store-registry.js";
+import { storeNote, storeRegistry, storedTexts } from "./store-registry.js";
 
 let server: TestPostgres;
 beforeAll(async () => {
@@ -13,8 +13,6 @@ afterAll(async () => {
   await server.stop();
 });
 
-const texts = async (store: PostgresStore, id: string) =>
-  (await store.read(id, storeRegistry())).log.slice().map((event) => (event.data as { text: string }).text);
 
 /** A store, a session "s" with one note, and a client of the caller's own on the same database. */
 async function setup() {
@@ -42,13 +40,13 @@ describe("PostgresStore.appendWithin", () => {
         await log.append(storeNote.input({ text: "inside" }));
         await client.query("INSERT INTO mine VALUES ('receipt')");
       });
-      expect(await texts(store, "s")).toEqual(["before"]);
+      expect(await storedTexts(store, "s")).toEqual(["before"]);
       await client.query("COMMIT");
-      expect(await texts(store, "s")).toEqual(["before", "inside"]);
+      expect(await storedTexts(store, "s")).toEqual(["before", "inside"]);
       expect((await client.query("SELECT note FROM mine")).rows).toEqual([{ note: "receipt" }]);
       // Outside the scope, appends commit on their own again.
       await log.append(storeNote.input({ text: "after" }));
-      expect(await texts(store, "s")).toEqual(["before", "inside", "after"]);
+      expect(await storedTexts(store, "s")).toEqual(["before", "inside", "after"]);
     } finally {
       await done();
     }
@@ -60,11 +58,11 @@ describe("PostgresStore.appendWithin", () => {
       await client.query("BEGIN");
       await store.appendWithin(client, log, () => log.append(storeNote.input({ text: "lost" })));
       await client.query("ROLLBACK");
-      expect(await texts(store, "s")).toEqual(["before"]);
+      expect(await storedTexts(store, "s")).toEqual(["before"]);
       const again = await store.open("s", { registry: storeRegistry() });
       await again.log.append(storeNote.input({ text: "next" }));
       await again.log.close();
-      expect(await texts(store, "s")).toEqual(["before", "next"]);
+      expect(await storedTexts(store, "s")).toEqual(["before", "next"]);
     } finally {
       await done();
     }
@@ -78,7 +76,7 @@ describe("PostgresStore.appendWithin", () => {
       await expect(store.appendWithin(client, log, () => log.append(storeNote.input({ text: "stale" })))).rejects.toMatchObject({ code: "LOG_CONFLICT" });
       await client.query("ROLLBACK");
       await newer.log.close();
-      expect(await texts(store, "s")).toEqual(["before"]);
+      expect(await storedTexts(store, "s")).toEqual(["before"]);
     } finally {
       await done();
     }
@@ -90,12 +88,12 @@ describe("PostgresStore.appendWithin", () => {
       await client.query("BEGIN");
       await store.appendWithin(client, log, async () => {
         await store.appendApart(log, () => log.append(storeNote.input({ text: "intent" })));
-        expect(await texts(store, "s")).toEqual(["before", "intent"]);
+        expect(await storedTexts(store, "s")).toEqual(["before", "intent"]);
         await log.append(storeNote.input({ text: "result" }));
       });
-      expect(await texts(store, "s")).toEqual(["before", "intent"]);
+      expect(await storedTexts(store, "s")).toEqual(["before", "intent"]);
       await client.query("COMMIT");
-      expect(await texts(store, "s")).toEqual(["before", "intent", "result"]);
+      expect(await storedTexts(store, "s")).toEqual(["before", "intent", "result"]);
     } finally {
       await done();
     }

@@ -1,4 +1,4 @@
-import { EventRegistry, defineEvent } from "dsh-log";
+import { EventRegistry, defineEvent, type SessionStore } from "dsh-log";
 import { z } from "zod";
 
 /** The one event type the store conformance suite writes. */
@@ -7,4 +7,9 @@ export const storeNote = defineEvent("note/added", z.strictObject({ text: z.stri
 /** A registry with just {@link storeNote}. */
 export function storeRegistry(): EventRegistry {
   return new EventRegistry().define(storeNote);
+}
+
+/** The texts of a stored session's notes, in order, as a reader loads them. */
+export async function storedTexts(store: SessionStore, sessionId: string): Promise<string[]> {
+  return (await store.read(sessionId, storeRegistry())).log.slice().map((event) => (event.data as { text: string }).text);
 }
