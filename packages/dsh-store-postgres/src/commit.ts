@@ -100,7 +100,7 @@ async function commitOne(on: TransactionClient, batch: PendingBatch, name: strin
   ] });
   if (rows.length === 1) return undefined;
   // Refused: read the row as it is now, for the reason.
-  const current = await on.query({ text: "SELECT head, writer_epoch FROM dsh_sessions WHERE id = $1", values: [batch.sessionId] });
+  const current = await on.query({ text: "SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = $1", values: [batch.sessionId] });
   const row = current.rows[0] as LockedRow | undefined;
   return (row === undefined ? undefined : staleBatchError(batch, { head: row.head, epoch: row.writer_epoch })) ?? new LogError("LOG_CONFLICT", `session ${batch.sessionId} changed while this writer appended; it may no longer append`);
 }
