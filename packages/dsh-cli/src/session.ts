@@ -67,6 +67,13 @@ export async function loadLogWithObjects(reference: string, where: LogLocation, 
   return { log: session.log, attachments: attachmentStore(io.cwd, where.objects) };
 }
 
+/** The seq a `--seq` flag names: where a request was dispatched, a whole number; anything else is a usage error. */
+export function dispatchSeqFlag(value: string): number {
+  const seq = Number(value);
+  if (!Number.isSafeInteger(seq) || seq < 0) throw new CliError("--seq takes the seq of a request's dispatch (dsh requests LOG lists them)", EXIT.usage);
+  return seq;
+}
+
 /** The prompt a command was given: its words joined, or all of standard input when it is a single `-`. */
 export async function promptOf(words: readonly string[], io: CliIo): Promise<string> {
   if (words.length === 1 && words[0] === "-") {

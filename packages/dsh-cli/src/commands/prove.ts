@@ -5,7 +5,7 @@ import { readWitnessFile } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { buildProof } from "../proof.js";
-import { attachmentStore } from "../session.js";
+import { attachmentStore, dispatchSeqFlag } from "../session.js";
 import { sessionRef, storedLinesOf } from "../store.js";
 
 export const PROVE_USAGE = "dsh prove LOG --seq N --witness FILE -o FILE [--objects DIR] [--store URL]";
@@ -25,8 +25,7 @@ export async function proveCommand(argv: readonly string[], io: CliIo): Promise<
   if (reference === undefined || positionals.length > 1 || values.seq === undefined || values.witness === undefined || values.output === undefined) {
     throw new CliError(`usage: ${PROVE_USAGE}`, EXIT.usage);
   }
-  const seq = Number(values.seq);
-  if (!Number.isSafeInteger(seq) || seq < 0) throw new CliError("--seq takes the seq of a request's dispatch (dsh requests LOG lists them)", EXIT.usage);
+  const seq = dispatchSeqFlag(values.seq);
   const heads = await readWitnessFile(resolve(io.cwd, values.witness));
   const { stored, close } = await storedLinesOf(sessionRef(reference, values.store, io), io);
   try {

@@ -4,7 +4,7 @@ import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { wireBody } from "../providers.js";
-import { loadLogWithObjects } from "../session.js";
+import { dispatchSeqFlag, loadLogWithObjects } from "../session.js";
 
 export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--seq N | --last] [--objects DIR] [--store URL]";
 
@@ -21,8 +21,7 @@ export async function requestsCommand(argv: readonly string[], io: CliIo): Promi
   });
   const [reference] = positionals;
   if (reference === undefined || positionals.length > 1 || (values.seq !== undefined && values.last)) throw new CliError(`usage: ${REQUESTS_USAGE}`, EXIT.usage);
-  const asked = values.seq === undefined ? undefined : Number(values.seq);
-  if (asked !== undefined && (!Number.isSafeInteger(asked) || asked < 0)) throw new CliError("--seq takes the seq of a request's dispatch (dsh requests LOG lists them)", EXIT.usage);
+  const asked = values.seq === undefined ? undefined : dispatchSeqFlag(values.seq);
   const { log, attachments } = await loadLogWithObjects(reference, values, io);
   const seq = values.last ? lastDispatch(log) : asked;
   if (values.last && seq === undefined) throw new CliError("the log holds no request", EXIT.failure);
