@@ -26,6 +26,14 @@ export class AppendList<T> {
     return index >= 0 && index < this.length ? this.#items[index] : undefined;
   }
 
+  /**
+   * Whether `prefix` is a view of this list's first items, known without reading them: both views
+   * share one array and `prefix` is no longer. False says only that this could not be told.
+   */
+  startsWith(prefix: AppendList<T>): boolean {
+    return prefix.#items === this.#items && prefix.length <= this.length;
+  }
+
   toArray(): T[] {
     return this.#items.slice(0, this.length);
   }
