@@ -1,5 +1,5 @@
 export { ChatCompletionsAdapter, type ChatCompletionsAdapterOptions } from "./adapter.js";
-export { serializeRequest, serializeRequestBytes, type Dialect, type SerializeOptions } from "./serialize.js";
+export { serializeMessage, serializeRequest, serializeRequestBytes, type Dialect, type SerializeOptions } from "./serialize.js";
 export { chatWireProfile, serializeOptionsOfWire } from "./wire-profile.js";
 export { mapUsage, parseChatCompletionStream } from "./stream.js";
 export { httpError } from "dsh-llm";

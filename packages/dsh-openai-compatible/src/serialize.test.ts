@@ -3,7 +3,7 @@ import { freezeRequest, type FrozenGenerateOptions, type GenerateOptions, type J
 import { makePng } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { serializeRequest, type Dialect } from "./serialize.js";
+import { serializeMessage, serializeRequest, type Dialect } from "./serialize.js";
 import { serializeRequestPlain } from "./test-support/plain-serialize.js";
 
 const base: GenerateOptions = {
@@ -238,7 +238,11 @@ describe("serializeRequest against the straightforward serializer", () => {
             ...(withTools ? { tools: [{ name: "a", description: "d", parameters: { type: "object", b: 1, a: [2] } }] } : {}),
           });
           for (const dialect of ["deepseek", "openai"] as const) {
-            expect(await serializeRequest(request, { dialect })).toBe(await serializeRequestPlain(request, { dialect }));
+            const plain = await serializeRequestPlain(request, { dialect });
+            expect(await serializeRequest(request, { dialect })).toBe(plain);
+            // A body's messages are its messages' own wire JSON, joined: what a reader counts message by message.
+            const each = await Promise.all(request.messages.map((m) => serializeMessage(m, { dialect })));
+            expect(plain).toContain(`,"messages":[${each.join(",")}],`);
           }
         }
       }),

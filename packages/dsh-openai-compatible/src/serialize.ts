@@ -84,9 +84,17 @@ const FRAGMENTS: Readonly<Record<Dialect, symbol>> = { deepseek: Symbol("chat-co
  * serialization.
  */
 async function messageBytes(message: Message, options: SerializeOptions, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
-  const bytes = Buffer.from(JSON.stringify(await wireMessage(message, options)));
+  const bytes = Buffer.from(await serializeMessage(message, options));
   if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, bytes);
   return bytes;
+}
+
+/**
+ * The wire JSON of one message, exactly as it stands in a request body: a body's `messages` are its
+ * messages' wire JSON joined by commas, each depending on nothing but the message and the dialect.
+ */
+export async function serializeMessage(message: Message, options: SerializeOptions): Promise<string> {
+  return JSON.stringify(await wireMessage(message, options));
 }
 
 const COMMA = Buffer.from(",");
