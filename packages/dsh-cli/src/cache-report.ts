@@ -88,33 +88,30 @@ export function explainBetween(events: readonly LogEvent[], fromSeq: number, toS
   return out.length > 0 ? out : series;
 }
 
-function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const limit = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < limit && a[i] === b[i]) i++;
-  return i;
-}
-
-/** A rebuilt request and its prompt tokens (and, for the Messages API, its blocks). */
-export interface TokenizedRequest {
-  readonly request: ReconstructedRequest;
-  readonly tokens: Uint32Array | readonly number[];
+/** One request's prompt as the cache report reads it: its step, its size, and what it shares with the request before. */
+export interface MeasuredPrompt {
+  readonly request: Pick<ReconstructedRequest, "turn" | "step" | "dispatchSeq" | "snapshot">;
+  /** Prompt tokens of this request. */
+  readonly promptTokens: number;
+  /** Leading prompt tokens identical to the previous request's, whatever its model (0 for the first). */
+  readonly sharedTokens: number;
+  /** For the Messages API, its cache blocks. */
   readonly messages?: MessagesPrompt | undefined;
 }
 
 /**
  * The per-step prefix-cache report, one row per request as the requests stream in: how many leading
  * prompt tokens repeat the previous request (none after a model switch), what the provider reported
- * as cache reads, and for every break the logged events that explain it. Only the previous request's
- * tokens are held.
+ * as cache reads, and for every break the logged events that explain it. Each request comes
+ * measured, so no prompt's tokens are held here.
  */
-export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIterable<TokenizedRequest>): AsyncGenerator<CacheRow> {
+export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIterable<MeasuredPrompt>): AsyncGenerator<CacheRow> {
   const usage = reportedUsage(events);
   const misses = new MessagesMissExplainer();
-  let previous: TokenizedRequest | undefined;
+  let previous: MeasuredPrompt | undefined;
   for await (const current of requests) {
-    const { turn, step, dispatchSeq, request } = current.request;
-    const promptTokens = current.tokens.length;
+    const { turn, step, dispatchSeq, snapshot } = current.request;
+    const { promptTokens } = current;
     const reported = usage.get(`${turn}.${step}`);
     const cacheReadTokens = reported?.read;
     const cacheWriteTokens = reported?.write;
@@ -122,23 +119,23 @@ export async function* cacheRows(events: readonly LogEvent[], requests: AsyncIte
     const missed = (stable: number) => {
       if (current.messages !== undefined) return misses.next(current.messages, stable);
       if (previous === undefined || stable === 0) return [];
-      const prompt = (at: TokenizedRequest) => ({ header: at.request.snapshot.header, time: events[at.request.dispatchSeq]?.time ?? 0 });
+      const prompt = (at: MeasuredPrompt) => ({ header: at.request.snapshot.header, time: events[at.request.dispatchSeq]?.time ?? 0 });
       return chatMisses(prompt(previous), prompt(current), stable, cacheReadTokens);
     };
     const diagnosis = reported?.diagnosis;
     const verdict = (): { provider?: ProviderVerdict } => {
       if (diagnosis === undefined) return {};
       const causes = previous === undefined ? new Set<never>() : causesBetween(events, previous.request.dispatchSeq, dispatchSeq, previous.request.snapshot.header);
-      return { provider: providerVerdict(diagnosis, causes, current.request.snapshot.header.wire?.api === "responses" ? "responses" : "messages") };
+      return { provider: providerVerdict(diagnosis, causes, snapshot.header.wire?.api === "responses" ? "responses" : "messages") };
     };
     if (previous === undefined) {
       yield { turn, step, promptTokens, stableTokens: 0, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak: false, explanations: [], misses: missed(0), ...verdict() };
     } else {
       const before = previous.request;
       // A provider's prefix cache is per model: another model shares no prefix at all.
-      const sameModel = before.request.config.provider === request.config.provider && before.request.config.model === request.config.model;
-      const stableTokens = sameModel ? commonPrefix(previous.tokens, current.tokens) : 0;
-      const isBreak = stableTokens < previous.tokens.length;
+      const [was, now] = [before.snapshot.header.config, snapshot.header.config];
+      const stableTokens = was.provider === now.provider && was.model === now.model ? current.sharedTokens : 0;
+      const isBreak = stableTokens < previous.promptTokens;
       const explanations = isBreak ? explainBetween(events, before.dispatchSeq, dispatchSeq, before.snapshot.header) : [];
       yield { turn, step, promptTokens, stableTokens, cacheReadTokens, cacheWriteTokens, reportedPromptTokens, isBreak, explanations, misses: missed(stableTokens), ...verdict() };
     }

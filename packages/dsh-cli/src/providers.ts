@@ -121,13 +121,14 @@ export function providerProfile(name: string): ProviderProfile {
  * The wire API a logged request was sent with: the header's logged wire profile when it has one, else
  * (a log written before headers carried it) what this CLI's table says of the logged provider.
  */
-export function wireOf(rebuilt: LoggedRequest): WireApi {
+export function wireOf(rebuilt: Pick<LoggedRequest, "snapshot">): WireApi {
   const { wire } = rebuilt.snapshot.header;
   if (wire?.api === "messages") return { api: "messages" };
   if (wire?.api === "responses") return { api: "responses" };
   if (wire?.api === "gemini") return { api: "gemini" };
   if (wire !== undefined) return { api: "chat-completions", dialect: serializeOptionsOfChatWire(wire).dialect };
-  const provider = rebuilt.request.config.provider;
+  // The request's config is the header's: its provider is the one the request was built for.
+  const provider = rebuilt.snapshot.header.config.provider;
   if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider as ProviderProfile["name"]].wire;
   throw new CliError(`the log names provider ${provider} and no wire profile, so this CLI cannot tell how it was serialized`, EXIT.usage);
 }

@@ -6,7 +6,7 @@ import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
 import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type SessionView } from "dsh-web";
 import { cacheRows, type CacheRow } from "./cache-report.js";
-import { tokenizedRequests } from "./tokenized.js";
+import { measured, tokenizedRequests } from "./tokenized.js";
 
 /** Where the page finds a verified image: a URL of the server, or the bytes inline. */
 export type ImageSource = (ref: ImageAttachmentRef, bytes: Uint8Array) => string;
@@ -72,7 +72,7 @@ export async function sessionView(
   let facts: RequestFacts[] = [];
   try {
     const rows: CacheRow[] = [];
-    for await (const row of cacheRows(events, captured())) rows.push(row);
+    for await (const row of cacheRows(events, measured(captured()))) rows.push(row);
     facts = rows.map((row, index) => ({ ...row, ...wires[index]! }));
   } catch (error) {
     if (!(error instanceof AttachmentError)) throw error;

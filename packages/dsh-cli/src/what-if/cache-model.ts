@@ -1,5 +1,5 @@
 import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveGeminiCache, serveResponsesCache } from "dsh-simulator";
-import type { TokenizedRequest } from "../cache-report.js";
+import type { TokenizedRequest } from "../tokenized.js";
 import { wireOf } from "../providers.js";
 
 /** What the modelled provider cache did for one request, in tokens. */

@@ -3,7 +3,7 @@ import type { AttachmentStore } from "dsh-attachments";
 import { uncachedInputTokens, usageCost } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
 import { cacheRows } from "../cache-report.js";
-import { tokenizedRequests } from "../tokenized.js";
+import { measured, tokenizedRequests } from "../tokenized.js";
 import { CacheModel, type WireRequest } from "./cache-model.js";
 
 /** One request of a session as the cache model priced it. */
@@ -65,7 +65,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
   const cache = new CacheModel();
   const modelled: ModelledRequest[] = [];
   let index = 0;
-  for await (const row of cacheRows(events, each(requests))) {
+  for await (const row of cacheRows(events, measured(each(requests)))) {
     const request = requests[index++]!;
     const { turn, step, dispatchSeq } = request.request;
     const { provider, model } = request.request.request.config;

@@ -1,0 +1,114 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentRegistry } from "dsh-agent";
+import type { AttachmentStore } from "dsh-attachments";
+import { readJsonlLog, type EventLog } from "dsh-log";
+import { makePng } from "dsh-testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MeasuredPrompt } from "./cache-report.js";
+import { measuredPrompts } from "./measured-prompts.js";
+import { attachmentStore } from "./session.js";
+import { runCli } from "./test-support/run-cli.js";
+import { measured, tokenizedRequests } from "./tokenized.js";
+
+let dir: string;
+const project = () => join(dir, "project");
+const cli = (...argv: string[]) => runCli(argv, { cwd: project() });
+
+const toolTurn = [
+  { reasoning: "Look first.", text: "Looking.", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] },
+  { reasoning: "Read the notes.", toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
+  { text: "Notes and a picture." },
+];
+
+async function scenario(name: string, responses: readonly object[]): Promise<string> {
+  const path = join(dir, `${name}.json`);
+  await writeFile(path, JSON.stringify({ responses }));
+  return path;
+}
+
+/** A session that appends, resumes, switches model, is compacted and carries images in two turns. */
+async function chatSession(name: string): Promise<string> {
+  const log = join(dir, `${name}.jsonl`);
+  const tools = await scenario("tools", toolTurn);
+  expect((await cli("run", "--image", "shot.png", "--scenario", tools, "--log", log, "What is here?")).code).toBe(0);
+  expect((await cli("resume", log, "--scenario", tools, "--image", "shot.png", "Again, with the picture.")).code).toBe(0);
+  expect((await cli("resume", log, "--model", "sim-2", "--scenario", tools, "Look again.")).code).toBe(0);
+  expect((await cli("compact", log, "--keep", "2")).code).toBe(0);
+  expect((await cli("resume", log, "--scenario", tools, "Once more.")).code).toBe(0);
+  return log;
+}
+
+async function claudeSession(): Promise<string> {
+  const log = join(dir, "claude.jsonl");
+  const run = await cli("run", "--provider", "sim-anthropic", "--image", "shot.png", "--scenario", await scenario("claude", toolTurn), "--log", log, "What is here?");
+  expect(run.code).toBe(0);
+  return log;
+}
+
+async function load(path: string): Promise<EventLog> {
+  return (await readJsonlLog(path, createAgentRegistry())).log;
+}
+
+async function collect(prompts: AsyncIterable<MeasuredPrompt>) {
+  const out: unknown[] = [];
+  for await (const { request, promptTokens, sharedTokens, messages } of prompts) {
+    out.push({ turn: request.turn, step: request.step, dispatchSeq: request.dispatchSeq, header: request.snapshot.header, promptTokens, sharedTokens, messages });
+  }
+  return out;
+}
+
+/** An attachment store that counts the reads of each object. */
+function counting(store: AttachmentStore): { readonly store: AttachmentStore; readonly reads: () => number } {
+  let reads = 0;
+  return {
+    store: {
+      put: (bytes) => store.put(bytes),
+      has: (digest) => store.has(digest),
+      get: (digest, options) => {
+        reads++;
+        return store.get(digest, options);
+      },
+    },
+    reads: () => reads,
+  };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dsh-measured-"));
+  await mkdir(project());
+  await writeFile(join(project(), "notes.txt"), "Remember the milk.\n");
+  await writeFile(join(project(), "shot.png"), makePng(3, 2));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("measuredPrompts", () => {
+  it("measures every request as rebuilding, serializing and tokenizing it whole does", async () => {
+    for (const path of [await chatSession("chat"), await claudeSession()]) {
+      const log = await load(path);
+      const objects = attachmentStore(project(), undefined);
+      const whole = await collect(measured(tokenizedRequests(log, objects)));
+      expect(whole.length).toBeGreaterThanOrEqual(3);
+      expect(await collect(measuredPrompts(log, objects))).toEqual(whole);
+    }
+  });
+
+  it("counts a Chat Completions request that only appends from its new messages, reading none of its images", async () => {
+    const log = await load(await chatSession("images"));
+    const whole = counting(attachmentStore(project(), undefined));
+    for await (const _ of tokenizedRequests(log, whole.store));
+    const appended = counting(attachmentStore(project(), undefined));
+    const requests = (await collect(measuredPrompts(log, appended.store))).length;
+    // Rebuilt whole, each request reads each image it holds: one in each of turn 0's three requests,
+    // two in each of turn 1's and turn 2's; the compaction drops both before turn 3.
+    expect(whole.reads()).toBe(15);
+    // Measured, a request that only appends reads nothing: the images are read by the first request of
+    // each turn (its header is new, so it is rebuilt whole) and by the last one of the turn before,
+    // tokenized again to compare with: 1 in turn 0, 1 + 2 in turn 1, 2 + 2 in turn 2, 2 + 0 in turn 3.
+    expect(appended.reads()).toBe(10);
+    expect(requests).toBe(12);
+  });
+});

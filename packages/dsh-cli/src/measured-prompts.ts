@@ -1,0 +1,64 @@
+import { buildLoopRequest, emptyRequestFold, foldRequestEvent, type RequestFold } from "dsh-agent";
+import type { AttachmentStore } from "dsh-attachments";
+import type { RequestHeaderSnapshot } from "dsh-header";
+import { RequestFreezer, type Message } from "dsh-llm";
+import type { EventLog } from "dsh-log";
+import { serializeMessage } from "dsh-openai-compatible";
+import { promptTokens } from "dsh-simulator";
+import type { AppendList } from "dsh-surface";
+import type { MeasuredPrompt } from "./cache-report.js";
+import { wireBody, wireOf } from "./providers.js";
+import { commonPrefix, wireTokens } from "./tokenized.js";
+
+/** What a request was built from, and its prompt's tokens while they are at hand. */
+interface Measured {
+  readonly snapshot: RequestHeaderSnapshot;
+  readonly messages: AppendList<Message>;
+  readonly promptTokens: number;
+  readonly tokens: ArrayLike<number> | undefined;
+}
+
+/**
+ * Every request of `log` measured for the cache report, as `measured(tokenizedRequests(...))` measures
+ * it, in time and memory that grow with the log rather than with the square of it. A Chat Completions
+ * request that only appends messages to the one before it under the same header is counted from its
+ * new messages alone: its body is the previous body's messages plus theirs (each message's wire JSON
+ * stands alone), and the simulator tokenizes each message apart. Every other request is rebuilt,
+ * serialized and tokenized whole, and so is the one before it when its tokens were not kept.
+ */
+export async function* measuredPrompts(log: EventLog, attachments: AttachmentStore): AsyncGenerator<MeasuredPrompt> {
+  const freezer = new RequestFreezer();
+  // Checks each appended message as the rebuilt request's freezer would, without building the request.
+  const appended = new RequestFreezer();
+  const whole = async (snapshot: RequestHeaderSnapshot, messages: readonly Message[], previousResponseId: string | undefined, time: number) => {
+    const rebuilt = { snapshot, request: buildLoopRequest(messages, snapshot.header, { previousResponseId, freezer }) };
+    return wireTokens(rebuilt, await wireBody(rebuilt, attachments), time);
+  };
+  let fold: RequestFold = emptyRequestFold;
+  let last: Measured | undefined;
+  for (const event of log) {
+    fold = foldRequestEvent(fold, event);
+    const { dispatch } = fold;
+    if (dispatch === undefined) continue;
+    const { turn, step, dispatchSeq, snapshot, previousResponseId } = dispatch;
+    const messages = fold.surface.messages;
+    const wire = wireOf({ snapshot });
+    const request = { turn, step, dispatchSeq, snapshot };
+    if (wire.api === "chat-completions" && last?.snapshot.header === snapshot.header && messages.startsWith(last.messages)) {
+      const fresh: Message[] = [];
+      for (let index = last.messages.length; index < messages.length; index++) fresh.push(messages.at(index)!);
+      if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
+      let count = last.promptTokens;
+      for (const message of fresh) count += promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] }).length;
+      yield { request, promptTokens: count, sharedTokens: last.promptTokens };
+      last = { snapshot, messages, promptTokens: count, tokens: undefined };
+      continue;
+    }
+    const measured = await whole(snapshot, dispatch.messages, previousResponseId, event.time);
+    // A request counted from its new messages kept no tokens: the one before this is tokenized again.
+    // Only Chat Completions requests are counted so, and they never carry a previous response id.
+    const previous = last === undefined ? [] : (last.tokens ?? (await whole(last.snapshot, last.messages.toArray(), undefined, event.time)).tokens);
+    yield { request, promptTokens: measured.tokens.length, sharedTokens: commonPrefix(previous, measured.tokens), messages: measured.messages };
+    last = { snapshot, messages, promptTokens: measured.tokens.length, tokens: measured.tokens };
+  }
+}
