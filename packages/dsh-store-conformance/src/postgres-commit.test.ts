@@ -46,22 +46,28 @@ describe("PostgreSQL commits", () => {
     }
   });
 
-  it("refuses a writer whose session holds more events than it expects, saying how many", async () => {
+  // An append of one event and one of several are committed by different statements: both are held to the same checks.
+  const notes = (size: number, text: string) => Array.from({ length: size }, (_, i) => storeNote.input({ text: `${text} ${i}` }));
+
+  it.each([1, 3])("refuses a writer whose session holds more events than it expects, saying how many (%i per append)", async (size) => {
     const { store, client, done } = await setup();
     try {
       const { log } = await store.create({ registry: storeRegistry(), sessionId: "s" });
-      await log.append(storeNote.input({ text: "one" }));
-      await client.query("UPDATE dsh_sessions SET head = 5 WHERE id = 's'");
-      await expect(log.append(storeNote.input({ text: "two" }))).rejects.toMatchObject({ code: "LOG_CONFLICT", message: "session s holds 5 events, not the 1 this writer expected; this log is now read-only" });
-      await client.query("UPDATE dsh_sessions SET head = 1 WHERE id = 's'");
-      expect(await storedTexts(store, "s")).toEqual(["one"]);
+      await log.append(notes(size, "one"));
+      await client.query("UPDATE dsh_sessions SET head = $1 WHERE id = 's'", [size + 4]);
+      await expect(log.append(notes(size, "two"))).rejects.toMatchObject({
+        code: "LOG_CONFLICT",
+        message: `session s holds ${size + 4} events, not the ${size} this writer expected; this log is now read-only`,
+      });
+      await client.query("UPDATE dsh_sessions SET head = $1 WHERE id = 's'", [size]);
+      expect(await storedTexts(store, "s")).toEqual(notes(size, "one").map((note) => note.data.text));
       await log.close().catch(() => undefined);
     } finally {
       await done();
     }
   });
 
-  it("refuses an append that waited on a newer writer's open, naming the newer writer", async () => {
+  it.each([1, 3])("refuses an append that waited on a newer writer's open, naming the newer writer (%i per append)", async (size) => {
     const { store, client, done } = await setup();
     try {
       const { log } = await store.create({ registry: storeRegistry(), sessionId: "s" });
@@ -69,7 +75,7 @@ describe("PostgreSQL commits", () => {
       // began when the old epoch was current, and must still be refused once that open commits.
       await client.query("BEGIN");
       await client.query("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = 's'");
-      const append = log.append(storeNote.input({ text: "late" }));
+      const append = log.append(notes(size, "late"));
       const refused = expect(append).rejects.toMatchObject({ code: "LOG_CONFLICT", message: "session s was opened by another writer; this one may no longer append; this log is now read-only" });
       await waitForLockWaiter(client);
       await client.query("COMMIT");
@@ -81,14 +87,30 @@ describe("PostgreSQL commits", () => {
     }
   });
 
-  it("refuses an append to a session whose row is gone", async () => {
+  it.each([1, 3])("refuses an append to a session whose row is gone (%i per append)", async (size) => {
     const { store, client, done } = await setup();
     try {
       const { log } = await store.create({ registry: storeRegistry(), sessionId: "s" });
       await client.query("DELETE FROM dsh_sessions WHERE id = 's'");
-      await expect(log.append(storeNote.input({ text: "lost" }))).rejects.toMatchObject({ code: "LOG_CONFLICT", message: "session s changed while this writer appended; it may no longer append; this log is now read-only" });
+      await expect(log.append(notes(size, "lost"))).rejects.toMatchObject({ code: "LOG_CONFLICT", message: "session s changed while this writer appended; it may no longer append; this log is now read-only" });
       expect((await client.query("SELECT count(*)::integer AS n FROM dsh_events")).rows[0]).toEqual({ n: 0 });
       await log.close().catch(() => undefined);
+    } finally {
+      await done();
+    }
+  });
+
+  it.each([1, 3])("stores the events, their links and the head of an accepted append (%i per append)", async (size) => {
+    const { store, client, done } = await setup();
+    try {
+      const { log } = await store.create({ registry: storeRegistry(), sessionId: "s" });
+      await log.append(notes(size, "a"));
+      await log.append(notes(size, "b"));
+      const rows = (await client.query("SELECT seq, octet_length(chain) AS link FROM dsh_events WHERE session_id = 's' ORDER BY seq")).rows;
+      expect(rows).toEqual(Array.from({ length: 2 * size }, (_, seq) => ({ seq, link: 32 })));
+      expect((await client.query("SELECT head FROM dsh_sessions WHERE id = 's'")).rows[0]).toEqual({ head: 2 * size });
+      expect(await storedTexts(store, "s")).toEqual([...notes(size, "a"), ...notes(size, "b")].map((note) => note.data.text));
+      await log.close();
     } finally {
       await done();
     }

@@ -52,6 +52,20 @@ WITH moved AS (
 )
 SELECT pg_notify($8, id) FROM moved`;
 
+/**
+ * {@link COMMIT_ONE_SQL} for a batch of one event, the most common append: the event's seq is the
+ * expected head and its line and link are plain parameters ($5, $6; the channel $7), which spares the
+ * server the arrays.
+ */
+const COMMIT_EVENT_SQL = `
+WITH moved AS (
+  UPDATE dsh_sessions SET head = $4 WHERE id = $1 AND head = $2 AND writer_epoch = $3 RETURNING id
+), inserted AS (
+  INSERT INTO dsh_events (session_id, seq, line, chain)
+  SELECT $1, $2, $5::text, $6::bytea WHERE EXISTS (SELECT 1 FROM moved)
+)
+SELECT pg_notify($7, id) FROM moved`;
+
 /** A session row as the commit statement returns it: as it was when locked. */
 interface LockedRow {
   readonly id: string;
@@ -88,16 +102,17 @@ export async function commitBatches(on: TransactionClient, batches: readonly Pen
 
 /** Commits one session's batch (the usual case: one writer in the process); returns why it was refused, if it was. */
 async function commitOne(on: TransactionClient, batch: PendingBatch, name: string | undefined): Promise<Error | undefined> {
-  const { rows } = await on.query({ ...(name === undefined ? {} : { name }), text: COMMIT_ONE_SQL, values: [
-    batch.sessionId,
-    batch.events[0]!.seq,
-    batch.epoch,
-    batch.events.at(-1)!.seq + 1,
-    batch.events.map((event) => event.seq),
-    batch.lines,
-    batch.links ?? batch.lines.map(() => null),
-    NOTIFY_CHANNEL,
-  ] });
+  const head = [batch.sessionId, batch.events[0]!.seq, batch.epoch, batch.events.at(-1)!.seq + 1];
+  const { rows } =
+    batch.events.length === 1
+      ? await on.query({ ...(name === undefined ? {} : { name: `${name}-event` }), text: COMMIT_EVENT_SQL, values: [...head, batch.lines[0], batch.links?.[0] ?? null, NOTIFY_CHANNEL] })
+      : await on.query({ ...(name === undefined ? {} : { name }), text: COMMIT_ONE_SQL, values: [
+          ...head,
+          batch.events.map((event) => event.seq),
+          batch.lines,
+          batch.links ?? batch.lines.map(() => null),
+          NOTIFY_CHANNEL,
+        ] });
   if (rows.length === 1) return undefined;
   // Refused: read the row as it is now, for the reason.
   const current = await on.query({ text: "SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = $1", values: [batch.sessionId] });
