@@ -38,12 +38,16 @@ describe("truncateText", () => {
       }
       return text.slice(0, end);
     };
-    // Emoji with skin tones and joiners, flags (pairs of regional indicators), accents, Hangul jamo, CR LF.
-    const pieces = ["a", "é", "e\u0301", "👍🏽", "👩‍👩‍👧", "🇯🇵", "🇫", "\u1100\u1161\u11A8", "\r\n", "क्‍ष", "\u0301"];
+    // Emoji with skin tones and joiners, flags (pairs of regional indicators), accents, Hangul jamo, CR LF,
+    // a prepended mark that joins the character after it.
+    // ASCII runs, and CR and LF apart, give the segmenter's window starts of its own to check.
+    const pieces = ["a", "bc", "é", "e\u0301", "👍🏽", "👩‍👩‍👧", "🇯🇵", "🇫", "\u1100\u1161\u11A8", "\r\n", "\r", "\n", "क्‍ष", "\u0301", "\u200d", "\u0600"];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), fc.nat({ max: 60 }), (parts, max) => {
-        const text = parts.join("");
-        expect(truncateText(text, max)).toBe(whole(text, max));
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }), fc.nat({ max: 400 }), fc.nat({ max: 300 }), fc.constantFrom("x", "é", "\u0301"), (parts, cut, padding, filler) => {
+        // A long start without ASCII leaves no sure boundary near the cut (the segmenter then starts at 0);
+        // an ASCII one leaves one at every unit.
+        const text = filler.repeat(padding) + parts.join("");
+        expect(truncateText(text, cut)).toBe(whole(text, cut));
       }),
       { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 500) },
     );
