@@ -85,7 +85,7 @@ describe("dsh web in Chromium", () => {
     const cards = page.locator(".request-card");
     expect(await cards.count()).toBeGreaterThan(2);
     // Request 2 extends request 1: the model's answer and the tool result are appended, nothing replaced.
-    await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/\d+ message\(s\) kept, 2 appended, 0 replaced/);
+    await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/^vs the previous request: 2 message\(s\) kept, 2 appended, 0 replaced$/);
     await expect(page.locator('[data-request="2"] .token-legend').textContent()).resolves.toMatch(/\d+ cached/);
     await expect(page.locator('[data-request="2"] .bar-cached').count()).resolves.toBe(1);
     await shot(page, "session");

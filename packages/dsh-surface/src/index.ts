@@ -15,4 +15,4 @@ export { advanceSurface, deriveMessagesFromEvents, emptySurface, type SurfaceVie
 export { SurfaceManager, type ReplacementInput, type SurfaceRange } from "./surface-manager.js";
 export { registerSurfaceEvents } from "./register.js";
 export { surfaceNodeLabel } from "./node-label.js";
-export type { AppendList } from "./append-list.js";
+export { AppendList } from "./append-list.js";

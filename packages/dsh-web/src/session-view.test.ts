@@ -8,11 +8,13 @@ describe("buildSessionView", () => {
   it("marks each node kept, appended or replaced against the previous request, with the seq of its event", async () => {
     const { events, requests } = await sampleSession();
     const view = buildSessionView({ info, events, requests });
-    expect(view.requests.map((request) => request.nodes.map((node) => node.status[0]).join(""))).toEqual(["aa", "kkaa", "kkkraa", "kkkkkkaa", "kkkkkkkkaa", "kkkkkkkkkkaa"]);
+    // Only the nodes a request adds are listed; the ones it kept are counted.
+    expect(view.requests.map((request) => `${request.kept}:${request.nodes.map((node) => node.status[0]).join("")}`)).toEqual(["0:aa", "2:aa", "3:raa", "6:aa", "8:aa", "10:aa"]);
     const second = view.requests[1]!;
-    expect(second.nodes.slice(2).map((node) => [node.role, events[node.seq]!.type])).toEqual([["assistant", "assistant/message"], ["tool result echo", "tool/result"]]);
+    expect(second.nodes.map((node) => [node.node, node.role, events[node.seq]!.type])).toEqual([[2, "assistant", "assistant/message"], [3, "tool result echo", "tool/result"]]);
     // Request 3 follows a trim between turns: the tool result is replaced, the turn's last answer and the new input appended.
-    const trimmed = view.requests[2]!.nodes[3]!;
+    const trimmed = view.requests[2]!.nodes[0]!;
+    expect(trimmed.node).toBe(3);
     expect(trimmed).toMatchObject({ status: "replaced", role: "tool result echo" });
     expect((events[trimmed.seq]!.data as { replaces?: unknown }).replaces).toBeDefined();
     expect(view.requests[2]!.removed).toBe(1);

@@ -2,9 +2,9 @@ import { basename } from "node:path";
 import { clipText } from "dsh-base";
 import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
-import type { Message } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
-import { advanceSurface, emptySurface, surfaceNodeLabel, type SurfaceView } from "dsh-surface";
+import { advanceSurface, emptySurface, type AppendList, type SurfaceNode, type SurfaceView } from "dsh-surface";
+import { nodeDelta, type NodeDelta } from "./node-delta.js";
 import { contentText, timelineEntry } from "./timeline.js";
 import type { ComposerView, ImageView, NodeView, ProviderVerdictView, RequestView, SessionListItem, SessionView } from "./view-types.js";
 
@@ -44,13 +44,6 @@ export interface SessionViewInput {
   /** One per request, in the same order; without them, {@link usageFacts} (provider usage and message prefixes). */
   readonly facts?: readonly RequestFacts[];
   readonly composer?: ComposerView;
-}
-
-const TEXT_LIMIT = 2000;
-
-function nodeText(message: Message): string {
-  const text = message.role === "system" ? message.content : contentText(message.content);
-  return clipText(text, TEXT_LIMIT);
 }
 
 /**
@@ -122,19 +115,12 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
   };
 }
 
-/** Each node of a request: kept from the previous request, a replacement (compaction, trim, prompt change), or appended. */
-function nodeViews(previous: ReadonlySet<number>, replacements: ReadonlySet<number>, seqs: readonly number[], messages: readonly Message[]): NodeView[] {
-  return seqs.map((seq, node) => {
-    const status = previous.has(seq) ? "kept" : replacements.has(seq) ? "replaced" : "appended";
-    return { node, seq, role: surfaceNodeLabel(messages[node]!), status, text: nodeText(messages[node]!) };
-  });
-}
-
 /**
  * The session page's data: the timeline of every event, and per request its header snapshot (with
  * the changes from the previous one), a token split (read from the cache, repeated but not read,
- * new), each surface node kept, appended or replaced relative to the previous request (with the seq
- * of the event that is the node), its break and misses, wire body and verified images. Pure.
+ * new), the surface nodes appended or replaced since the previous request (with the seq of the event
+ * that is the node) and how many were kept or removed, its break and misses, wire body and verified
+ * images. Pure, and linear in the log for a session that only appends.
  */
 export function buildSessionView(input: SessionViewInput): SessionView {
   const { events, requests } = input;
@@ -142,7 +128,8 @@ export function buildSessionView(input: SessionViewInput): SessionView {
   const numberOf = new Map(requests.map((request, index) => [request.dispatchSeq, index + 1]));
   const seedLength = input.info.parent?.seedLength;
   const timeline = events.map((event) => timelineEntry(event, numberOf.get(event.seq), seedLength));
-  const nodesAt = new Map<number, number[]>();
+  const deltas = new Map<number, NodeDelta>();
+  let previousNodes: AppendList<SurfaceNode> | undefined;
   const headersBefore = new Map<number, LogEvent>();
   let surface: SurfaceView = emptySurface;
   let pendingHeader: LogEvent | undefined;
@@ -152,16 +139,16 @@ export function buildSessionView(input: SessionViewInput): SessionView {
     if ((event.data as { replaces?: unknown }).replaces !== undefined) replacements.add(event.seq);
     if (requestHeaderEvent.is(event)) pendingHeader = event;
     if (numberOf.has(event.seq)) {
-      nodesAt.set(event.seq, surface.state.nodes.toArray().map((node) => node.seq));
+      deltas.set(event.seq, nodeDelta(previousNodes, surface, replacements));
+      previousNodes = surface.state.nodes;
       if (pendingHeader !== undefined) headersBefore.set(event.seq, pendingHeader);
       pendingHeader = undefined;
     }
   }
-  let previousSeqs: readonly number[] = [];
   let previousHeader: EpochHeader | undefined;
   const views: RequestView[] = requests.map((request, index) => {
     const fact = facts[index]!;
-    const seqs = nodesAt.get(request.dispatchSeq) ?? [];
+    const delta = deltas.get(request.dispatchSeq) ?? { nodes: [], kept: 0, removed: 0 };
     const header = headersBefore.get(request.dispatchSeq);
     const snapshot = header !== undefined && requestHeaderEvent.is(header) ? header.data : undefined;
     const cacheRead = Math.min(fact.cacheReadTokens ?? 0, fact.promptTokens);
@@ -177,8 +164,9 @@ export function buildSessionView(input: SessionViewInput): SessionView {
         ? {}
         : { header: { seq: header!.seq, reason: snapshot.reason, changes: previousHeader === undefined ? [] : describeHeaderChanges(previousHeader, snapshot.header) } }),
       tokens: { prompt: fact.promptTokens, cacheRead, repeated, fresh: Math.max(0, fact.promptTokens - cacheRead - repeated), reported: fact.cacheReadTokens !== undefined },
-      nodes: nodeViews(new Set(previousSeqs), replacements, seqs, request.request.messages),
-      removed: previousSeqs.filter((seq) => !seqs.includes(seq)).length,
+      nodes: delta.nodes,
+      kept: delta.kept,
+      removed: delta.removed,
       ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
       misses: fact.misses,
       ...(fact.provider === undefined ? {} : { diagnosis: fact.provider }),
@@ -186,7 +174,6 @@ export function buildSessionView(input: SessionViewInput): SessionView {
       ...(fact.wireBytes === undefined ? {} : { wireBytes: fact.wireBytes }),
       images: fact.images ?? [],
     };
-    previousSeqs = seqs;
     previousHeader = request.snapshot.header;
     return view;
   });

@@ -38,13 +38,13 @@ export interface TimelineEntry {
   readonly detail: string;
 }
 
-/** How a surface node of a request relates to the previous request. */
+/** A surface node of a request that the previous request did not hold. */
 export interface NodeView {
   readonly node: number;
   /** The seq of the event that is this node (an append or a replacement). */
   readonly seq: number;
   readonly role: string;
-  readonly status: "kept" | "appended" | "replaced";
+  readonly status: "appended" | "replaced";
   /** The node as text (clipped). */
   readonly text: string;
 }
@@ -78,7 +78,10 @@ export interface RequestView {
   readonly header?: { readonly seq: number; readonly reason: string; readonly changes: readonly string[] };
   /** Prompt tokens split into read from the cache, repeated from the previous request but not read, and new. */
   readonly tokens: { readonly prompt: number; readonly cacheRead: number; readonly repeated: number; readonly fresh: number; readonly reported: boolean };
+  /** The nodes this request holds and the previous one did not: appended, or replacements. */
   readonly nodes: readonly NodeView[];
+  /** Nodes of the previous request that this one holds as they were. */
+  readonly kept: number;
   /** Nodes of the previous request that this one no longer has. */
   readonly removed: number;
   /** A cache break: this request does not extend the previous one, and the logged events that explain it. */

@@ -40,8 +40,6 @@ function ProviderVerdict({ verdict }: { verdict: NonNullable<RequestView["diagno
 }
 
 export function RequestCard({ request }: { request: RequestView }) {
-  const changed = request.nodes.filter((node) => node.status !== "kept");
-  const kept = request.nodes.length - changed.length;
   return (
     <div class={`request-card${request.break === undefined ? "" : " has-break"}`} data-request={request.number}>
       <div class="request-title">
@@ -72,10 +70,10 @@ export function RequestCard({ request }: { request: RequestView }) {
       {request.diagnosis === undefined || (request.break === undefined && request.diagnosis.agreement === "agree") ? null : <ProviderVerdict verdict={request.diagnosis} />}
       <div class="node-diff">
         <div class="node-summary">
-          vs the previous request: {kept} message(s) kept, {request.nodes.filter((node) => node.status === "appended").length} appended, {request.nodes.filter((node) => node.status === "replaced").length} replaced
+          vs the previous request: {request.kept} message(s) kept, {request.nodes.filter((node) => node.status === "appended").length} appended, {request.nodes.filter((node) => node.status === "replaced").length} replaced
           {request.removed > 0 ? `, ${request.removed} removed` : ""}
         </div>
-        {changed.map((node) => (
+        {request.nodes.map((node) => (
           <div key={node.seq} class={`node node-${node.status}`}>
             <span class="badge">{node.status}</span> node {node.node} ({node.role}) ←{" "}
             <a href={`#seq=${node.seq}`} class="seq-link">
