@@ -2,8 +2,11 @@ import { fork, type ChildProcess } from "node:child_process";
 import type { SessionSummary } from "dsh-log";
 import { WebError } from "dsh-web";
 
-/** A page to build: a session's page, or its row in the list. */
-export type PageRequest = { readonly kind: "session"; readonly sessionId: string } | { readonly kind: "list-item"; readonly summary: SessionSummary };
+/** A page to build: a session's page, its row in the list, or one request's wire body. */
+export type PageRequest =
+  | { readonly kind: "session"; readonly sessionId: string }
+  | { readonly kind: "list-item"; readonly summary: SessionSummary }
+  | { readonly kind: "wire"; readonly sessionId: string; readonly request: number };
 
 /** A page request as sent to a child, numbered so its reply can be matched. */
 export type PageJob = PageRequest & { readonly id: number };

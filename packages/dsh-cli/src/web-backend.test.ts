@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { sampleProject } from "./test-support/project-fixtures.js";
 import { runCli } from "./test-support/run-cli.js";
 import { brokenLineage } from "./lineage.js";
+import { attachmentStore } from "./session.js";
 import { storeBackend } from "./web-backend.js";
+import { inlineImage, sessionView } from "./web-view.js";
 
 /** `store`, counting the sessions it reads in full. */
 function countingReads(store: SessionStore, reads: string[]): SessionStore {
@@ -44,6 +46,29 @@ describe("the web backend's session list", () => {
     const share = after.find((item) => item.id === first)!.cacheReadShare!;
     const report = (await runCli(["cache", first, "--store", dir], { cwd: project })).stdout;
     expect(report).toContain(`cache-read share: ${(100 * share).toFixed(1)}% of the prompt tokens the provider reported, over all ${after.find((item) => item.id === first)!.requests} request(s) that reported usage`);
+  });
+});
+
+describe("the web backend's session page", () => {
+  it("carries no wire bodies, measures each request as the static page does, and answers a request's body when asked", async () => {
+    const project = await sampleProject();
+    const dir = join(project, "..", "sessions");
+    const id = /dsh: log: .*\/([^/\s]+)\.jsonl\n/.exec((await runCli(["run", "--store", dir, "Look around."], { cwd: project })).stderr)![1]!;
+    const io = { cwd: project, env: {}, stdout: { write: () => true }, stderr: { write: () => true } };
+    const backend = storeBackend(new JsonlStore(dir), io, undefined);
+    const page = await backend.loadSession(id);
+    const { log, info } = await new JsonlStore(dir).read(id, createAgentRegistry());
+    const inline = await sessionView({ info, log }, attachmentStore(project, undefined), { images: inlineImage, composer: true, wires: true });
+    expect(page.requests.length).toBeGreaterThan(1);
+    expect(page.requests.every((request) => request.wire === undefined && request.wireBytes === undefined)).toBe(true);
+    const stripped = inline.requests.map(({ wire: _wire, wireBytes: _bytes, ...rest }) => rest);
+    expect(page.requests).toEqual(stripped);
+    const bodies = (await runCli(["requests", id, "--store", dir, "--wire"], { cwd: project })).stdout.trimEnd().split("\n");
+    for (const [index, request] of inline.requests.entries()) {
+      expect(await backend.requestWire!(id, index + 1)).toEqual({ wire: request.wire, wireBytes: request.wireBytes });
+      expect(request.wire).toBe(bodies[index]);
+    }
+    await expect(backend.requestWire!(id, inline.requests.length + 1)).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: `no request ${inline.requests.length + 1} in session ${id}` });
   });
 });
 

@@ -3,13 +3,13 @@ import { createAgentRegistry } from "dsh-agent";
 import type { SessionStore, SessionSummary } from "dsh-log";
 import { messageImages } from "dsh-llm";
 import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
-import { WebError, type ContinueInput, type ContinueLine, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
+import { WebError, type ContinueInput, type ContinueLine, type RequestWire, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import type { PagePool } from "./page-pool.js";
 import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
 import { brokenLineage } from "./lineage.js";
-import { listItem, readForWeb, sessionPage } from "./web-pages.js";
+import { listItem, readForWeb, requestWire, sessionPage } from "./web-pages.js";
 import { storeWhatIf } from "./what-if/view.js";
 
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
@@ -52,6 +52,9 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
     },
     async loadSession(id) {
       return pages === undefined ? sessionPage(store, id, io.cwd, objects) : pages.run<SessionView>({ kind: "session", sessionId: id });
+    },
+    async requestWire(id, number) {
+      return pages === undefined ? requestWire(store, id, number, io.cwd, objects) : pages.run<RequestWire>({ kind: "wire", sessionId: id, request: number });
     },
     async image(id, digest) {
       const { log } = await readForWeb(store, id);

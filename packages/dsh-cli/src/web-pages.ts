@@ -1,10 +1,11 @@
 import type { ImageAttachmentRef } from "dsh-attachments";
-import { createAgentRegistry } from "dsh-agent";
+import { createAgentRegistry, reconstructRequestStream } from "dsh-agent";
 import { isDshError } from "dsh-base";
 import { LogError, type SessionStore, type SessionSummary } from "dsh-log";
-import { WebError, sessionListItem, type SessionListItem, type SessionView } from "dsh-web";
+import { WebError, sessionListItem, type RequestWire, type SessionListItem, type SessionView } from "dsh-web";
+import { wireBody } from "./providers.js";
 import { attachmentStore } from "./session.js";
-import { sessionView } from "./web-view.js";
+import { sessionView, wirePreview } from "./web-view.js";
 
 /** The store's read of a session, with an unknown id as the web's 404. */
 export async function readForWeb(store: SessionStore, id: string) {
@@ -31,5 +32,14 @@ export async function listItem(store: SessionStore, summary: SessionSummary): Pr
 export async function sessionPage(store: SessionStore, id: string, cwd: string, objects: string | undefined): Promise<SessionView> {
   const session = await readForWeb(store, id);
   const images = (ref: ImageAttachmentRef) => `/api/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(ref.digest)}`;
-  return sessionView(session, attachmentStore(cwd, objects), { images, composer: true });
+  // The page asks for a request's wire body when it is opened: carrying every one would grow with the square of the session.
+  return sessionView(session, attachmentStore(cwd, objects), { images, composer: true, wires: false });
+}
+
+/** The wire body of a session's request `number` (from 1) as the page shows it; `WEB_NOT_FOUND` when there is none. */
+export async function requestWire(store: SessionStore, id: string, number: number, cwd: string, objects: string | undefined): Promise<RequestWire> {
+  const { log } = await readForWeb(store, id);
+  let seen = 0;
+  for await (const rebuilt of reconstructRequestStream(log, { only: () => ++seen === number })) return wirePreview(await wireBody(rebuilt, attachmentStore(cwd, objects)));
+  throw new WebError("WEB_NOT_FOUND", `no request ${number} in session ${id}`);
 }

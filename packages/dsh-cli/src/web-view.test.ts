@@ -19,7 +19,7 @@ describe("sessionView", () => {
     const store = attachmentStore(project, undefined);
     const sources: string[] = [];
     const counted: typeof inlineImage = (ref, bytes) => (sources.push(ref.digest), inlineImage(ref, bytes));
-    const view = await sessionView({ info, log: session.log }, store, { images: counted, composer: true });
+    const view = await sessionView({ info, log: session.log }, store, { images: counted, composer: true, wires: true });
     const first = view.requests[0]!;
     // Every request carries the image; it is read and verified once for the page.
     expect(view.requests.length).toBeGreaterThan(1);
@@ -30,7 +30,7 @@ describe("sessionView", () => {
     expect(view.composer).toEqual({ provider: "sim", model: "sim-1", explicit: {} });
 
     await rm(join(project, ".dsh", "objects"), { recursive: true });
-    const broken = await sessionView({ info, log: session.log }, store, { images: inlineImage, composer: false });
+    const broken = await sessionView({ info, log: session.log }, store, { images: inlineImage, composer: false, wires: true });
     expect(broken.requests).toHaveLength(view.requests.length);
     expect(broken.requests[0]!.images).toEqual([{ digest: first.images[0]!.digest, mediaType: "image/png", error: expect.stringMatching(/^ATTACHMENT_MISSING: object sha256:\w+ is not in the store/) }]);
     expect(broken.requests[0]).not.toHaveProperty("wire");

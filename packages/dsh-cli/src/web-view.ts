@@ -4,8 +4,9 @@ import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
-import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type SessionView } from "dsh-web";
+import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type RequestWire, type SessionView } from "dsh-web";
 import { cacheRows, type CacheRow } from "./cache-report.js";
+import { measuredPrompts } from "./measured-prompts.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
 
 /** Where the page finds a verified image: a URL of the server, or the bytes inline. */
@@ -46,34 +47,52 @@ export function composerOf(log: EventLog): ComposerView | undefined {
 /** How much of a wire body the page shows, in UTF-16 units. */
 const WIRE_PREVIEW = 64 * 1024;
 
-/**
- * The session page of a session: every request rebuilt, tokenized and serialized as `dsh cache` and
- * `dsh requests --wire` do, its images verified, laid out by `buildSessionView`. When an image object
- * is missing or corrupt the requests cannot be serialized: the page then shows the provider's usage
- * instead of token counts, no wire bodies, and the failed image with its error.
- */
-export async function sessionView(
-  session: { readonly info: SessionInfo; readonly log: EventLog },
-  attachments: AttachmentStore,
-  options: { readonly images: ImageSource; readonly composer: boolean },
-): Promise<SessionView> {
-  const { info, log } = session;
+/** The wire body of a request as a page shows it: its start, and the size of the whole. */
+export function wirePreview(wire: string): RequestWire {
+  return { wire: truncateText(wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(wire) };
+}
+
+/** Per request, its cache row and (with `wires`) its wire body's preview, in the order of the requests. */
+async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<{ readonly requests: ReconstructedRequest[]; readonly facts: RequestFacts[] }> {
   const events = log.slice();
-  let requests: ReconstructedRequest[] = [];
-  const wires: { readonly wire: string; readonly wireBytes: number }[] = [];
+  const rows: CacheRow[] = [];
+  if (!wires) {
+    // Measured request after request from the new messages where it can be: no body is written.
+    for await (const row of cacheRows(events, measuredPrompts(log, attachments))) rows.push(row);
+    return { requests: await reconstructRequests(log), facts: rows };
+  }
+  const requests: ReconstructedRequest[] = [];
+  const previews: RequestWire[] = [];
   async function* captured() {
     for await (const tokenized of tokenizedRequests(log, attachments)) {
       requests.push(tokenized.request);
       // The page shows the start of a long body; holding every body whole would grow with the square of a long session.
-      wires.push({ wire: truncateText(tokenized.wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(tokenized.wire) });
+      previews.push(wirePreview(tokenized.wire));
       yield tokenized;
     }
   }
-  let facts: RequestFacts[] = [];
+  for await (const row of cacheRows(events, measured(captured()))) rows.push(row);
+  return { requests, facts: rows.map((row, index) => ({ ...row, ...previews[index]! })) };
+}
+
+/**
+ * The session page of a session: every request rebuilt and measured as `dsh cache` measures it, its
+ * images verified, laid out by `buildSessionView`; with `wires`, each request's wire body (its start)
+ * too, as `dsh requests --wire` writes it, for a page that cannot ask for them later. When an image
+ * object is missing or corrupt the requests cannot be serialized: the page then shows the provider's
+ * usage instead of token counts, no wire bodies, and the failed image with its error.
+ */
+export async function sessionView(
+  session: { readonly info: SessionInfo; readonly log: EventLog },
+  attachments: AttachmentStore,
+  options: { readonly images: ImageSource; readonly composer: boolean; readonly wires: boolean },
+): Promise<SessionView> {
+  const { info, log } = session;
+  const events = log.slice();
+  let requests: ReconstructedRequest[];
+  let facts: RequestFacts[];
   try {
-    const rows: CacheRow[] = [];
-    for await (const row of cacheRows(events, measured(captured()))) rows.push(row);
-    facts = rows.map((row, index) => ({ ...row, ...wires[index]! }));
+    ({ requests, facts } = await requestFacts(log, attachments, options.wires));
   } catch (error) {
     if (!(error instanceof AttachmentError)) throw error;
     requests = await reconstructRequests(log);

@@ -88,6 +88,13 @@ describe("dsh web in Chromium", () => {
     await expect(page.locator('[data-request="2"] .node-summary').textContent()).resolves.toMatch(/^vs the previous request: 2 message\(s\) kept, 2 appended, 0 replaced$/);
     await expect(page.locator('[data-request="2"] .token-legend').textContent()).resolves.toMatch(/\d+ cached/);
     await expect(page.locator('[data-request="2"] .bar-cached').count()).resolves.toBe(1);
+    // The page carries no wire body: opening one asks the server for it.
+    const wire = page.locator('[data-request="2"] details.wire');
+    await expect(wire.locator("summary").textContent()).resolves.toBe("wire body");
+    await wire.locator("summary").click();
+    const body = (await runCli(["requests", main, "--wire"], { cwd: project })).stdout.split("\n")[1]!;
+    await expect(wire.locator("pre").textContent()).resolves.toBe(body);
+    await expect(wire.locator("summary").textContent()).resolves.toBe(`wire body (${Buffer.byteLength(body)} bytes)`);
     await shot(page, "session");
 
     // The one break is the resume on another model; its card names the header snapshot, by seq.

@@ -3,4 +3,4 @@ export { buildSessionView, sessionListItem, usageFacts, type RequestFacts, type 
 export { renderPage, scriptSafeJson } from "./page.js";
 export { appScript } from "./assets.js";
 export { WebError, type WebErrorCode } from "./errors.js";
-export type { ComposerView, ContinueLine, ImageView, NodeView, ProviderVerdictView, RequestView, SessionListItem, SessionView, TimelineEntry, TimelineKind, WhatIfCells, WhatIfInput, WhatIfView } from "./view-types.js";
+export type { ComposerView, ContinueLine, ImageView, NodeView, ProviderVerdictView, RequestView, RequestWire, SessionListItem, SessionView, TimelineEntry, TimelineKind, WhatIfCells, WhatIfInput, WhatIfView } from "./view-types.js";

@@ -38,6 +38,10 @@ describe("startWebServer", () => {
         if (id !== "s1") throw new WebError("WEB_NOT_FOUND", `no session ${id}`);
         return view;
       },
+      requestWire: async (id, number) => {
+        if (id !== "s1" || number > 6) throw new WebError("WEB_NOT_FOUND", `no request ${number} in session ${id}`);
+        return { wire: `{"request":${number}}`, wireBytes: 15 };
+      },
       image: async () => ({ bytes: new Uint8Array([1, 2, 3]), mediaType: "image/png" }),
       continueSession: async (id, input, emit: (line: ContinueLine) => void) => {
         continued.push({ id, prompt: input.prompt, ...(input.model === undefined ? {} : { model: input.model }) });
@@ -86,6 +90,15 @@ describe("startWebServer", () => {
     expect(JSON.parse((await call(`${server.url}api/sessions`)).body)).toMatchObject([{ id: "s1", requests: 6 }]);
     expect(JSON.parse((await call(`${server.url}api/sessions/s1`)).body).requests).toHaveLength(6);
     expect(await call(`${server.url}api/sessions/s1/images/sha256:00`)).toMatchObject({ status: 200, type: "image/png", body: "\u0001\u0002\u0003" });
+  });
+
+  it("answers a request's wire body by its number, and no number that is not one", async () => {
+    expect(await call(`${server.url}api/sessions/s1/requests/2/wire`)).toMatchObject({ status: 200, type: "application/json", body: '{"wire":"{\\"request\\":2}","wireBytes":15}' });
+    expect(await call(`${server.url}api/sessions/s1/requests/7/wire`)).toMatchObject({ status: 404, body: '{"error":"no request 7 in session s1"}' });
+    for (const bad of ["0", "-1", "1.5", "x", "01", "1234567890"]) {
+      expect(await call(`${server.url}api/sessions/s1/requests/${bad}/wire`)).toMatchObject({ status: 404, body: `{"error":"no request ${bad} in session s1"}` });
+    }
+    expect(await call(`${server.url}api/sessions/s1/requests/2/wire`, { secret: false })).toMatchObject({ status: 403 });
   });
 
   it("answers unknown things with a JSON error and its status", async () => {

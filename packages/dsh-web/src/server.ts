@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { appScript } from "./assets.js";
 import { WebError } from "./errors.js";
 import { renderPage } from "./page.js";
-import type { ContinueLine, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "./view-types.js";
+import type { ContinueLine, RequestWire, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "./view-types.js";
 
 /** A continued turn as the browser asks for it: the prompt, and the model only when the user changed it. */
 export interface ContinueInput {
@@ -17,6 +17,8 @@ export interface WebBackend {
   listSessions(): Promise<readonly SessionListItem[]>;
   /** The session page's data; throws `WEB_NOT_FOUND` for an unknown id. */
   loadSession(id: string): Promise<SessionView>;
+  /** The wire body of the session's request `number` (from 1), for a page that carries none; throws `WEB_NOT_FOUND` when there is no such request. */
+  requestWire?(id: string, number: number): Promise<RequestWire>;
   /** The verified bytes of an image the session references. */
   image(id: string, digest: string): Promise<{ readonly bytes: Uint8Array; readonly mediaType: string }>;
   /** Runs one turn, reporting progress through `emit`; absent, the page has no composer. */
@@ -153,6 +155,12 @@ async function route(backend: WebBackend, request: IncomingMessage, response: Se
   const id = parts[2];
   if (request.method === "GET" && parts.length === 3) {
     send(response, 200, "application/json", JSON.stringify(await backend.loadSession(id)));
+    return;
+  }
+  if (request.method === "GET" && parts.length === 6 && parts[3] === "requests" && parts[5] === "wire" && backend.requestWire !== undefined) {
+    const number = /^[1-9]\d{0,8}$/.test(parts[4]!) ? Number(parts[4]) : undefined;
+    if (number === undefined) throw new WebError("WEB_NOT_FOUND", `no request ${parts[4]!} in session ${id}`);
+    send(response, 200, "application/json", JSON.stringify(await backend.requestWire(id, number)));
     return;
   }
   if (request.method === "GET" && parts.length === 5 && parts[3] === "images") {

@@ -90,11 +90,18 @@ export interface RequestView {
   readonly misses: readonly string[];
   /** The provider's own diagnosis of this request's cache, when the session asked for one, and whether the log agrees. */
   readonly diagnosis?: ProviderVerdictView;
-  /** The exact wire body when the provider's serializer is known: all of it, or its start when it is longer than the page shows. */
+  /** The exact wire body when the page carries it (a static page) and the provider's serializer is known: all of it, or its start when longer. A live page asks for it when opened. */
   readonly wire?: string;
   /** The whole wire body's size in bytes. */
   readonly wireBytes?: number;
   readonly images: readonly ImageView[];
+}
+
+/** A request's exact wire body as the page shows it on demand: all of it, or its start when longer. */
+export interface RequestWire {
+  readonly wire: string;
+  /** The whole wire body's size in bytes. */
+  readonly wireBytes: number;
 }
 
 /** The model selection a continued turn starts from: restored from the log, adapter-held values left out. */

@@ -21,7 +21,7 @@ export async function viewCommand(argv: readonly string[], io: CliIo): Promise<n
   if (reference === undefined || positionals.length > 1 || values.output === undefined) throw new CliError(`usage: ${VIEW_USAGE}`, EXIT.usage);
   const session = await readSessionRef(sessionRef(reference, values.store, io), io);
   await session.close();
-  const view = await sessionView(session, attachmentStore(io.cwd, values.objects), { images: inlineImage, composer: false });
+  const view = await sessionView(session, attachmentStore(io.cwd, values.objects), { images: inlineImage, composer: false, wires: true });
   const path = resolve(io.cwd, values.output);
   const html = renderPage({ title: `dsh session ${session.info.sessionId}`, script: await appScript(), view });
   await writeFile(path, html, { mode: 0o644 });

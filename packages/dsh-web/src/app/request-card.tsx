@@ -1,5 +1,6 @@
 import type { RequestView } from "../view-types.js";
 import { linkSeqs } from "./format.js";
+import { InlineWire, WireOnDemand } from "./wire-body.js";
 
 /** Prompt tokens as one stacked bar: read from the cache, repeated but not read, new. */
 export function TokenBar({ tokens }: { tokens: RequestView["tokens"] }) {
@@ -39,7 +40,8 @@ function ProviderVerdict({ verdict }: { verdict: NonNullable<RequestView["diagno
   );
 }
 
-export function RequestCard({ request }: { request: RequestView }) {
+/** One request; on a live page (`live`), a wire body the page does not carry is asked of the server when opened. */
+export function RequestCard({ request, live }: { request: RequestView; live?: { readonly sessionId: string } | undefined }) {
   return (
     <div class={`request-card${request.break === undefined ? "" : " has-break"}`} data-request={request.number}>
       <div class="request-title">
@@ -95,15 +97,11 @@ export function RequestCard({ request }: { request: RequestView }) {
           </figure>
         ),
       )}
-      {request.wire === undefined ? null : (
-        <details class="wire">
-          <summary>wire body ({request.wireBytes ?? new TextEncoder().encode(request.wire).length} bytes)</summary>
-          {request.wireBytes !== undefined && request.wireBytes > new TextEncoder().encode(request.wire).length ? (
-            <p class="note">The first {request.wire.length} characters; <code>dsh requests --wire</code> prints the whole body.</p>
-          ) : null}
-          <pre>{request.wire}</pre>
-        </details>
-      )}
+      {request.wire !== undefined ? (
+        <InlineWire wire={{ wire: request.wire, wireBytes: request.wireBytes ?? new TextEncoder().encode(request.wire).length }} />
+      ) : live !== undefined ? (
+        <WireOnDemand sessionId={live.sessionId} number={request.number} />
+      ) : null}
     </div>
   );
 }

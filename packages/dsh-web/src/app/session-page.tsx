@@ -23,7 +23,7 @@ function Entry({ entry, view, selected, live }: { entry: TimelineEntry; view: Se
         <summary>{entry.type}</summary>
         <pre>{entry.detail}</pre>
       </details>
-      {request === undefined ? null : <RequestCard request={request} />}
+      {request === undefined ? null : <RequestCard request={request} live={live ? { sessionId: view.session.id } : undefined} />}
       {live && entry.type === "turn/start" && view.composer !== undefined ? <WhatIfPanel sessionId={view.session.id} at={entry.seq} model={view.composer.model} /> : null}
     </li>
   );
