@@ -1,6 +1,6 @@
 import { truncateText } from "dsh-base";
 import { AttachmentError, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
-import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
+import { reconstructRequests } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
@@ -8,6 +8,7 @@ import { buildSessionView, usageFacts, type ComposerView, type ImageView, type R
 import { cacheRows, type CacheRow } from "./cache-report.js";
 import { measuredPrompts } from "./measured-prompts.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
+import { requestsWithImages, type RequestWithImages } from "./viewed-requests.js";
 
 /** Where the page finds a verified image: a URL of the server, or the bytes inline. */
 export type ImageSource = (ref: ImageAttachmentRef, bytes: Uint8Array) => string;
@@ -16,7 +17,7 @@ export type ImageSource = (ref: ImageAttachmentRef, bytes: Uint8Array) => string
 export const inlineImage: ImageSource = (ref, bytes) => `data:${ref.mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
 
 /** Each image of each request, read and verified once per page however many requests carry it. */
-function imageViews(attachments: AttachmentStore, source: ImageSource): (request: ReconstructedRequest) => Promise<ImageView[]> {
+function imageViews(attachments: AttachmentStore, source: ImageSource): (refs: readonly ImageAttachmentRef[]) => Promise<ImageView[]> {
   const views = new Map<string, Promise<ImageView>>();
   const view = async (ref: ImageAttachmentRef): Promise<ImageView> => {
     try {
@@ -25,9 +26,9 @@ function imageViews(attachments: AttachmentStore, source: ImageSource): (request
       return { digest: ref.digest, mediaType: ref.mediaType, error: error instanceof AttachmentError ? `${error.code}: ${error.message}` : String(error) };
     }
   };
-  return (request) =>
+  return (refs) =>
     Promise.all(
-      messageImages(request.request.messages).map((ref) => {
+      refs.map((ref) => {
         const key = JSON.stringify(ref);
         let known = views.get(key);
         if (known === undefined) views.set(key, (known = view(ref)));
@@ -52,20 +53,20 @@ export function wirePreview(wire: string): RequestWire {
   return { wire: truncateText(wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(wire) };
 }
 
-/** Per request, its cache row and (with `wires`) its wire body's preview, in the order of the requests. */
-async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<{ readonly requests: ReconstructedRequest[]; readonly facts: RequestFacts[] }> {
+/** Per request, what the page reads of it and its cache row, with `wires` its wire body's preview too, in the order of the requests. */
+async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<{ readonly requests: RequestWithImages[]; readonly facts: RequestFacts[] }> {
   const events = log.slice();
   const rows: CacheRow[] = [];
   if (!wires) {
-    // Measured request after request from the new messages where it can be: no body is written.
+    // Measured request after request from the new messages where it can be: no request is rebuilt, no body written.
     for await (const row of cacheRows(events, measuredPrompts(log, attachments))) rows.push(row);
-    return { requests: await reconstructRequests(log), facts: rows };
+    return { requests: requestsWithImages(log), facts: rows };
   }
-  const requests: ReconstructedRequest[] = [];
+  const requests: RequestWithImages[] = [];
   const previews: RequestWire[] = [];
   async function* captured() {
     for await (const tokenized of tokenizedRequests(log, attachments)) {
-      requests.push(tokenized.request);
+      requests.push({ ...tokenized.request, images: messageImages(tokenized.request.request.messages) });
       // The page shows the start of a long body; holding every body whole would grow with the square of a long session.
       previews.push(wirePreview(tokenized.wire));
       yield tokenized;
@@ -89,17 +90,18 @@ export async function sessionView(
 ): Promise<SessionView> {
   const { info, log } = session;
   const events = log.slice();
-  let requests: ReconstructedRequest[];
+  let requests: RequestWithImages[];
   let facts: RequestFacts[];
   try {
     ({ requests, facts } = await requestFacts(log, attachments, options.wires));
   } catch (error) {
     if (!(error instanceof AttachmentError)) throw error;
-    requests = await reconstructRequests(log);
-    facts = usageFacts(events, requests);
+    const rebuilt = await reconstructRequests(log);
+    requests = rebuilt.map((request) => ({ ...request, images: messageImages(request.request.messages) }));
+    facts = usageFacts(events, rebuilt);
   }
   const images = imageViews(attachments, options.images);
-  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await images(request) };
+  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await images(request.images) };
   const composer = options.composer ? composerOf(log) : undefined;
   return buildSessionView({ info, events, requests, facts, ...(composer === undefined ? {} : { composer }) });
 }

@@ -1,5 +1,5 @@
 export { startWebServer, type ContinueInput, type WebBackend, type WebServer } from "./server.js";
-export { buildSessionView, sessionListItem, usageFacts, type RequestFacts, type SessionIdentity, type SessionViewInput } from "./session-view.js";
+export { buildSessionView, sessionListItem, usageFacts, type RequestFacts, type SessionIdentity, type SessionViewInput, type ViewedRequest } from "./session-view.js";
 export { renderPage, scriptSafeJson } from "./page.js";
 export { appScript } from "./assets.js";
 export { WebError, type WebErrorCode } from "./errors.js";

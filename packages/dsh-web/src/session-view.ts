@@ -35,16 +35,25 @@ export interface RequestFacts {
   readonly images?: readonly ImageView[];
 }
 
-/** The inputs of {@link buildSessionView}. */
-export interface SessionViewInput {
+/** What the page needs of a request when its facts are given: its step, dispatch and header snapshot. */
+export type ViewedRequest = Pick<ReconstructedRequest, "turn" | "step" | "dispatchSeq" | "snapshot">;
+
+/**
+ * The inputs of {@link buildSessionView}: the requests rebuilt (`reconstructRequests`) with optional
+ * facts, or, with the facts given, only what the page reads of each request.
+ */
+export type SessionViewInput = {
   readonly info: SessionIdentity;
   readonly events: readonly LogEvent[];
-  /** The session's requests, rebuilt (`reconstructRequests`). */
-  readonly requests: readonly ReconstructedRequest[];
-  /** One per request, in the same order; without them, {@link usageFacts} (provider usage and message prefixes). */
-  readonly facts?: readonly RequestFacts[];
   readonly composer?: ComposerView;
-}
+} & (
+  | {
+      readonly requests: readonly ReconstructedRequest[];
+      /** One per request, in the same order; without them, {@link usageFacts} (provider usage and message prefixes). */
+      readonly facts?: readonly RequestFacts[] | undefined;
+    }
+  | { readonly requests: readonly ViewedRequest[]; readonly facts: readonly RequestFacts[] }
+);
 
 /**
  * Facts about each request from the log alone, for callers without a tokenizer: prompt tokens and
@@ -123,8 +132,10 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
  * images. Pure, and linear in the log for a session that only appends.
  */
 export function buildSessionView(input: SessionViewInput): SessionView {
-  const { events, requests } = input;
-  const facts = input.facts ?? usageFacts(events, requests);
+  const { events } = input;
+  const requests: readonly ViewedRequest[] = input.requests;
+  // Without facts, the input's type holds whole requests.
+  const facts = input.facts ?? usageFacts(events, input.requests as readonly ReconstructedRequest[]);
   const numberOf = new Map(requests.map((request, index) => [request.dispatchSeq, index + 1]));
   const seedLength = input.info.parent?.seedLength;
   const timeline = events.map((event) => timelineEntry(event, numberOf.get(event.seq), seedLength));
@@ -158,8 +169,8 @@ export function buildSessionView(input: SessionViewInput): SessionView {
       turn: request.turn,
       step: request.step,
       dispatchSeq: request.dispatchSeq,
-      provider: request.request.config.provider,
-      model: request.request.config.model,
+      provider: request.snapshot.header.config.provider,
+      model: request.snapshot.header.config.model,
       ...(snapshot === undefined
         ? {}
         : { header: { seq: header!.seq, reason: snapshot.reason, changes: previousHeader === undefined ? [] : describeHeaderChanges(previousHeader, snapshot.header) } }),
