@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { clipText, loneSurrogateIndex, truncateText } from "./text.js";
 
 describe("truncateText", () => {
@@ -15,6 +15,37 @@ describe("truncateText", () => {
     expect(truncateText("x👨‍👩‍👧", 5)).toBe("x");
     expect(truncateText("e\u0301e\u0301", 3)).toBe("e\u0301");
     expect(truncateText("abcdef", 4)).toBe("abcd");
+  });
+
+  it("starts reading at a sure boundary only: never inside CR LF or after a mark that joins the next character", () => {
+    expect(truncateText("ab\r\ncd", 3)).toBe("ab");
+    expect(truncateText("ab\r\ncd", 4)).toBe("ab\r\n");
+    // U+0600 prepends itself to the character after it: the two are one character to a reader.
+    expect(truncateText("xy\u0600ab", 3)).toBe("xy");
+    expect(truncateText("xy\u0600ab", 4)).toBe("xy\u0600a");
+    expect(truncateText("abc\u0301d", 3)).toBe("ab");
+  });
+
+  it("hands the segmenter a window near the cut, or the whole start when no sure boundary is near", () => {
+    const lengths: number[] = [];
+    const original = Intl.Segmenter.prototype.segment;
+    const segment = vi.spyOn(Intl.Segmenter.prototype, "segment").mockImplementation(function (this: Intl.Segmenter, input: string) {
+      lengths.push(input.length);
+      return original.call(this, input);
+    });
+    try {
+      expect(truncateText("a".repeat(70_000), 65_536)).toBe("a".repeat(65_536));
+      expect(truncateText(`${"a".repeat(65_000)}${"é".repeat(5_000)}`, 65_536)).toHaveLength(65_536);
+      expect(truncateText("é".repeat(70_000), 65_536)).toHaveLength(65_536);
+      expect(truncateText(`${"a".repeat(65_300)}${"é".repeat(4_700)}`, 65_536)).toHaveLength(65_536);
+      expect(truncateText(`${"a".repeat(65_536 - 255)}${"é".repeat(4_700)}`, 65_536)).toHaveLength(65_536);
+      expect(truncateText(`${"a".repeat(65_536 - 256)}${"é".repeat(4_700)}`, 65_536)).toHaveLength(65_536);
+    } finally {
+      segment.mockRestore();
+    }
+    // ASCII at the cut: from the cut; the last boundary between two ASCII characters up to 256 units
+    // before it: from there; none that close: the whole start.
+    expect(lengths).toEqual([2, 65_538, 65_538, 239, 258, 65_538]);
   });
 
   it("returns a well-formed start of the text within the limit, for any text", () => {
