@@ -132,8 +132,11 @@ describe("a Gemini session in the web app's backend", () => {
     const backend = storeBackend(new JsonlStore(store), { cwd: dir, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
     const view = await backend.loadSession(id);
     expect(view.requests.length).toBeGreaterThanOrEqual(2);
-    expect(view.requests.every((request) => request.provider === "sim-gemini" && request.wire?.startsWith('{"systemInstruction"') === true)).toBe(true);
-    expect(view.requests[1]!.wire).toContain('"thoughtSignature"');
+    expect(view.requests.every((request) => request.provider === "sim-gemini")).toBe(true);
+    // The page asks for a wire body when it is opened.
+    const wires = await Promise.all(view.requests.map((request) => backend.requestWire!(id, request.number)));
+    expect(wires.every(({ wire }) => wire.startsWith('{"systemInstruction"'))).toBe(true);
+    expect(wires[1]!.wire).toContain('"thoughtSignature"');
     expect(view.requests[1]!.tokens.cacheRead).toBeGreaterThanOrEqual(4096);
     expect(view.requests.slice(1).every((request) => request.break === undefined)).toBe(true);
     expect(view.composer).toMatchObject({ provider: "sim-gemini", model: "gemini-3.8-flash" });
