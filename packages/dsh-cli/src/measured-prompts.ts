@@ -44,9 +44,8 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
     const messages = fold.surface.messages;
     const wire = wireOf({ snapshot });
     const request = { turn, step, dispatchSeq, snapshot };
-    if (wire.api === "chat-completions" && last?.snapshot.header === snapshot.header && messages.startsWith(last.messages)) {
-      const fresh: Message[] = [];
-      for (let index = last.messages.length; index < messages.length; index++) fresh.push(messages.at(index)!);
+    const fresh = last?.snapshot.header === snapshot.header ? messages.itemsAfter(last.messages) : undefined;
+    if (wire.api === "chat-completions" && last !== undefined && fresh !== undefined) {
       if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
       let count = last.promptTokens;
       for (const message of fresh) count += promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] }).length;

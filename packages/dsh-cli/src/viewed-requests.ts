@@ -24,9 +24,8 @@ export function requestsWithImages(log: EventLog): RequestWithImages[] {
     const { dispatch } = fold;
     if (dispatch === undefined) continue;
     const messages = fold.surface.messages;
-    if (last !== undefined && messages.startsWith(last.messages)) {
-      const fresh: Message[] = [];
-      for (let index = last.messages.length; index < messages.length; index++) fresh.push(messages.at(index)!);
+    const fresh = last === undefined ? undefined : messages.itemsAfter(last.messages);
+    if (last !== undefined && fresh !== undefined) {
       // An image already carried keeps its first place, as `messageImages` of the whole list keeps it.
       const added = messageImages(fresh).filter((ref) => !last!.seen.has(JSON.stringify(ref)));
       for (const ref of added) last.seen.add(JSON.stringify(ref));

@@ -27,4 +27,13 @@ describe("AppendList", () => {
     // Equal items in another array cannot be told without reading them.
     expect(AppendList.of(["a", "b", "c"]).startsWith(base)).toBe(false);
   });
+
+  it("gives the items after a prefix it can tell, and nothing when it cannot", () => {
+    const base = AppendList.of(["a"]).append("b");
+    const newer = base.append("c").append("d");
+    expect(newer.itemsAfter(base)).toEqual(["c", "d"]);
+    expect(newer.itemsAfter(newer)).toEqual([]);
+    expect(base.itemsAfter(newer)).toBeUndefined();
+    expect(base.append("x").itemsAfter(base)).toBeUndefined();
+  });
 });

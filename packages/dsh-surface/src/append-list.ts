@@ -34,6 +34,11 @@ export class AppendList<T> {
     return prefix.#items === this.#items && prefix.length <= this.length;
   }
 
+  /** The items after `prefix`'s when {@link startsWith} tells that it is this list's start, else `undefined`. */
+  itemsAfter(prefix: AppendList<T>): T[] | undefined {
+    return this.startsWith(prefix) ? this.#items.slice(prefix.length, this.length) : undefined;
+  }
+
   toArray(): T[] {
     return this.#items.slice(0, this.length);
   }
