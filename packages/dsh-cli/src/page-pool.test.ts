@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlStore } from "dsh-log";
-import { WebError, type SessionListItem, type SessionView } from "dsh-web";
+import { PAGE_EVENTS, WebError, type SessionListItem, type SessionView } from "dsh-web";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PagePool } from "./page-pool.js";
 import { runCli } from "./test-support/run-cli.js";
@@ -26,11 +26,18 @@ describe("PagePool", () => {
     const store = new JsonlStore(join(dir, ".dsh", "sessions"));
     try {
       const [summary] = await store.list();
-      const [page, row] = await Promise.all([pool.run<SessionView>({ kind: "session", sessionId: id }), pool.run<SessionListItem>({ kind: "list-item", summary: summary! })]);
-      expect(page).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, dir, undefined))));
+      const first = { kind: "session", sessionId: id, pageEvents: 10, at: { page: 1 } } as const;
+      const [page, row] = await Promise.all([pool.run<SessionView>(first), pool.run<SessionListItem>({ kind: "list-item", summary: summary! })]);
+      expect(page.pages.length).toBeGreaterThan(1);
+      expect(page.timeline[0]!.seq).toBe(0);
+      expect(page).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, dir, undefined, first.pageEvents, first.at))));
       expect(row).toEqual(JSON.parse(JSON.stringify(await listItem(store, summary!))));
+      // Another page of the same session, measured once in the child, is the page this process builds from scratch.
+      for (const at of [{ page: 2 }, { seq: page.pages.at(-1)!.to }]) {
+        expect(await pool.run<SessionView>({ ...first, at })).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, dir, undefined, first.pageEvents, at))));
+      }
       // A job after the first ones reuses a child.
-      expect((await pool.run<SessionView>({ kind: "session", sessionId: id })).session.id).toBe(id);
+      expect((await pool.run<SessionView>({ kind: "session", sessionId: id, pageEvents: PAGE_EVENTS })).session.id).toBe(id);
     } finally {
       await pool.close();
       await store.close();
@@ -40,10 +47,11 @@ describe("PagePool", () => {
   it("answers an unknown session with the web's 404, and any other failure with its message", async () => {
     const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 1);
     try {
-      const missing = await pool.run({ kind: "session", sessionId: "no-such-session" }).catch((error: unknown) => error);
+      const missing = await pool.run({ kind: "session", sessionId: "no-such-session", pageEvents: PAGE_EVENTS }).catch((error: unknown) => error);
       expect(missing).toBeInstanceOf(WebError);
       expect(missing).toMatchObject({ code: "WEB_NOT_FOUND", message: "no session no-such-session in this store", status: 404 });
-      await expect(pool.run({ kind: "session", sessionId: "../escape" })).rejects.toThrow('"../escape" is not a session id');
+      await expect(pool.run({ kind: "session", sessionId: "../escape", pageEvents: PAGE_EVENTS })).rejects.toThrow('"../escape" is not a session id');
+      await expect(pool.run({ kind: "session", sessionId: id, pageEvents: PAGE_EVENTS, at: { page: 2 } })).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: "no page 2: the session has 1" });
     } finally {
       await pool.close();
     }
@@ -55,7 +63,7 @@ describe("a page builder that dies", () => {
     const { execFileSync } = await import("node:child_process");
     const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 1);
     try {
-      await pool.run({ kind: "session", sessionId: id });
+      await pool.run({ kind: "session", sessionId: id, pageEvents: PAGE_EVENTS });
       const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
         .split("\n")
         .filter((line) => line.includes("page-builder"))
@@ -66,7 +74,7 @@ describe("a page builder that dies", () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
       await new Promise((resolve) => setImmediate(resolve));
-      expect((await pool.run<SessionView>({ kind: "session", sessionId: id })).session.id).toBe(id);
+      expect((await pool.run<SessionView>({ kind: "session", sessionId: id, pageEvents: PAGE_EVENTS })).session.id).toBe(id);
     } finally {
       await pool.close();
     }

@@ -1,10 +1,10 @@
 import { fork, type ChildProcess } from "node:child_process";
 import type { SessionSummary } from "dsh-log";
-import { WebError } from "dsh-web";
+import { WebError, type PageChoice } from "dsh-web";
 
-/** A page to build: a session's page, its row in the list, or one request's wire body. */
+/** A page to build: a page of a session, its row in the list, or one request's wire body. */
 export type PageRequest =
-  | { readonly kind: "session"; readonly sessionId: string }
+  | { readonly kind: "session"; readonly sessionId: string; readonly pageEvents: number; readonly at?: PageChoice }
   | { readonly kind: "list-item"; readonly summary: SessionSummary }
   | { readonly kind: "wire"; readonly sessionId: string; readonly request: number };
 

@@ -3,7 +3,7 @@ import { createAgentRegistry } from "dsh-agent";
 import type { SessionStore, SessionSummary } from "dsh-log";
 import { messageImages } from "dsh-llm";
 import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
-import { WebError, type ContinueInput, type ContinueLine, type RequestWire, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
+import { PAGE_EVENTS, WebError, type ContinueInput, type ContinueLine, type RequestWire, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import type { PagePool } from "./page-pool.js";
 import { withContinuedAgent } from "./session-runner.js";
@@ -27,8 +27,11 @@ async function continueTurn(store: SessionStore, id: string, input: ContinueInpu
   });
 }
 
-/** The web app's backend over a session store: the list, session pages with images served by URL, and continued turns. */
-export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined, pages?: PagePool): WebBackend {
+/**
+ * The web app's backend over a session store: the list, session pages (`pageEvents` events at most
+ * each) with images served by URL, and continued turns.
+ */
+export function storeBackend(store: SessionStore, io: CliIo, objects: string | undefined, pages?: PagePool, pageEvents = PAGE_EVENTS): WebBackend {
   const attachments = attachmentStore(io.cwd, objects);
   // Pages and list rows are built by the pool's processes when there is one, so a large session never holds this one.
   const buildItem = (summary: SessionSummary) => (pages === undefined ? listItem(store, summary) : pages.run<SessionListItem>({ kind: "list-item", summary }));
@@ -50,8 +53,8 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
       }
       return items;
     },
-    async loadSession(id) {
-      return pages === undefined ? sessionPage(store, id, io.cwd, objects) : pages.run<SessionView>({ kind: "session", sessionId: id });
+    async loadSession(id, at) {
+      return pages === undefined ? sessionPage(store, id, io.cwd, objects, pageEvents, at) : pages.run<SessionView>({ kind: "session", sessionId: id, pageEvents, ...(at === undefined ? {} : { at }) });
     },
     async requestWire(id, number) {
       return pages === undefined ? requestWire(store, id, number, io.cwd, objects) : pages.run<RequestWire>({ kind: "wire", sessionId: id, request: number });

@@ -4,7 +4,7 @@ import { reconstructRequests } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
-import { buildSessionView, usageFacts, type ComposerView, type ImageView, type RequestFacts, type RequestWire, type SessionView } from "dsh-web";
+import { buildSessionView, choosePage, timelinePages, usageFacts, type ComposerView, type ImageView, type PageChoice, type RequestFacts, type RequestWire, type SessionView } from "dsh-web";
 import { cacheRows, type CacheRow } from "./cache-report.js";
 import { measuredPrompts } from "./measured-prompts.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
@@ -53,8 +53,14 @@ export function wirePreview(wire: string): RequestWire {
   return { wire: truncateText(wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(wire) };
 }
 
+/** Per request of a session, in order, what the page reads of it and its measured facts (images not yet read). */
+export interface MeasuredSession {
+  readonly requests: readonly RequestWithImages[];
+  readonly facts: readonly RequestFacts[];
+}
+
 /** Per request, what the page reads of it and its cache row, with `wires` its wire body's preview too, in the order of the requests. */
-async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<{ readonly requests: RequestWithImages[]; readonly facts: RequestFacts[] }> {
+async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<MeasuredSession> {
   const events = log.slice();
   const rows: CacheRow[] = [];
   if (!wires) {
@@ -77,31 +83,44 @@ async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: 
 }
 
 /**
- * The session page of a session: every request rebuilt and measured as `dsh cache` measures it, its
- * images verified, laid out by `buildSessionView`; with `wires`, each request's wire body (its start)
- * too, as `dsh requests --wire` writes it, for a page that cannot ask for them later. When an image
- * object is missing or corrupt the requests cannot be serialized: the page then shows the provider's
- * usage instead of token counts, no wire bodies, and the failed image with its error.
+ * Every request of a session measured as `dsh cache` measures it (with `wires`, each wire body's
+ * start too, as `dsh requests --wire` writes it). When an image object is missing or corrupt the
+ * requests cannot be serialized: the facts are then the provider's usage, and no wire body.
+ */
+export async function measureSession(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<MeasuredSession> {
+  try {
+    return await requestFacts(log, attachments, wires);
+  } catch (error) {
+    if (!(error instanceof AttachmentError)) throw error;
+    const rebuilt = await reconstructRequests(log);
+    return { requests: rebuilt.map((request) => ({ ...request, images: messageImages(request.request.messages) })), facts: usageFacts(log.slice(), rebuilt) };
+  }
+}
+
+/**
+ * The session page of a session, laid out by `buildSessionView` from its requests as
+ * {@link measureSession} measures them (or as `measured` gives them, measured before), with the images
+ * of each request verified; with `wires`, each request's wire body (its start) too, for a page that
+ * cannot ask for them later. With `pageEvents`, only the page `page` names is laid out, and only its
+ * requests' images read. An image that fails verification is shown with its error.
  */
 export async function sessionView(
   session: { readonly info: SessionInfo; readonly log: EventLog },
   attachments: AttachmentStore,
-  options: { readonly images: ImageSource; readonly composer: boolean; readonly wires: boolean },
+  options: { readonly images: ImageSource; readonly composer: boolean; readonly wires: boolean; readonly pageEvents?: number; readonly page?: PageChoice; readonly measured?: MeasuredSession },
 ): Promise<SessionView> {
   const { info, log } = session;
   const events = log.slice();
-  let requests: RequestWithImages[];
-  let facts: RequestFacts[];
-  try {
-    ({ requests, facts } = await requestFacts(log, attachments, options.wires));
-  } catch (error) {
-    if (!(error instanceof AttachmentError)) throw error;
-    const rebuilt = await reconstructRequests(log);
-    requests = rebuilt.map((request) => ({ ...request, images: messageImages(request.request.messages) }));
-    facts = usageFacts(events, rebuilt);
-  }
+  const { requests, facts: measuredFacts } = options.measured ?? (await measureSession(log, attachments, options.wires));
+  const facts = [...measuredFacts];
+  const pages = timelinePages(events, options.pageEvents);
+  const page = choosePage(pages, options.page);
+  const { from, to } = pages[page - 1] ?? { from: 0, to: -1 };
   const images = imageViews(attachments, options.images);
-  for (const [index, request] of requests.entries()) facts[index] = { ...facts[index]!, images: await images(request.images) };
+  for (const [index, request] of requests.entries()) {
+    if (request.dispatchSeq >= from && request.dispatchSeq <= to) facts[index] = { ...facts[index]!, images: await images(request.images) };
+  }
   const composer = options.composer ? composerOf(log) : undefined;
-  return buildSessionView({ info, events, requests, facts, ...(composer === undefined ? {} : { composer }) });
+  const paging = options.pageEvents === undefined ? {} : { pageEvents: options.pageEvents, page: { page } };
+  return buildSessionView({ info, events, requests, facts, ...paging, ...(composer === undefined ? {} : { composer }) });
 }

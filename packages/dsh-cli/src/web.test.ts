@@ -130,6 +130,44 @@ describe("dsh web in Chromium", () => {
     await page.close();
   });
 
+  it("shows a long session a page at a time, from the last, and follows a link to an event on another page", async () => {
+    const paged = await startDshWeb(project, ["--page-events", "10"]);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    try {
+      await page.goto(paged.at(`sessions/${main}`));
+      const pager = page.locator("nav.pager").first();
+      await pager.waitFor();
+      const pages = await pager.locator("option").count();
+      expect(pages).toBeGreaterThan(2);
+      // The last page is shown first: the session goes on there.
+      await expect(pager.locator("select").inputValue()).resolves.toBe(String(pages));
+      await expect(pager.locator("option").first().textContent()).resolves.toMatch(/^page 1 of \d+: turn 0 \(seqs 0–\d+\)$/);
+      await expect(page.locator(".composer").count()).resolves.toBe(1);
+      await pager.locator("select").selectOption("1");
+      await page.waitForSelector("li.entry[data-seq='0']");
+      expect(await page.locator("li.entry").count()).toBeLessThanOrEqual(10);
+      await expect(pager.locator("button", { hasText: "earlier" }).isDisabled()).resolves.toBe(true);
+      await pager.locator("button", { hasText: "later" }).click();
+      await expect.poll(() => pager.locator("select").inputValue()).toBe("2");
+      // Every break of the session is linked from every page; following one loads the page that holds it.
+      await pager.locator("select").selectOption("1");
+      await page.waitForSelector("li.entry[data-seq='0']");
+      await expect(page.locator(".break-card").count()).resolves.toBe(0);
+      const breakHref = (await page.locator(".breaks-summary a.break-link").getAttribute("href"))!;
+      await page.click(".breaks-summary a.break-link");
+      await page.waitForSelector(`#seq-${breakHref.slice("#seq=".length)}.selected .break-card`);
+      // A deep link to an event opens the page that holds it.
+      const deep = await browser.newPage();
+      await deep.goto(`${paged.at(`sessions/${main}`)}#seq=1`);
+      await deep.waitForSelector("#seq-1.selected");
+      await expect(deep.locator("nav.pager select").first().inputValue()).resolves.toBe("1");
+      await deep.close();
+    } finally {
+      await page.close();
+      expect(await paged.stop()).toBe(0);
+    }
+  });
+
   it("shows the provider's own cache diagnosis on the break card, beside dsh's cause", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await page.goto(server.at(`sessions/${diagnosed}`));

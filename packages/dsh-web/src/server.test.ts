@@ -4,7 +4,7 @@ import { WebError } from "./errors.js";
 import { startWebServer, type WebBackend, type WebServer } from "./server.js";
 import { buildSessionView } from "./session-view.js";
 import { sampleSession } from "./test-support/session.js";
-import type { ContinueLine, WhatIfInput, WhatIfView } from "./view-types.js";
+import type { ContinueLine, SessionView, WhatIfInput, WhatIfView } from "./view-types.js";
 
 /** The secret of the server under test, sent with every call unless `secret: false`. */
 let secret = "";
@@ -34,8 +34,9 @@ describe("startWebServer", () => {
     const view = buildSessionView({ info: { sessionId: "s1", createdAt: 1 }, events, requests });
     const backend: WebBackend = {
       listSessions: async () => [view.session],
-      loadSession: async (id) => {
+      loadSession: async (id, at) => {
         if (id !== "s1") throw new WebError("WEB_NOT_FOUND", `no session ${id}`);
+        if (at !== undefined) return buildSessionView({ info: { sessionId: "s1", createdAt: 1 }, events, requests, pageEvents: 10, page: at });
         return view;
       },
       requestWire: async (id, number) => {
@@ -90,6 +91,21 @@ describe("startWebServer", () => {
     expect(JSON.parse((await call(`${server.url}api/sessions`)).body)).toMatchObject([{ id: "s1", requests: 6 }]);
     expect(JSON.parse((await call(`${server.url}api/sessions/s1`)).body).requests).toHaveLength(6);
     expect(await call(`${server.url}api/sessions/s1/images/sha256:00`)).toMatchObject({ status: 200, type: "image/png", body: "\u0001\u0002\u0003" });
+  });
+
+  it("answers the page of a session a number or a seq names, and refuses a query that is neither", async () => {
+    const page = (query: string) => call(`${server.url}api/sessions/s1?${query}`);
+    const second = JSON.parse((await page("page=2")).body) as SessionView;
+    expect(second.page).toBe(2);
+    expect(second.timeline[0]!.seq).toBe(second.pages[1]!.from);
+    const holding = JSON.parse((await page(`seq=${second.pages[2]!.from}`)).body) as SessionView;
+    expect(holding.page).toBe(3);
+    expect(await page("page=99")).toMatchObject({ status: 404, body: `{"error":"no page 99: the session has ${second.pages.length}"}` });
+    expect(await page("seq=9999")).toMatchObject({ status: 404, body: '{"error":"no event at seq 9999 in this session"}' });
+    for (const bad of ["page=x", "page=-1", "page=1.5", "seq=", "seq=1e3"]) {
+      expect(await page(bad)).toMatchObject({ status: 400, body: `{"error":"${bad.split("=")[0]} must be a whole number"}` });
+    }
+    expect(await page("page=1&seq=1")).toMatchObject({ status: 400, body: '{"error":"ask for a page or a seq, not both"}' });
   });
 
   it("answers a request's wire body by its number, and no number that is not one", async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { appScript } from "./assets.js";
 import { WebError } from "./errors.js";
 import { renderPage } from "./page.js";
-import type { ContinueLine, RequestWire, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "./view-types.js";
+import type { ContinueLine, PageChoice, RequestWire, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "./view-types.js";
 
 /** A continued turn as the browser asks for it: the prompt, and the model only when the user changed it. */
 export interface ContinueInput {
@@ -15,8 +15,8 @@ export interface ContinueInput {
 /** Where the server gets sessions from and how it continues one; the CLI supplies it over a store. */
 export interface WebBackend {
   listSessions(): Promise<readonly SessionListItem[]>;
-  /** The session page's data; throws `WEB_NOT_FOUND` for an unknown id. */
-  loadSession(id: string): Promise<SessionView>;
+  /** The session page's data, of the page `at` names (by default the last); throws `WEB_NOT_FOUND` for an unknown id or page. */
+  loadSession(id: string, at?: PageChoice): Promise<SessionView>;
   /** The wire body of the session's request `number` (from 1), for a page that carries none; throws `WEB_NOT_FOUND` when there is no such request. */
   requestWire?(id: string, number: number): Promise<RequestWire>;
   /** The verified bytes of an image the session references. */
@@ -84,6 +84,20 @@ function parseWhatIf(text: string): WhatIfInput {
   if (typeof system === "string" && model === undefined) return { at, system };
   if (typeof model === "string" && model !== "" && system === undefined) return { at, model };
   throw new WebError("WEB_BAD_REQUEST", "give one change: system (a string) or model (a non-empty string)");
+}
+
+/** The page a session's URL asks for: `?page=N` (from 1) or `?seq=N`, or none. */
+function pageChoice(url: URL): PageChoice | undefined {
+  const page = url.searchParams.get("page");
+  const seq = url.searchParams.get("seq");
+  if (page !== null && seq !== null) throw new WebError("WEB_BAD_REQUEST", "ask for a page or a seq, not both");
+  const number = (text: string, name: string) => {
+    if (!/^\d{1,15}$/.test(text)) throw new WebError("WEB_BAD_REQUEST", `${name} must be a whole number`);
+    return Number(text);
+  };
+  if (page !== null) return { page: number(page, "page") };
+  if (seq !== null) return { seq: number(seq, "seq") };
+  return undefined;
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
@@ -154,7 +168,8 @@ async function route(backend: WebBackend, request: IncomingMessage, response: Se
   if (parts[1] !== "sessions" || parts[2] === undefined) throw new WebError("WEB_NOT_FOUND", `no API at ${path}`);
   const id = parts[2];
   if (request.method === "GET" && parts.length === 3) {
-    send(response, 200, "application/json", JSON.stringify(await backend.loadSession(id)));
+    const at = pageChoice(url);
+    send(response, 200, "application/json", JSON.stringify(await (at === undefined ? backend.loadSession(id) : backend.loadSession(id, at))));
     return;
   }
   if (request.method === "GET" && parts.length === 6 && parts[3] === "requests" && parts[5] === "wire" && backend.requestWire !== undefined) {

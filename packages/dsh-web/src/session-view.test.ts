@@ -70,6 +70,29 @@ describe("buildSessionView", () => {
     expect(sessionListItem(info, [], "postgres://db.example/dsh#s1")).not.toHaveProperty("file");
   });
 
+  it("shows one page at a time as the whole view shows it, with every page and every break of the session", async () => {
+    const { events, requests } = await sampleSession();
+    const whole = buildSessionView({ info, events, requests });
+    expect(whole.pages).toEqual([{ from: 0, to: events.length - 1, firstTurn: 0, lastTurn: 2 }]);
+    expect(whole.page).toBe(1);
+    expect(whole.breaks).toEqual([3, 5].map((number) => ({ number, dispatchSeq: requests[number - 1]!.dispatchSeq })));
+    for (const pageEvents of [1, 4, 9, 20]) {
+      const last = buildSessionView({ info, events, requests, pageEvents });
+      expect(last.page).toBe(last.pages.length);
+      const shown = last.pages.map((_, index) => buildSessionView({ info, events, requests, pageEvents, page: { page: index + 1 } }));
+      // Each request is shown on the page of its dispatch, as the whole view shows it: node deltas reach back across pages.
+      expect(shown.flatMap((view) => view.timeline)).toEqual(whole.timeline);
+      expect(shown.flatMap((view) => view.requests)).toEqual(whole.requests);
+      for (const view of shown) {
+        expect(view.timeline.every((entry) => entry.seq >= view.pages[view.page - 1]!.from && entry.seq <= view.pages[view.page - 1]!.to)).toBe(true);
+        expect(view).toMatchObject({ session: whole.session, breaks: whole.breaks, forkPoints: whole.forkPoints, pages: last.pages });
+      }
+      expect(shown.at(-1)).toEqual(last);
+    }
+    const second = requests[1]!.dispatchSeq;
+    expect(buildSessionView({ info, events, requests, pageEvents: 4, page: { seq: second } }).requests.map((request) => request.number)).toContain(2);
+  });
+
   it("shows the start of the first prompt, clipped, and no prompt when it is empty", () => {
     const user = (seq: number, text: string) => ({ seq, type: "user/message", time: 0, data: { content: [{ type: "text", text }], source: "user" } });
     const long = `  ${"word ".repeat(60)}`;

@@ -5,8 +5,9 @@ import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh
 import type { LogEvent } from "dsh-log";
 import { advanceSurface, emptySurface, type AppendList, type SurfaceNode, type SurfaceView } from "dsh-surface";
 import { nodeDelta, type NodeDelta } from "./node-delta.js";
+import { choosePage, timelinePages } from "./pages.js";
 import { contentText, timelineEntry } from "./timeline.js";
-import type { ComposerView, ImageView, NodeView, ProviderVerdictView, RequestView, SessionListItem, SessionView } from "./view-types.js";
+import type { BreakLink, ComposerView, ImageView, PageChoice, ProviderVerdictView, RequestView, SessionListItem, SessionView } from "./view-types.js";
 
 /** Who a session is: its id, creation time, and for a fork its parent and seed length. */
 export interface SessionIdentity {
@@ -46,6 +47,10 @@ export type SessionViewInput = {
   readonly info: SessionIdentity;
   readonly events: readonly LogEvent[];
   readonly composer?: ComposerView;
+  /** The most events a page shows (whole turns where they fit); without it, one page holds the whole session. */
+  readonly pageEvents?: number;
+  /** The page to show; without it, the last. */
+  readonly page?: PageChoice;
 } & (
   | {
       readonly requests: readonly ReconstructedRequest[];
@@ -125,20 +130,26 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
 }
 
 /**
- * The session page's data: the timeline of every event, and per request its header snapshot (with
- * the changes from the previous one), a token split (read from the cache, repeated but not read,
- * new), the surface nodes appended or replaced since the previous request (with the seq of the event
- * that is the node) and how many were kept or removed, its break and misses, wire body and verified
- * images. Pure, and linear in the log for a session that only appends.
+ * The session page's data: of the page shown, the timeline of its events and per request dispatched
+ * in it its header snapshot (with the changes from the previous one), a token split (read from the
+ * cache, repeated but not read, new), the surface nodes appended or replaced since the previous
+ * request (with the seq of the event that is the node) and how many were kept or removed, its break
+ * and misses, wire body and verified images; and of the whole session its summary, pages, breaks and
+ * fork points. `pageEvents` cuts the session into pages (see {@link timelinePages}); `page` picks
+ * one, by default the last. Pure, and linear in the log for a session that only appends.
  */
 export function buildSessionView(input: SessionViewInput): SessionView {
   const { events } = input;
   const requests: readonly ViewedRequest[] = input.requests;
   // Without facts, the input's type holds whole requests.
   const facts = input.facts ?? usageFacts(events, input.requests as readonly ReconstructedRequest[]);
+  const pages = timelinePages(events, input.pageEvents);
+  const page = choosePage(pages, input.page);
+  const { from, to } = pages[page - 1] ?? { from: 0, to: -1 };
+  const shown = (seq: number) => seq >= from && seq <= to;
   const numberOf = new Map(requests.map((request, index) => [request.dispatchSeq, index + 1]));
   const seedLength = input.info.parent?.seedLength;
-  const timeline = events.map((event) => timelineEntry(event, numberOf.get(event.seq), seedLength));
+  const timeline = events.filter((event) => shown(event.seq)).map((event) => timelineEntry(event, numberOf.get(event.seq), seedLength));
   const deltas = new Map<number, NodeDelta>();
   let previousNodes: AppendList<SurfaceNode> | undefined;
   const headersBefore = new Map<number, LogEvent>();
@@ -146,53 +157,63 @@ export function buildSessionView(input: SessionViewInput): SessionView {
   let pendingHeader: LogEvent | undefined;
   const replacements = new Set<number>();
   for (const event of events) {
+    if (event.seq > to) break;
     surface = advanceSurface(surface, event);
     if ((event.data as { replaces?: unknown }).replaces !== undefined) replacements.add(event.seq);
     if (requestHeaderEvent.is(event)) pendingHeader = event;
     if (numberOf.has(event.seq)) {
-      deltas.set(event.seq, nodeDelta(previousNodes, surface, replacements));
+      // Only the shown requests' deltas are read; the others only move the previous nodes on.
+      if (shown(event.seq)) deltas.set(event.seq, nodeDelta(previousNodes, surface, replacements));
       previousNodes = surface.state.nodes;
       if (pendingHeader !== undefined) headersBefore.set(event.seq, pendingHeader);
       pendingHeader = undefined;
     }
   }
+  const views: RequestView[] = [];
+  const breaks: BreakLink[] = [];
   let previousHeader: EpochHeader | undefined;
-  const views: RequestView[] = requests.map((request, index) => {
+  for (const [index, request] of requests.entries()) {
     const fact = facts[index]!;
-    const delta = deltas.get(request.dispatchSeq) ?? { nodes: [], kept: 0, removed: 0 };
-    const header = headersBefore.get(request.dispatchSeq);
-    const snapshot = header !== undefined && requestHeaderEvent.is(header) ? header.data : undefined;
-    const cacheRead = Math.min(fact.cacheReadTokens ?? 0, fact.promptTokens);
-    const repeated = Math.max(0, Math.min(fact.stableTokens, fact.promptTokens) - cacheRead);
-    const view: RequestView = {
-      number: index + 1,
-      turn: request.turn,
-      step: request.step,
-      dispatchSeq: request.dispatchSeq,
-      provider: request.snapshot.header.config.provider,
-      model: request.snapshot.header.config.model,
-      ...(snapshot === undefined
-        ? {}
-        : { header: { seq: header!.seq, reason: snapshot.reason, changes: previousHeader === undefined ? [] : describeHeaderChanges(previousHeader, snapshot.header) } }),
-      tokens: { prompt: fact.promptTokens, cacheRead, repeated, fresh: Math.max(0, fact.promptTokens - cacheRead - repeated), reported: fact.cacheReadTokens !== undefined },
-      nodes: delta.nodes,
-      kept: delta.kept,
-      removed: delta.removed,
-      ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
-      misses: fact.misses,
-      ...(fact.provider === undefined ? {} : { diagnosis: fact.provider }),
-      ...(fact.wire === undefined ? {} : { wire: fact.wire }),
-      ...(fact.wireBytes === undefined ? {} : { wireBytes: fact.wireBytes }),
-      images: fact.images ?? [],
-    };
+    if (fact.isBreak) breaks.push({ number: index + 1, dispatchSeq: request.dispatchSeq });
+    if (shown(request.dispatchSeq)) views.push(requestView(index + 1, request, fact, deltas.get(request.dispatchSeq), headersBefore.get(request.dispatchSeq), previousHeader));
     previousHeader = request.snapshot.header;
-    return view;
-  });
+  }
   return {
     session: sessionListItem(input.info, events),
+    pages,
+    page,
     timeline,
     requests: views,
+    breaks,
     forkPoints: forkPoints(events),
     ...(input.composer === undefined ? {} : { composer: input.composer }),
+  };
+}
+
+/** One request as the page shows it, from its facts, its node delta and the header snapshot written for it. */
+function requestView(number: number, request: ViewedRequest, fact: RequestFacts, delta: NodeDelta | undefined, header: LogEvent | undefined, previousHeader: EpochHeader | undefined): RequestView {
+  const snapshot = header !== undefined && requestHeaderEvent.is(header) ? header.data : undefined;
+  const cacheRead = Math.min(fact.cacheReadTokens ?? 0, fact.promptTokens);
+  const repeated = Math.max(0, Math.min(fact.stableTokens, fact.promptTokens) - cacheRead);
+  return {
+    number,
+    turn: request.turn,
+    step: request.step,
+    dispatchSeq: request.dispatchSeq,
+    provider: request.snapshot.header.config.provider,
+    model: request.snapshot.header.config.model,
+    ...(snapshot === undefined
+      ? {}
+      : { header: { seq: header!.seq, reason: snapshot.reason, changes: previousHeader === undefined ? [] : describeHeaderChanges(previousHeader, snapshot.header) } }),
+    tokens: { prompt: fact.promptTokens, cacheRead, repeated, fresh: Math.max(0, fact.promptTokens - cacheRead - repeated), reported: fact.cacheReadTokens !== undefined },
+    nodes: delta?.nodes ?? [],
+    kept: delta?.kept ?? 0,
+    removed: delta?.removed ?? 0,
+    ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
+    misses: fact.misses,
+    ...(fact.provider === undefined ? {} : { diagnosis: fact.provider }),
+    ...(fact.wire === undefined ? {} : { wire: fact.wire }),
+    ...(fact.wireBytes === undefined ? {} : { wireBytes: fact.wireBytes }),
+    images: fact.images ?? [],
   };
 }

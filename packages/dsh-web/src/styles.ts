@@ -15,6 +15,8 @@ table.sessions th, table.sessions td { text-align: left; padding: 6px 8px; borde
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 .facts { color: #4a5560; }
 .breaks-summary { padding: 8px 10px; background: #fff6e5; border: 1px solid #f0d29b; border-radius: 6px; }
+.pager { display: flex; gap: 8px; align-items: center; margin: 12px 0; }
+.pager select { flex: 1; max-width: 40em; }
 .break-link { margin-right: 8px; font-weight: 600; }
 ol.timeline { list-style: none; padding: 0; margin: 0; }
 .entry { padding: 4px 6px; border-left: 3px solid transparent; }

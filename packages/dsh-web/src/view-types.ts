@@ -112,11 +112,36 @@ export interface ComposerView {
   readonly explicit: Readonly<Record<string, unknown>>;
 }
 
-/** Everything the session page shows. */
+/** A part of the session shown at once: its first and last seq, and the first and last turn its events name. */
+export interface TimelinePage {
+  readonly from: number;
+  readonly to: number;
+  readonly firstTurn?: number;
+  readonly lastTurn?: number;
+}
+
+/** Which page to show: by its number (from 1), or the one holding an event. */
+export type PageChoice = { readonly page: number } | { readonly seq: number };
+
+/** A request that breaks the cache, wherever its page is. */
+export interface BreakLink {
+  readonly number: number;
+  readonly dispatchSeq: number;
+}
+
+/** Everything the session page shows: the session's summary and, of one page of its timeline, the events and requests. */
 export interface SessionView {
   readonly session: SessionListItem;
+  /** Every page of the session; one unless the page was built with a page size. */
+  readonly pages: readonly TimelinePage[];
+  /** The number (from 1) of the page shown. */
+  readonly page: number;
+  /** The events of the page shown. */
   readonly timeline: readonly TimelineEntry[];
+  /** The requests dispatched in the page shown. */
   readonly requests: readonly RequestView[];
+  /** Every request of the session that breaks the cache. */
+  readonly breaks: readonly BreakLink[];
   /** Seqs a fork can start from (ends of closed turns). */
   readonly forkPoints: readonly number[];
   /** Present when the page can continue the session. */

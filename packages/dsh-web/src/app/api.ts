@@ -1,4 +1,4 @@
-import type { ContinueLine, RequestWire, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "../view-types.js";
+import type { ContinueLine, PageChoice, RequestWire, SessionListItem, SessionView, WhatIfInput, WhatIfView } from "../view-types.js";
 
 /** The JSON `path` answers (to a GET, or to a POST of `body` when given), or its error message as an `Error`. */
 async function json<T>(path: string, body?: string): Promise<T> {
@@ -12,7 +12,8 @@ async function json<T>(path: string, body?: string): Promise<T> {
 }
 
 export const listSessions = () => json<SessionListItem[]>("/api/sessions");
-export const loadSession = (id: string) => json<SessionView>(`/api/sessions/${encodeURIComponent(id)}`);
+export const loadSession = (id: string, at?: PageChoice) =>
+  json<SessionView>(`/api/sessions/${encodeURIComponent(id)}${at === undefined ? "" : "page" in at ? `?page=${at.page}` : `?seq=${at.seq}`}`);
 export const loadWire = (id: string, request: number) => json<RequestWire>(`/api/sessions/${encodeURIComponent(id)}/requests/${request}/wire`);
 
 /** Sends a new turn and calls `onLine` for each line of the streamed answer. */

@@ -30,7 +30,7 @@ function boot(): void {
       <nav>
         <a href="/">← sessions</a>
       </nav>
-      <SessionPage load={() => loadSession(id)} live={true} />
+      <SessionPage load={(at) => loadSession(id, at)} live={true} />
     </>,
     root,
   );

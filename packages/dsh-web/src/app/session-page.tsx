@@ -1,7 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
-import type { SessionView, TimelineEntry } from "../view-types.js";
+import type { PageChoice, RequestView, SessionView, TimelineEntry } from "../view-types.js";
 import { Composer } from "./composer.js";
 import { percent, when } from "./format.js";
+import { Pager } from "./pager.js";
 import { RequestCard } from "./request-card.js";
 import { WhatIfPanel } from "./what-if.js";
 
@@ -11,8 +12,16 @@ function seqOfHash(): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
-function Entry({ entry, view, selected, live }: { entry: TimelineEntry; view: SessionView; selected: boolean; live: boolean }) {
-  const request = entry.request === undefined ? undefined : view.requests[entry.request - 1];
+/** How many cache breaks the summary links to; the rest are counted. */
+const BREAK_LINKS = 50;
+
+/** Whether the page shown holds the event at `seq`. */
+function holds(view: SessionView, seq: number): boolean {
+  const page = view.pages[view.page - 1];
+  return page !== undefined && seq >= page.from && seq <= page.to;
+}
+
+function Entry({ entry, view, request, selected, live }: { entry: TimelineEntry; view: SessionView; request: RequestView | undefined; selected: boolean; live: boolean }) {
   return (
     <li id={`seq-${entry.seq}`} class={`entry kind-${entry.kind}${selected ? " selected" : ""}`} data-seq={entry.seq}>
       <a class="seq" href={`#seq=${entry.seq}`}>
@@ -29,27 +38,36 @@ function Entry({ entry, view, selected, live }: { entry: TimelineEntry; view: Se
   );
 }
 
-/** One session: summary, cache breaks, the timeline with every request, and (live) the composer. */
-export function SessionPage({ load, live }: { load: () => Promise<SessionView>; live: boolean }) {
+/**
+ * One session: summary, cache breaks, one page of the timeline with its requests, and (live) the
+ * composer. `load` gives the page asked for (by default the last); a link to an event on another
+ * page loads that page.
+ */
+export function SessionPage({ load, live }: { load: (at?: PageChoice) => Promise<SessionView>; live: boolean }) {
   const [view, setView] = useState<SessionView | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [selected, setSelected] = useState(seqOfHash());
-  const refresh = () => load().then(setView, (cause: Error) => setError(cause.message));
+  const show = (at?: PageChoice) => load(at).then(setView, (cause: Error) => setError(cause.message));
   useEffect(() => {
-    void refresh();
+    const seq = seqOfHash();
+    void show(seq === undefined ? undefined : { seq });
     const onHash = () => setSelected(seqOfHash());
     addEventListener("hashchange", onHash);
     return () => removeEventListener("hashchange", onHash);
   }, []);
   useEffect(() => {
-    if (selected !== undefined) document.getElementById(`seq-${selected}`)?.scrollIntoView({ block: "start" });
+    if (selected === undefined || view === undefined) return;
+    if (holds(view, selected)) document.getElementById(`seq-${selected}`)?.scrollIntoView({ block: "start" });
+    else void show({ seq: selected });
   }, [selected, view]);
   if (error !== undefined) return <p class="error">{error}</p>;
   if (view === undefined) return <p>Loading…</p>;
-  const { session } = view;
-  const breaks = view.requests.filter((request) => request.break !== undefined);
+  const { session, breaks } = view;
+  const go = (page: number) => void show({ page }).then(() => scrollTo(0, 0));
+  const requests = new Map(view.requests.map((request) => [request.number, request]));
   const turns = new Map<number, TimelineEntry[]>();
-  let currentTurn = -1;
+  // A page cut inside a long turn starts in that turn.
+  let currentTurn = view.pages[view.page - 1]?.firstTurn ?? -1;
   for (const entry of view.timeline) {
     if (entry.turn !== undefined) currentTurn = entry.turn;
     turns.set(currentTurn, [...(turns.get(currentTurn) ?? []), entry]);
@@ -72,25 +90,28 @@ export function SessionPage({ load, live }: { load: () => Promise<SessionView>; 
         ) : (
           <>
             {breaks.length} cache break(s):{" "}
-            {breaks.map((request) => (
+            {breaks.slice(0, BREAK_LINKS).map((request) => (
               <a key={request.number} href={`#seq=${request.dispatchSeq}`} class="break-link">
                 request {request.number}
               </a>
             ))}
+            {breaks.length > BREAK_LINKS ? ` and ${breaks.length - BREAK_LINKS} more` : null}
           </>
         )}
       </div>
+      <Pager pages={view.pages} page={view.page} go={go} />
       {[...turns].map(([turn, entries]) => (
         <section key={turn} class="turn">
           <h2>{turn < 0 ? "before the first turn" : `turn ${turn}`}</h2>
           <ol class="timeline">
             {entries.map((entry) => (
-              <Entry key={entry.seq} entry={entry} view={view} selected={entry.seq === selected} live={live} />
+              <Entry key={entry.seq} entry={entry} view={view} request={entry.request === undefined ? undefined : requests.get(entry.request)} selected={entry.seq === selected} live={live} />
             ))}
           </ol>
         </section>
       ))}
-      {live && view.composer !== undefined ? <Composer sessionId={session.id} composer={view.composer} onDone={() => void refresh()} /> : null}
+      <Pager pages={view.pages} page={view.page} go={go} />
+      {live && view.composer !== undefined ? <Composer sessionId={session.id} composer={view.composer} onDone={() => void show()} /> : null}
     </div>
   );
 }
