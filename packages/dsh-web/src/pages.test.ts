@@ -35,7 +35,7 @@ describe("timelinePages", () => {
 
   it("names no turn for a page whose events name none", () => {
     const events = session([2], 3);
-    expect(timelinePages(events, 3)).toEqual([{ from: 0, to: 2 }, { from: 3, to: 4, firstTurn: 0, lastTurn: 0 }]);
+    expect(timelinePages(events, 3)).toStrictEqual([{ from: 0, to: 2 }, { from: 3, to: 4, firstTurn: 0, lastTurn: 0 }]);
   });
 
   it("refuses a page size below one event", () => {

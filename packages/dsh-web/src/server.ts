@@ -168,8 +168,7 @@ async function route(backend: WebBackend, request: IncomingMessage, response: Se
   if (parts[1] !== "sessions" || parts[2] === undefined) throw new WebError("WEB_NOT_FOUND", `no API at ${path}`);
   const id = parts[2];
   if (request.method === "GET" && parts.length === 3) {
-    const at = pageChoice(url);
-    send(response, 200, "application/json", JSON.stringify(await (at === undefined ? backend.loadSession(id) : backend.loadSession(id, at))));
+    send(response, 200, "application/json", JSON.stringify(await backend.loadSession(id, pageChoice(url))));
     return;
   }
   if (request.method === "GET" && parts.length === 6 && parts[3] === "requests" && parts[5] === "wire" && backend.requestWire !== undefined) {

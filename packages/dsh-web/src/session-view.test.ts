@@ -75,6 +75,7 @@ describe("buildSessionView", () => {
     const whole = buildSessionView({ info, events, requests });
     expect(whole.pages).toEqual([{ from: 0, to: events.length - 1, firstTurn: 0, lastTurn: 2 }]);
     expect(whole.page).toBe(1);
+    expect(whole).not.toHaveProperty("composer");
     expect(whole.breaks).toEqual([3, 5].map((number) => ({ number, dispatchSeq: requests[number - 1]!.dispatchSeq })));
     for (const pageEvents of [1, 4, 9, 20]) {
       const last = buildSessionView({ info, events, requests, pageEvents });
