@@ -87,7 +87,8 @@ describe("dsh run → dsh requests --wire", () => {
     const last = await runCli(["requests", logPath, "--last", "--wire"], { cwd: project() });
     expect(last.stdout).toBe(`${received.at(-1)}\n`);
     const none = await runCli(["requests", logPath, "--seq", String(all[2]!.seq + 1)], { cwd: project() });
-    expect(none).toMatchObject({ code: 1, stdout: "" });
+    // A seq that names no dispatch is a bad argument, as for dsh prove, fork and what-if: exit 2.
+    expect(none).toMatchObject({ code: 2, stdout: "" });
     expect(none.stderr).toBe(`dsh: seq ${all[2]!.seq + 1} is not where a request was dispatched (dsh requests LOG lists them)\n`);
     const emptyPath = join(dir, "empty.jsonl");
     await (await createJsonlLog(emptyPath, { registry: createAgentRegistry() })).log.close();

@@ -37,7 +37,7 @@ export async function requestsCommand(argv: readonly string[], io: CliIo): Promi
       io.stdout.write(`${JSON.stringify({ turn, step, seq: dispatchSeq, ...(sent ? {} : { sent: false }), request: body })}\n`);
     }
   }
-  if (seq !== undefined && printed === 0) throw new CliError(`seq ${seq} is not where a request was dispatched (dsh requests LOG lists them)`, EXIT.failure);
+  if (seq !== undefined && printed === 0) throw new CliError(`seq ${seq} is not where a request was dispatched (dsh requests LOG lists them)`, EXIT.usage);
   return EXIT.ok;
 }
 
