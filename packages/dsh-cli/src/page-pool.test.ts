@@ -58,6 +58,36 @@ describe("PagePool", () => {
   }, 60_000);
 });
 
+describe("a session's pages", () => {
+  it("go to the child that built its last page when that child is free, which keeps the session measured", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 2);
+    const page = (sessionId: string) => pool.run<SessionView>({ kind: "session", sessionId, pageEvents: PAGE_EVENTS }).then((view) => view.session.id, (error: Error) => error.message);
+    let stopped: number | undefined;
+    try {
+      // Two at once start two children: the first (the lower pid) builds this session, the second a missing one.
+      await Promise.all([page(id), page("no-such-session")]);
+      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.includes("page-builder"))
+        .map((line) => Number(line.trim().split(/\s+/)[0]))
+        .sort((a, b) => a - b);
+      expect(children).toHaveLength(2);
+      // With the first child stopped, the missing session's page is still answered: it goes to the second.
+      stopped = children[0]!;
+      process.kill(stopped, "SIGSTOP");
+      const answered = await Promise.race([page("no-such-session"), new Promise((resolve) => setTimeout(resolve, 20_000, "not answered: it went to the stopped child"))]);
+      expect(answered).toBe("no session no-such-session in this store");
+      process.kill(stopped, "SIGCONT");
+      stopped = undefined;
+      expect(await page(id)).toBe(id);
+    } finally {
+      if (stopped !== undefined) process.kill(stopped, "SIGCONT");
+      await pool.close();
+    }
+  }, 60_000);
+});
+
 describe("a page builder that dies", () => {
   it("is replaced: the next page is built by a new child", async () => {
     const { execFileSync } = await import("node:child_process");

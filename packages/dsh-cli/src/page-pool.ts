@@ -21,6 +21,8 @@ interface Builder {
   readonly child: ChildProcess;
   readonly ready: Promise<void>;
   busy: boolean;
+  /** The session whose page this child built last: it keeps that session measured. */
+  lastSession: string | undefined;
 }
 
 /** How the child entry runs: the built `page-builder.js` beside this module, or the source through tsx (in this repository). */
@@ -49,9 +51,15 @@ export class PagePool {
     this.#size = size;
   }
 
-  /** Runs `job` in a free child; a failure comes back as the `WebError` it was, or as an error with the child's message. */
+  /**
+   * Runs `job` in a free child, for a session's page the child that built its last page when that
+   * one is free (it keeps the session measured); a failure comes back as the `WebError` it was, or
+   * as an error with the child's message.
+   */
   async run<T>(job: PageRequest): Promise<T> {
-    const builder = await this.#free();
+    const session = job.kind === "session" ? job.sessionId : undefined;
+    const builder = await this.#free(session);
+    if (session !== undefined) builder.lastSession = session;
     const id = this.#next++;
     try {
       await builder.ready;
@@ -94,14 +102,14 @@ export class PagePool {
     this.#builders.length = 0;
   }
 
-  /** A child not busy with a job, started if there are fewer than `size`, else the first to become free. */
-  async #free(): Promise<Builder> {
+  /** A child not busy with a job (the one that last built `session`'s page first), started if there are fewer than `size`, else the first to become free. */
+  async #free(session: string | undefined): Promise<Builder> {
     for (;;) {
       // A child that died while idle is replaced, never handed a job it cannot answer.
       for (const dead of this.#builders.filter(({ child }) => child.exitCode !== null || child.signalCode !== null)) {
         this.#builders.splice(this.#builders.indexOf(dead), 1);
       }
-      const idle = this.#builders.find((builder) => !builder.busy);
+      const idle = this.#builders.find((builder) => !builder.busy && session !== undefined && builder.lastSession === session) ?? this.#builders.find((builder) => !builder.busy);
       if (idle !== undefined) {
         idle.busy = true;
         return idle;
@@ -130,6 +138,6 @@ export class PagePool {
       child.once("exit", (code) => reject(new Error(`the page builder could not start (exit ${code ?? "by signal"})`)));
     });
     ready.catch(() => undefined);
-    return { child, ready, busy: false };
+    return { child, ready, busy: false, lastSession: undefined };
   }
 }
