@@ -156,6 +156,13 @@ describe("dsh web in Chromium", () => {
       const breakHref = (await page.locator(".breaks-summary a.break-link").getAttribute("href"))!;
       await page.click(".breaks-summary a.break-link");
       await page.waitForSelector(`#seq-${breakHref.slice("#seq=".length)}.selected .break-card`);
+      // Paging after following a link goes where it is asked, and stays there.
+      await pager.locator("select").selectOption("1");
+      await page.waitForSelector("li.entry[data-seq='0']");
+      await page.waitForLoadState("networkidle");
+      await expect(pager.locator("select").inputValue()).resolves.toBe("1");
+      await expect(page.locator("li.entry.selected").count()).resolves.toBe(0);
+      expect(new URL(page.url()).hash).toBe("");
       // A deep link to an event opens the page that holds it.
       const deep = await browser.newPage();
       await deep.goto(`${paged.at(`sessions/${main}`)}#seq=1`);

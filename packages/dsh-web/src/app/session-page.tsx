@@ -63,7 +63,12 @@ export function SessionPage({ load, live }: { load: (at?: PageChoice) => Promise
   if (error !== undefined) return <p class="error">{error}</p>;
   if (view === undefined) return <p>Loading…</p>;
   const { session, breaks } = view;
-  const go = (page: number) => void show({ page }).then(() => scrollTo(0, 0));
+  const go = (page: number) => {
+    // Paging leaves the event a link selected: the link would otherwise bring its page back.
+    if (location.hash !== "") history.replaceState(null, "", `${location.pathname}${location.search}`);
+    setSelected(undefined);
+    void show({ page }).then(() => scrollTo(0, 0));
+  };
   const requests = new Map(view.requests.map((request) => [request.number, request]));
   const turns = new Map<number, TimelineEntry[]>();
   // A page cut inside a long turn starts in that turn.
