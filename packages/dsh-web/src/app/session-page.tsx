@@ -63,12 +63,13 @@ export function SessionPage({ load, live }: { load: (at?: PageChoice) => Promise
   if (error !== undefined) return <p class="error">{error}</p>;
   if (view === undefined) return <p>Loading…</p>;
   const { session, breaks } = view;
-  const go = (page: number) => {
-    // Paging leaves the event a link selected: the link would otherwise bring its page back.
+  /** Shows another page (by default the last), leaving the event a link selected: the link would otherwise bring its page back. */
+  const leave = (at?: PageChoice) => {
     if (location.hash !== "") history.replaceState(null, "", `${location.pathname}${location.search}`);
     setSelected(undefined);
-    void show({ page }).then(() => scrollTo(0, 0));
+    return show(at);
   };
+  const go = (page: number) => void leave({ page }).then(() => scrollTo(0, 0));
   const requests = new Map(view.requests.map((request) => [request.number, request]));
   const turns = new Map<number, TimelineEntry[]>();
   // A page cut inside a long turn starts in that turn.
@@ -116,7 +117,7 @@ export function SessionPage({ load, live }: { load: (at?: PageChoice) => Promise
         </section>
       ))}
       <Pager pages={view.pages} page={view.page} go={go} />
-      {live && view.composer !== undefined ? <Composer sessionId={session.id} composer={view.composer} onDone={() => void show()} /> : null}
+      {live && view.composer !== undefined ? <Composer sessionId={session.id} composer={view.composer} onDone={() => void leave()} /> : null}
     </div>
   );
 }
