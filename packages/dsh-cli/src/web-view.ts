@@ -4,7 +4,7 @@ import { reconstructRequests } from "dsh-agent";
 import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
-import { buildSessionView, choosePage, timelinePages, usageFacts, type ComposerView, type ImageView, type PageChoice, type RequestFacts, type RequestWire, type SessionView } from "dsh-web";
+import { buildSessionView, usageFacts, type ComposerView, type ImageView, type PageChoice, type RequestFacts, type RequestWire, type SessionView } from "dsh-web";
 import { cacheRows, type CacheRow } from "./cache-report.js";
 import { measuredPrompts } from "./measured-prompts.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
@@ -111,16 +111,20 @@ export async function sessionView(
 ): Promise<SessionView> {
   const { info, log } = session;
   const events = log.slice();
-  const { requests, facts: measuredFacts } = options.measured ?? (await measureSession(log, attachments, options.wires));
-  const facts = [...measuredFacts];
-  const pages = timelinePages(events, options.pageEvents);
-  const page = choosePage(pages, options.page);
-  const { from, to } = pages[page - 1] ?? { from: 0, to: -1 };
-  const images = imageViews(attachments, options.images);
-  for (const [index, request] of requests.entries()) {
-    if (request.dispatchSeq >= from && request.dispatchSeq <= to) facts[index] = { ...facts[index]!, images: await images(request.images) };
-  }
+  const { requests, facts } = options.measured ?? (await measureSession(log, attachments, options.wires));
   const composer = options.composer ? composerOf(log) : undefined;
-  const paging = options.pageEvents === undefined ? {} : { pageEvents: options.pageEvents, page: { page } };
-  return buildSessionView({ info, events, requests, facts, ...paging, ...(composer === undefined ? {} : { composer }) });
+  const view = buildSessionView({
+    info,
+    events,
+    requests,
+    facts,
+    ...(options.pageEvents === undefined ? {} : { pageEvents: options.pageEvents }),
+    ...(options.page === undefined ? {} : { page: options.page }),
+    ...(composer === undefined ? {} : { composer }),
+  });
+  // Only the requests the page shows have their images read.
+  const images = imageViews(attachments, options.images);
+  const shown = [];
+  for (const request of view.requests) shown.push({ ...request, images: await images(requests[request.number - 1]!.images) });
+  return { ...view, requests: shown };
 }
