@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +20,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The pids of this process's page-builder children. */
+function pageBuilders(): number[] {
+  return execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.includes("page-builder"))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
 
 describe("PagePool", () => {
   it("builds in child processes the same pages and list rows as this process would, and stops its children", async () => {
@@ -60,18 +69,13 @@ describe("PagePool", () => {
 
 describe("a session's pages", () => {
   it("go to the child that built its last page when that child is free, which keeps the session measured", async () => {
-    const { execFileSync } = await import("node:child_process");
     const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 2);
     const page = (sessionId: string) => pool.run<SessionView>({ kind: "session", sessionId, pageEvents: PAGE_EVENTS }).then((view) => view.session.id, (error: Error) => error.message);
     let stopped: number | undefined;
     try {
       // Two at once start two children: the first (the lower pid) builds this session, the second a missing one.
       await Promise.all([page(id), page("no-such-session")]);
-      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
-        .split("\n")
-        .filter((line) => line.includes("page-builder"))
-        .map((line) => Number(line.trim().split(/\s+/)[0]))
-        .sort((a, b) => a - b);
+      const children = pageBuilders().sort((x, y) => x - y);
       expect(children).toHaveLength(2);
       // With the first child stopped, the missing session's page is still answered: it goes to the second.
       stopped = children[0]!;
@@ -90,14 +94,10 @@ describe("a session's pages", () => {
 
 describe("a page builder that dies", () => {
   it("is replaced: the next page is built by a new child", async () => {
-    const { execFileSync } = await import("node:child_process");
     const pool = new PagePool({ url: ".dsh/sessions", cwd: dir, objects: undefined }, 1);
     try {
       await pool.run({ kind: "session", sessionId: id, pageEvents: PAGE_EVENTS });
-      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
-        .split("\n")
-        .filter((line) => line.includes("page-builder"))
-        .map((line) => Number(line.trim().split(/\s+/)[0]));
+      const children = pageBuilders();
       expect(children).toHaveLength(1);
       process.kill(children[0]!, "SIGKILL");
       while (execFileSync("ps", ["-o", "pid=", "--ppid", String(process.pid)], { encoding: "utf8" }).includes(String(children[0]))) {
