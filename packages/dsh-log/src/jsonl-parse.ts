@@ -3,6 +3,7 @@ import { describeIssues } from "dsh-base";
 import { MAX_JSON_DEPTH, freezeParsedJson } from "dsh-llm";
 import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
+import { keepEventShapes } from "./event-shapes.js";
 import { countKeys, findDuplicateKey, restoreNewlines, scanChunk } from "./json-scan.js";
 import { JSONL_FORMAT, JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, jsonlHeaderSchema, linkOf, serializeHeaderLine, startsWithLink, type JsonlHeader, type ParsedJsonl } from "./jsonl-format.js";
 import { markParsedBatch } from "./verified.js";
@@ -31,6 +32,8 @@ export class JsonlParser {
   #offset = 0;
   /** The chain link of the last line read (version 2 files), kept as its bytes until asked for. */
   #lastLink: Buffer | undefined;
+  /** Whether the shapes of this log's events were kept yet (from its first chunk: see {@link keepEventShapes}). */
+  #shapesKept = false;
 
   /**
    * Parses the whole lines in `bytes[start, end)` (`end` just after a newline), overwriting them, and
@@ -86,6 +89,10 @@ export class JsonlParser {
       if (Array.isArray(values) && values.length === scan.lines && chunkKeys(values) === scan.keys) {
         for (const value of values) this.#events.push(value as LogEvent);
         this.#line += scan.lines;
+        if (!this.#shapesKept) {
+          keepEventShapes(values);
+          this.#shapesKept = true;
+        }
         return;
       }
     }

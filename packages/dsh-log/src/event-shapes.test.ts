@@ -1,0 +1,67 @@
+import { setFlagsFromString } from "node:v8";
+import { describe, expect, it } from "vitest";
+import { MAX_KEPT_SHAPES, keepEventShapes, keptEventShapes, shapeOf } from "./event-shapes.js";
+import { parseJsonl } from "./jsonl-parse.js";
+import { serializeHeaderLine } from "./jsonl-format.js";
+
+// V8's own answer to "do these two objects share a hidden class", compiled after the flag is set.
+setFlagsFromString("--allow-natives-syntax");
+const sameHiddenClass = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
+
+const header = serializeHeaderLine({ format: "dsh-log", version: 1, sessionId: "s-1", createdAt: 0 });
+const line = (seq: number, type: string, data: unknown) => `${JSON.stringify({ seq, type, time: 1_796_530_510_930 + seq, data })}\n`;
+
+describe("shapeOf", () => {
+  it("keeps keys in order and the kinds of values, and none of the content", () => {
+    const value = { text: "secret", n: 3, x: 1.5, ok: true, none: null, list: ["a", "b", "c", "d", "e", "f"], nested: { deeper: { s: "t" } } };
+    const shape = shapeOf(value) as typeof value;
+    expect(Object.keys(shape)).toEqual(Object.keys(value));
+    expect(shape).toEqual({ text: "", n: 3, x: 1.5, ok: true, none: null, list: ["", "", "", ""], nested: { deeper: { s: "" } } });
+    expect(shapeOf("top")).toBe("");
+    expect(shapeOf(7)).toBe(7);
+  });
+
+  it("cuts nesting deeper than sixteen levels", () => {
+    let deep: unknown = "leaf";
+    for (let level = 0; level < 20; level++) deep = { level: deep };
+    let shape = shapeOf(deep);
+    let levels = 0;
+    while (typeof shape === "object" && shape !== null) {
+      shape = (shape as { level: unknown }).level;
+      levels++;
+    }
+    expect(levels).toBe(16);
+    expect(shape).toBeNull();
+  });
+});
+
+describe("keepEventShapes", () => {
+  it("keeps, frozen, the shape of the first event of each type the reader parses, with the hidden classes of the reader's events", () => {
+    const text = header + line(0, "test/a", { content: [{ type: "text", text: "secret one" }] }) + line(1, "test/a", { other: "secret two" }) + line(2, "test/b", { n: 1 });
+    const { events } = parseJsonl(new TextEncoder().encode(text));
+    const kept = keptEventShapes();
+    const a = kept.get("test/a") as { data: { content: { type: string; text: string }[] } };
+    expect(a).toEqual({ seq: 0, type: "", time: 1_796_530_510_930, data: { content: [{ type: "", text: "" }] } });
+    expect(kept.get("test/b")).toEqual({ seq: 2, type: "", time: 1_796_530_510_932, data: { n: 1 } });
+    expect(JSON.stringify([...kept.values()])).not.toContain("secret");
+    expect(Object.isFrozen(a) && Object.isFrozen(a.data) && Object.isFrozen(a.data.content) && Object.isFrozen(a.data.content[0])).toBe(true);
+    // What the shapes are for: the same hidden classes as the events, at every level.
+    const first = events[0] as unknown as typeof a;
+    expect(sameHiddenClass(first, a)).toBe(true);
+    expect(sameHiddenClass(first.data, a.data)).toBe(true);
+    expect(sameHiddenClass(first.data.content[0]!, a.data.content[0]!)).toBe(true);
+  });
+
+  it("replaces a type's shape with the one a later load sees first", () => {
+    keepEventShapes([{ seq: 0, type: "test/c", time: 0, data: { first: 1 } }]);
+    keepEventShapes([{ seq: 0, type: "test/c", time: 0, data: { second: 2 } }, { seq: 1, type: "test/c", time: 0, data: { third: 3 } }]);
+    expect(keptEventShapes().get("test/c")).toEqual({ seq: 0, type: "", time: 0, data: { second: 2 } });
+  });
+
+  it(`keeps at most ${MAX_KEPT_SHAPES} types, and skips values that are not events`, () => {
+    const many = Array.from({ length: MAX_KEPT_SHAPES + 10 }, (_, index) => ({ seq: index, type: `test/many-${index}`, time: 0, data: {} }));
+    keepEventShapes([null, 3, { type: 4 }, ...many]);
+    expect(keptEventShapes().size).toBe(MAX_KEPT_SHAPES);
+    expect(keptEventShapes().has(`test/many-${MAX_KEPT_SHAPES + 9}`)).toBe(false);
+  });
+});
