@@ -2,28 +2,16 @@
 // The core packages' tests on the Node lines our users run (22 and 24), from source, as CI runs them.
 // The lines run at once (about 40 s less of CI than one after the other on two cores); each one's
 // output is printed whole when it ends, so the two never interleave.
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { nodeBinary, root } from "./toolchain.mjs";
+import { nodeBinary, root, runCaptured } from "./toolchain.mjs";
 
 const CORE = ["dsh-base", "dsh-attachments", "dsh-llm", "dsh-log", "dsh-surface", "dsh-header", "dsh-agent"];
 const majors = process.argv.slice(2).map(Number);
 
 /** Runs the core tests on Node `major`, resolving with its exit code and everything it printed. */
-function coreTests(major) {
-  const node = nodeBinary(major);
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...CORE.flatMap((name) => ["--project", name])], {
-      cwd: root,
-      env: { TURBO_TELEMETRY_DISABLED: "1", ...process.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const output = [];
-    child.stdout.on("data", (chunk) => output.push(chunk));
-    child.stderr.on("data", (chunk) => output.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ major, code: code ?? 1, signal, output: Buffer.concat(output).toString("utf8") }));
-  });
+async function coreTests(major) {
+  const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
+  return { major, ...(await runCaptured(nodeBinary(major), [vitest, "run", ...CORE.flatMap((name) => ["--project", name])])) };
 }
 
 let failed = false;

@@ -6,30 +6,16 @@
 //         release flow (publish dry run, changesets bumping only what needs it)
 //   demo  the scripted demo of the README
 //   build every package with turbo, run through the pinned pnpm (turbo needs it on its PATH)
-import { spawn } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { bin, ensureDependencies, pnpm, root, run } from "./toolchain.mjs";
+import { bin, ensureDependencies, pnpm, run, runCaptured } from "./toolchain.mjs";
 
 /** Starts `command` with its output in a file; the promise prints that output once it ends, and exits when it failed. */
-function backgroundRun(command, args) {
-  const dir = mkdtempSync(join(tmpdir(), "dsh-task-"));
-  const file = join(dir, "output");
-  const fd = openSync(file, "w");
-  const child = spawn(command, args, { cwd: root, stdio: ["ignore", fd, fd], env: { TURBO_TELEMETRY_DISABLED: "1", ...process.env } });
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      process.stdout.write(readFileSync(file, "utf8"));
-      rmSync(dir, { recursive: true, force: true });
-      if (code !== 0) {
-        console.error(`\n${[command, ...args].join(" ")} exited with ${signal ?? code}`);
-        process.exit(code ?? 1);
-      }
-      resolve();
-    });
-  });
+async function backgroundRun(command, args) {
+  const { code, signal, output } = await runCaptured(command, args);
+  process.stdout.write(output);
+  if (code !== 0) {
+    console.error(`\n${[command, ...args].join(" ")} exited with ${signal ?? code}`);
+    process.exit(code);
+  }
 }
 
 const task = process.argv[2];

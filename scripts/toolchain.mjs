@@ -1,7 +1,8 @@
 // The pinned pnpm, installed dependencies, and child processes that fail loudly: what every
 // top-level script (`npm test`, `npm run demo`, CI) stands on, on a machine with only Node and npm.
-import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const root = join(import.meta.dirname, "..");
@@ -22,6 +23,26 @@ export function run(command, args, options = {}) {
     process.exit(result.status ?? 1);
   }
   return result;
+}
+
+/**
+ * Starts a command whose output (stdout and stderr together) goes to a file, and resolves once it
+ * ends with its exit code, signal and that output: children run at once, each printed whole. A file,
+ * not a pipe, so a child never waits on a parent busy with something synchronous.
+ */
+export function runCaptured(command, args) {
+  const dir = mkdtempSync(join(tmpdir(), "dsh-run-"));
+  const file = join(dir, "output");
+  const fd = openSync(file, "w");
+  const child = spawn(command, args, { cwd: root, stdio: ["ignore", fd, fd], env: { TURBO_TELEMETRY_DISABLED: "1", ...process.env } });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      const output = readFileSync(file, "utf8");
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code: code ?? 1, signal, output });
+    });
+  });
 }
 
 /** The pinned pnpm: the installed one when it is that version, else the same version through npx. */
