@@ -1,6 +1,6 @@
 import { setFlagsFromString } from "node:v8";
 import { describe, expect, it } from "vitest";
-import { MAX_KEPT_SHAPES, keepEventShapes, keptEventShapes, shapeOf } from "./event-shapes.js";
+import { MAX_KEPT_SHAPES, MAX_SHAPE_KEYS, keepEventShapes, keptEventShapes, shapeOf } from "./event-shapes.js";
 import { parseJsonl } from "./jsonl-parse.js";
 import { serializeHeaderLine } from "./jsonl-format.js";
 
@@ -12,13 +12,23 @@ const header = serializeHeaderLine({ format: "dsh-log", version: 1, sessionId: "
 const line = (seq: number, type: string, data: unknown) => `${JSON.stringify({ seq, type, time: 1_796_530_510_930 + seq, data })}\n`;
 
 describe("shapeOf", () => {
-  it("keeps keys in order and the kinds of values, and none of the content", () => {
-    const value = { text: "secret", n: 3, x: 1.5, ok: true, none: null, list: ["a", "b", "c", "d", "e", "f"], nested: { deeper: { s: "t" } } };
+  it("keeps keys in order and the kinds of values, and none of the values", () => {
+    const value = { text: "secret", n: 3, big: 2 ** 31, low: -(2 ** 31), x: 1.5, time: 1_796_530_510_930, ok: true, none: null, list: ["a", "b", "c", "d", "e", "f"], nested: { deeper: { s: "t" } } };
     const shape = shapeOf(value) as typeof value;
     expect(Object.keys(shape)).toEqual(Object.keys(value));
-    expect(shape).toEqual({ text: "", n: 3, x: 1.5, ok: true, none: null, list: ["", "", "", ""], nested: { deeper: { s: "" } } });
+    // Integers V8 keeps unboxed stand as 0, every other number as a double.
+    expect(shape).toEqual({ text: "", n: 0, big: 0.5, low: 0, x: 0.5, time: 0.5, ok: false, none: null, list: ["", "", "", ""], nested: { deeper: { s: "" } } });
     expect(shapeOf("top")).toBe("");
-    expect(shapeOf(7)).toBe(7);
+    expect(shapeOf(7)).toBe(0);
+    expect(shapeOf(false)).toBe(false);
+  });
+
+  it(`keeps no shape of a value with more than ${MAX_SHAPE_KEYS} keys`, () => {
+    const wide = (keys: number) => Object.fromEntries(Array.from({ length: keys }, (_, index) => [`k${index}`, index]));
+    expect(Object.keys(shapeOf(wide(MAX_SHAPE_KEYS)) as object)).toHaveLength(MAX_SHAPE_KEYS);
+    expect(shapeOf(wide(MAX_SHAPE_KEYS + 1))).toBeUndefined();
+    expect(shapeOf({ a: wide(MAX_SHAPE_KEYS - 1), b: [{ c: 1 }] })).toBeUndefined();
+    expect(shapeOf([wide(MAX_SHAPE_KEYS / 2), wide(MAX_SHAPE_KEYS / 2)])).toBeDefined();
   });
 
   it("cuts nesting deeper than sixteen levels", () => {
@@ -37,13 +47,13 @@ describe("shapeOf", () => {
 
 describe("keepEventShapes", () => {
   it("keeps, frozen, the shape of the first event of each type the reader parses, with the hidden classes of the reader's events", () => {
-    const text = header + line(0, "test/a", { content: [{ type: "text", text: "secret one" }] }) + line(1, "test/a", { other: "secret two" }) + line(2, "test/b", { n: 1 });
+    const text = header + line(0, "test/a", { content: [{ type: "text", text: "secret one" }] }) + line(1, "test/a", { other: "secret two" }) + line(2, "test/b", { n: 1234567, isError: true });
     const { events } = parseJsonl(new TextEncoder().encode(text));
     const kept = keptEventShapes();
     const a = kept.get("test/a") as { data: { content: { type: string; text: string }[] } };
-    expect(a).toEqual({ seq: 0, type: "", time: 1_796_530_510_930, data: { content: [{ type: "", text: "" }] } });
-    expect(kept.get("test/b")).toEqual({ seq: 2, type: "", time: 1_796_530_510_932, data: { n: 1 } });
-    expect(JSON.stringify([...kept.values()])).not.toContain("secret");
+    expect(a).toEqual({ seq: 0, type: "", time: 0.5, data: { content: [{ type: "", text: "" }] } });
+    expect(kept.get("test/b")).toEqual({ seq: 0, type: "", time: 0.5, data: { n: 0, isError: false } });
+    expect(JSON.stringify([...kept.values()])).not.toMatch(/secret|1234567|true|1796530510930/);
     expect(Object.isFrozen(a) && Object.isFrozen(a.data) && Object.isFrozen(a.data.content) && Object.isFrozen(a.data.content[0])).toBe(true);
     // What the shapes are for: the same hidden classes as the events, at every level.
     const first = events[0] as unknown as typeof a;
@@ -55,12 +65,13 @@ describe("keepEventShapes", () => {
   it("replaces a type's shape with the one a later load sees first", () => {
     keepEventShapes([{ seq: 0, type: "test/c", time: 0, data: { first: 1 } }]);
     keepEventShapes([{ seq: 0, type: "test/c", time: 0, data: { second: 2 } }, { seq: 1, type: "test/c", time: 0, data: { third: 3 } }]);
-    expect(keptEventShapes().get("test/c")).toEqual({ seq: 0, type: "", time: 0, data: { second: 2 } });
+    expect(keptEventShapes().get("test/c")).toEqual({ seq: 0, type: "", time: 0, data: { second: 0 } });
   });
 
   it(`keeps at most ${MAX_KEPT_SHAPES} types, and skips values that are not events`, () => {
     const many = Array.from({ length: MAX_KEPT_SHAPES + 10 }, (_, index) => ({ seq: index, type: `test/many-${index}`, time: 0, data: {} }));
-    keepEventShapes([null, 3, { type: 4 }, ...many]);
+    keepEventShapes([null, 3, { type: 4 }, { type: "test/wide", data: Object.fromEntries(Array.from({ length: MAX_SHAPE_KEYS }, (_, index) => [`k${index}`, 0])) }, ...many]);
+    expect(keptEventShapes().has("test/wide")).toBe(false);
     expect(keptEventShapes().size).toBe(MAX_KEPT_SHAPES);
     expect(keptEventShapes().has(`test/many-${MAX_KEPT_SHAPES + 9}`)).toBe(false);
   });

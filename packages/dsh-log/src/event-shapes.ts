@@ -3,33 +3,52 @@
  * class, and the optimized code of the reader and of admission is specialized to those classes. Once no
  * object of a class is alive for a few garbage collections, V8 drops the class and throws that code
  * away, so a process that loads a session, drops it and collects garbage ran the next load about a third
- * slower, interpreted and recompiled. This module keeps one content-free copy of each event type's
- * shape, which keeps those classes alive and holds nothing of any session.
+ * slower, interpreted and recompiled. This module keeps one small copy of each event type's shape — its
+ * key names and the kinds of its values, no value itself — which keeps those classes alive.
  */
-
-
 import { MAX_JSON_DEPTH, freezeParsedJson } from "dsh-llm";
 
 /** Most event types whose shape is kept; a log with more types keeps the first ones seen. */
 export const MAX_KEPT_SHAPES = 64;
+/** Most object keys one kept shape holds; an event with more keeps no shape. */
+export const MAX_SHAPE_KEYS = 256;
 /** Elements of an array kept in a shape (its elements' shapes are what matter, not how many there are). */
 const KEPT_ELEMENTS = 4;
 /** Nesting kept in a shape; deeper values become `null`. */
 const KEPT_DEPTH = 16;
+/** The integers V8 keeps unboxed in an object's field (others are stored as doubles, a field of another kind). */
+const SMALL_INTEGER = 2 ** 31;
 
 const shapes = new Map<string, unknown>();
 
+/** A value of the same kind as `value` for V8 (an unboxed integer, a double, anything else), holding none of it. */
+function stand(value: number | boolean): number | boolean {
+  if (typeof value === "boolean") return false;
+  return Number.isInteger(value) && value >= -SMALL_INTEGER && value < SMALL_INTEGER ? 0 : 0.5;
+}
+
 /**
- * `value` with every string emptied, every array cut to its first few elements and nesting cut below
- * a few levels: the same keys in the same order and the same kinds of values, none of the content.
+ * `value` with the same keys in the same order and values of the same kinds, none of the values:
+ * strings emptied, numbers and booleans replaced, arrays cut to their first few elements and nesting
+ * cut below a few levels. `undefined` when it would hold more than {@link MAX_SHAPE_KEYS} keys.
  */
-export function shapeOf(value: unknown, depth = 0): unknown {
+export function shapeOf(value: unknown): unknown {
+  const budget = { keys: MAX_SHAPE_KEYS };
+  const shape = shapeWithin(value, 0, budget);
+  return budget.keys < 0 ? undefined : shape;
+}
+
+function shapeWithin(value: unknown, depth: number, budget: { keys: number }): unknown {
   if (typeof value === "string") return "";
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value === "number" || typeof value === "boolean") return stand(value);
+  if (typeof value !== "object" || value === null || budget.keys < 0) return null;
   if (depth >= KEPT_DEPTH) return null;
-  if (Array.isArray(value)) return value.slice(0, KEPT_ELEMENTS).map((item: unknown) => shapeOf(item, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, KEPT_ELEMENTS).map((item: unknown) => shapeWithin(item, depth + 1, budget));
   const shape: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) shape[key] = shapeOf((value as Record<string, unknown>)[key], depth + 1);
+  for (const key of Object.keys(value)) {
+    if (--budget.keys < 0) return null;
+    shape[key] = shapeWithin((value as Record<string, unknown>)[key], depth + 1, budget);
+  }
   return shape;
 }
 
@@ -45,7 +64,9 @@ export function keepEventShapes(events: readonly unknown[]): void {
     if (typeof type !== "string" || seen.has(type)) continue;
     seen.add(type);
     if (shapes.size >= MAX_KEPT_SHAPES && !shapes.has(type)) continue;
-    const shape = JSON.parse(JSON.stringify(shapeOf(event))) as unknown;
+    const kept = shapeOf(event);
+    if (kept === undefined) continue;
+    const shape = JSON.parse(JSON.stringify(kept)) as unknown;
     // Frozen as the reader freezes its events: a frozen object has a hidden class of its own.
     freezeParsedJson(shape, MAX_JSON_DEPTH);
     shapes.set(type, shape);
