@@ -13,11 +13,11 @@ const line = (seq: number, type: string, data: unknown) => `${JSON.stringify({ s
 
 describe("shapeOf", () => {
   it("keeps keys in order and the kinds of values, and none of the values", () => {
-    const value = { text: "secret", n: 3, big: 2 ** 31, low: -(2 ** 31), x: 1.5, time: 1_796_530_510_930, ok: true, none: null, list: ["a", "b", "c", "d", "e", "f"], nested: { deeper: { s: "t" } } };
+    const value = { text: "secret", n: 3, big: 2 ** 31, low: -(2 ** 31), lower: -(2 ** 31) - 1, x: 1.5, time: 1_796_530_510_930, ok: true, none: null, list: ["a", "b", "c", "d", "e", "f"], nested: { deeper: { s: "t" } } };
     const shape = shapeOf(value) as typeof value;
     expect(Object.keys(shape)).toEqual(Object.keys(value));
     // Integers V8 keeps unboxed stand as 0, every other number as a double.
-    expect(shape).toEqual({ text: "", n: 0, big: 0.5, low: 0, x: 0.5, time: 0.5, ok: false, none: null, list: ["", "", "", ""], nested: { deeper: { s: "" } } });
+    expect(shape).toEqual({ text: "", n: 0, big: 0.5, low: 0, lower: 0.5, x: 0.5, time: 0.5, ok: false, none: null, list: ["", "", "", ""], nested: { deeper: { s: "" } } });
     expect(shapeOf("top")).toBe("");
     expect(shapeOf(7)).toBe(0);
     expect(shapeOf(false)).toBe(false);
@@ -31,13 +31,16 @@ describe("shapeOf", () => {
     expect(shapeOf([wide(MAX_SHAPE_KEYS / 2), wide(MAX_SHAPE_KEYS / 2)])).toBeDefined();
   });
 
-  it("cuts nesting deeper than sixteen levels", () => {
+  it.each([
+    ["objects", (inner: unknown) => ({ level: inner }), (outer: unknown) => (outer as { level: unknown }).level],
+    ["arrays", (inner: unknown) => [inner], (outer: unknown) => (outer as unknown[])[0]],
+  ])("cuts nesting of %s deeper than sixteen levels", (_what, wrap, unwrap) => {
     let deep: unknown = "leaf";
-    for (let level = 0; level < 20; level++) deep = { level: deep };
+    for (let level = 0; level < 20; level++) deep = wrap(deep);
     let shape = shapeOf(deep);
     let levels = 0;
     while (typeof shape === "object" && shape !== null) {
-      shape = (shape as { level: unknown }).level;
+      shape = unwrap(shape);
       levels++;
     }
     expect(levels).toBe(16);
@@ -72,6 +75,7 @@ describe("keepEventShapes", () => {
     const many = Array.from({ length: MAX_KEPT_SHAPES + 10 }, (_, index) => ({ seq: index, type: `test/many-${index}`, time: 0, data: {} }));
     keepEventShapes([null, 3, { type: 4 }, { type: "test/wide", data: Object.fromEntries(Array.from({ length: MAX_SHAPE_KEYS }, (_, index) => [`k${index}`, 0])) }, ...many]);
     expect(keptEventShapes().has("test/wide")).toBe(false);
+    expect([...keptEventShapes().keys()].every((type) => typeof type === "string")).toBe(true);
     expect(keptEventShapes().size).toBe(MAX_KEPT_SHAPES);
     expect(keptEventShapes().has(`test/many-${MAX_KEPT_SHAPES + 9}`)).toBe(false);
   });

@@ -41,8 +41,7 @@ export function shapeOf(value: unknown): unknown {
 function shapeWithin(value: unknown, depth: number, budget: { keys: number }): unknown {
   if (typeof value === "string") return "";
   if (typeof value === "number" || typeof value === "boolean") return stand(value);
-  if (typeof value !== "object" || value === null || budget.keys < 0) return null;
-  if (depth >= KEPT_DEPTH) return null;
+  if (typeof value !== "object" || value === null || depth >= KEPT_DEPTH) return null;
   if (Array.isArray(value)) return value.slice(0, KEPT_ELEMENTS).map((item: unknown) => shapeWithin(item, depth + 1, budget));
   const shape: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
@@ -60,7 +59,7 @@ function shapeWithin(value: unknown, depth: number, budget: { keys: number }): u
 export function keepEventShapes(events: readonly unknown[]): void {
   const seen = new Set<string>();
   for (const event of events) {
-    const type = typeof event === "object" && event !== null ? (event as { readonly type?: unknown }).type : undefined;
+    const type = (event as { readonly type?: unknown } | null | undefined)?.type;
     if (typeof type !== "string" || seen.has(type)) continue;
     seen.add(type);
     if (shapes.size >= MAX_KEPT_SHAPES && !shapes.has(type)) continue;
