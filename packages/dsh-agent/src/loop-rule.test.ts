@@ -4,12 +4,15 @@ import { EventLog } from "dsh-log";
 import { describe, expect, it } from "vitest";
 import { createAgentRegistry } from "./register.js";
 import {
+  compactionEndEvent,
+  compactionStartEvent,
   stepRejectEvent,
   requestDispatchEvent,
   requestRetryEvent,
   stepEndEvent,
   stepStartEvent,
   turnEndEvent,
+  toolIntentEvent,
   turnStartEvent,
 } from "./events.js";
 
@@ -27,6 +30,7 @@ const inFlight = () => [
   requestDispatchEvent.input({ turn: 0, step: 0 }),
 ];
 const answer = assistantMessageEvent.input({ content: text("a"), source: "model" });
+const compaction = compactionStartEvent.input({ reason: "manual", range: { start: 0, end: 0 } });
 
 describe("loop admission", () => {
   it.each([
@@ -74,6 +78,14 @@ describe("loop admission", () => {
     ["a reject while a step is open", [turnStartEvent.input({ turn: 0 }), stepStartEvent.input({ turn: 0, step: 0 }), stepRejectEvent.input({ turn: 0, step: 1 })], /step 0 is still open/],
     ["a reject with the wrong step number", [turnStartEvent.input({ turn: 0 }), stepRejectEvent.input({ turn: 0, step: 3 })], /the next step is 0/],
     ["a reject outside a turn", [stepRejectEvent.input({ turn: 0, step: 0 })], /turn 0 is not open/],
+    ["a tool intent before the step's answer", [...inFlight(), toolIntentEvent.input({ turn: 0, step: 0, callId: "c", toolName: "t" })], /step 0 has no answer whose calls could run/],
+    ["a compaction while a step is open", [turnStartEvent.input({ turn: 0 }), stepStartEvent.input({ turn: 0, step: 0 }), compaction], /step 0 is open; compaction runs between steps/],
+    ["a compaction while another is under way", [compaction, compaction], /a compaction is already under way/],
+    ["a compaction end with none under way", [compactionEndEvent.input({ outcome: "failed" })], /no compaction is under way/],
+    ["a turn start during a compaction", [compaction, turnStartEvent.input({ turn: 0 })], /a compaction is under way/],
+    ["a turn end during a compaction", [turnStartEvent.input({ turn: 0 }), compaction, turnEndEvent.input({ turn: 0, reason: "completed" })], /a compaction is under way/],
+    ["a step start during a compaction", [turnStartEvent.input({ turn: 0 }), compaction, stepStartEvent.input({ turn: 0, step: 0 })], /a compaction is under way/],
+    ["a reject during a compaction", [turnStartEvent.input({ turn: 0 }), compaction, stepRejectEvent.input({ turn: 0, step: 0 })], /a compaction is under way/],
   ])("refuses %s", async (_what, inputs, message) => {
     await expect(log().append(inputs)).rejects.toThrow(message);
   });
@@ -91,6 +103,18 @@ describe("loop admission", () => {
       stepStartEvent.input({ turn: 0, step: 1 }),
     ]);
     expect(admitted.length).toBe(13);
+  });
+
+  it("admits model-visible messages outside any step (a conversation seeded before the loop ran)", async () => {
+    const events = log();
+    await events.append([systemMessageEvent.input({ content: "s", source: "system-prompt" }), userMessageEvent.input({ content: text("q"), source: "user" }), answer]);
+    expect(events.length).toBe(3);
+  });
+
+  it("closes a step whose request failed after its dispatch, so the next step can start", async () => {
+    const events = log();
+    await events.append([...inFlight(), stepEndEvent.input({ turn: 0, step: 0, reason: "error" }), stepStartEvent.input({ turn: 0, step: 1 })]);
+    expect(events.length).toBe(8);
   });
 
   it("numbers steps per turn from 0", async () => {

@@ -65,11 +65,11 @@ function checkTurn(event: LogEvent, state: LoopState, turn: number): void {
 
 /**
  * Between a step's `request/dispatch` and its answer, the request is in flight: nothing it could
- * contain may be logged, so the request stays exactly the fold of the log at its dispatch.
+ * contain may be logged, so the request stays exactly the fold of the log at its dispatch. Called for
+ * the surface events and headers logged meanwhile.
  */
 function admitInFlight(state: LoopState, step: OpenStep, event: LogEvent): LoopState {
   if (requestHeaderEvent.is(event)) refuse(event, `step ${step.step} dispatched its request; a header change joins a later request`);
-  if (!isSurfaceEvent(event)) return state;
   if (!assistantMessageEvent.is(event) || event.data.replaces !== undefined) {
     refuse(event, `step ${step.step} dispatched its request and awaits the answer; model-visible input joins a later request (use agent.inject())`);
   }
