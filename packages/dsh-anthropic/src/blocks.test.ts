@@ -1,8 +1,10 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { freezeRequest, type Message } from "dsh-llm";
 import { makePng } from "dsh-testkit";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { layoutRequest, toolInput } from "./blocks.js";
+import { extendLayout, layoutRequest, toolInput } from "./blocks.js";
+import { toolSessionRequest } from "./test-support/session.js";
 import { RawJson, writeWireJson } from "./wire-json.js";
 
 const layout = (messages: Message[], attachments?: MemoryAttachmentStore) =>
@@ -68,5 +70,37 @@ describe("layoutRequest", () => {
       retryable: false,
       message: `image ${image.digest} cannot be sent: no attachment store was given`,
     });
+  });
+});
+
+describe("extendLayout", () => {
+  it("lays out a request that only adds messages as layoutRequest lays out the whole list", async () => {
+    const step = fc.record({ thinking: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }), calls: fc.integer({ min: 1, max: 4 }) });
+    // A user turn (it joins the tool results before it), an answer that leaves no block, an answer.
+    const extra = fc.constantFrom<Message>(
+      { role: "user", content: [{ type: "text", text: "More." }], source: "user" },
+      { role: "assistant", content: [{ type: "text", text: " " }], source: "model" },
+      { role: "assistant", content: [{ type: "text", text: "Done." }], source: "model" },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 4 }), fc.array(extra, { maxLength: 3 }), fc.nat(), async (steps, extras, at) => {
+        const request = toolSessionRequest(steps);
+        const messages = [...request.messages, ...extras];
+        // The system prompt can only come first: the first part keeps it.
+        const cut = 1 + (at % messages.length);
+        const whole = await layoutRequest(messages, request.tools, undefined);
+        expect(await extendLayout(await layoutRequest(messages.slice(0, cut), request.tools, undefined), messages.slice(cut), undefined)).toEqual(whole);
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 100) },
+    );
+  });
+
+  it("leaves the layout it extends as it was, and refuses a system message after the first", async () => {
+    const before = await layout([{ role: "user", content: [{ type: "text", text: "a" }], source: "user" }]);
+    const copy = structuredClone(before);
+    const after = await extendLayout(before, [{ role: "user", content: [{ type: "text", text: "b" }], source: "user" }], undefined);
+    expect(before).toEqual(copy);
+    expect(after.blocks.map((block) => block.message)).toEqual([0, 0]);
+    await expect(extendLayout(before, [{ role: "system", content: "s", source: "system-prompt" }], undefined)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
   });
 });

@@ -116,6 +116,12 @@ export async function layoutRequest(messages: readonly Message[], tools: readonl
     if (sendableText(first.content)) blocks.push({ value: { type: "text", text: first.content }, section: "system", message: -1, source: first.source, markable: true });
   }
   const roles: ("user" | "assistant")[] = [];
+  await layoutMessages(messages, start, attachments, blocks, roles);
+  return { blocks, roles };
+}
+
+/** Lays out `messages` from `start` on after `blocks` and `roles`, appending to both. */
+async function layoutMessages(messages: readonly Message[], start: number, attachments: AttachmentStore | undefined, blocks: WireBlock[], roles: ("user" | "assistant")[]): Promise<void> {
   for (let i = start; i < messages.length; i++) {
     const message = messages[i]!;
     const { role, blocks: own } = await messageBlocks(message, attachments);
@@ -126,5 +132,16 @@ export async function layoutRequest(messages: readonly Message[], tools: readonl
       blocks.push({ value, section: "messages", message: roles.length - 1, source: message.source, markable });
     }
   }
+}
+
+/**
+ * The layout of a request whose messages are those `layout` was made of followed by `messages`,
+ * laying out only the new ones: what {@link layoutRequest} gives for the whole list (a new message
+ * of the last message's role joins its wire message). A system message here is `LLM_INVALID_REQUEST`.
+ */
+export async function extendLayout(layout: WireLayout, messages: readonly Message[], attachments: AttachmentStore | undefined): Promise<WireLayout> {
+  const blocks = [...layout.blocks];
+  const roles = [...layout.roles];
+  await layoutMessages(messages, 0, attachments, blocks, roles);
   return { blocks, roles };
 }

@@ -1,6 +1,6 @@
 export { ANTHROPIC_VERSION, AnthropicAdapter, type AnthropicAdapterOptions } from "./adapter.js";
-export { serializeRequest, serializeRequestBytes, placeBreakpoints, type SerializeOptions } from "./serialize.js";
-export { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
+export { serializeRequest, serializeRequestBytes, placeBreakpoints, wireBlockJson, type SerializeOptions } from "./serialize.js";
+export { extendLayout, layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
 export { messagesWireProfile, serializeOptionsOfWire } from "./wire-profile.js";
 export { BREAKPOINT_POLICIES, MAX_BREAKPOINTS, breakpointPolicy, rollingPolicy, systemAndLastUserPolicy, type BreakpointPolicy } from "./breakpoints.js";
 export { mapAnthropicUsage, parseMessagesStream, type AnthropicUsage } from "./stream.js";

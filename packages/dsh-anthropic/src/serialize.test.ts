@@ -3,7 +3,8 @@ import { freezeRequest, type GenerateOptions } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { serializeRequest } from "./serialize.js";
+import { layoutRequest } from "./blocks.js";
+import { placeBreakpoints, serializeRequest, wireBlockJson } from "./serialize.js";
 import { toolSessionRequest } from "./test-support/session.js";
 
 const base: GenerateOptions = {
@@ -167,6 +168,18 @@ describe("serializeRequest", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("wireBlockJson", () => {
+  it("writes each block as the body carries it, with the marker where a breakpoint falls", async () => {
+    const request = freezeRequest(toolSessionRequest([{ thinking: "hm", calls: 2 }, { calls: 1 }]));
+    const body = JSON.parse(await serializeRequest(request)) as { tools: unknown[]; system: unknown[]; messages: { content: unknown[] }[] };
+    const layout = await layoutRequest(request.messages, request.tools, undefined);
+    const marks = new Set(placeBreakpoints(request, layout));
+    expect(marks.size).toBeGreaterThan(0);
+    const blocks = layout.blocks.map((block, i) => JSON.parse(wireBlockJson(block, marks.has(i) ? "5m" : undefined)) as unknown);
+    expect(blocks).toEqual([...body.tools, ...body.system, ...body.messages.flatMap((message) => message.content)]);
   });
 });
 

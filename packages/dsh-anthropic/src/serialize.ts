@@ -22,8 +22,8 @@ const OWNED: OwnFields = {
 
 type Wire = { [key: string]: WireValue };
 
-/** Where a request's cache breakpoints go, by block index of its layout, under its logged `cachePolicy` (none without one). */
-export function placeBreakpoints(request: FrozenGenerateOptions, layout: WireLayout): number[] {
+/** Where a request's cache breakpoints go, by block index of its layout, under its logged `cachePolicy` (none without one); only its config matters. */
+export function placeBreakpoints(request: Pick<FrozenGenerateOptions, "config">, layout: WireLayout): number[] {
   const name = request.config.cachePolicy;
   if (name === undefined) return [];
   return breakpointPolicy(name)(layout);
@@ -32,6 +32,11 @@ export function placeBreakpoints(request: FrozenGenerateOptions, layout: WireLay
 /** A block as sent: itself, or a copy with the cache marker when a breakpoint falls on it. */
 function sent(block: WireBlock, ttl: string | undefined): WireBlock["value"] {
   return ttl === undefined ? block.value : { ...block.value, cache_control: { type: "ephemeral", ttl } };
+}
+
+/** The exact JSON of one block of the body, with its cache marker when a breakpoint falls on it (`ttl`). */
+export function wireBlockJson(block: WireBlock, ttl: string | undefined): string {
+  return writeWireJson(sent(block, ttl));
 }
 
 /** The wire `system`, `tools` and `messages` of a layout, with markers on the chosen blocks. */
