@@ -69,28 +69,58 @@ function renderTool(tool: MessagesBlock): string {
   return `<|tool|>${JSON.stringify(definition)}`;
 }
 
+/** One block of a Messages API prompt, as {@link renderPromptParts} renders it: where it sits, the block, and what it is. */
+export interface PromptPart {
+  /** `messages.N.content.M`, `system.M` or `tools.M`, for error messages. */
+  readonly path: string;
+  readonly block: MessagesBlock;
+  /** A tool definition, a system prompt block, or a message's block (`opens`: the role of the message it is the first block of). */
+  readonly kind: { readonly of: "tool" } | { readonly of: "system" } | { readonly of: "message"; readonly opens?: string };
+}
+
+function partText(part: PromptPart): string {
+  const { kind, block } = part;
+  if (kind.of === "tool") return renderTool(block);
+  if (kind.of === "system") return `<|system|>${renderBlock(block)}`;
+  return `${kind.opens === undefined ? "" : `<|${kind.opens}|>`}${renderBlock(block)}`;
+}
+
 /**
- * Renders a Messages API body in Anthropic's order (tools, system, messages), block by block, with
- * each block's cumulative tokens (gpt-tokenizer's o200k_base, not Claude's own) and a hash chain of
- * prefixes, so a cache entry is an exact prefix of blocks on the same model. The prompt's tokens are
- * appended to `tokensOut` when given.
+ * Renders `parts` as the blocks that follow `after` in a prompt for `model` (or that start it): each
+ * with its cumulative tokens (gpt-tokenizer's o200k_base, not Claude's own) and a hash chain of
+ * prefixes, so a cache entry is an exact prefix of blocks on the same model. The parts' tokens are
+ * appended to `tokensOut` when given. A prompt rendered in two calls equals the prompt rendered in one.
  */
-export function renderMessagesPrompt(body: MessagesBody, tokensOut?: number[]): RenderedBlock[] {
-  const out: RenderedBlock[] = [];
-  let hash = createHash("sha256").update(String(body.model)).digest("hex");
-  let tokens = 0;
-  const push = (path: string, block: MessagesBlock, text: string) => {
+export function renderPromptParts(model: string, parts: readonly PromptPart[], after?: RenderedBlock, tokensOut?: number[]): RenderedBlock[] {
+  let hash = after?.prefixKey ?? createHash("sha256").update(model).digest("hex");
+  let tokens = after?.cumulativeTokens ?? 0;
+  return parts.map((part) => {
+    const text = partText(part);
     const own = tokenize(text);
     tokens += own.length;
     if (tokensOut !== undefined) for (const token of own) tokensOut.push(token);
     hash = createHash("sha256").update(hash).update(text).digest("hex");
-    const ttl = block.cache_control === undefined || block.cache_control === null ? undefined : block.cache_control.ttl === "1h" ? "1h" : "5m";
-    out.push({ path, block, cumulativeTokens: tokens, prefixKey: hash, ttl });
-  };
-  asBlocks(body.tools).forEach((tool, i) => push(`tools.${i}`, tool, renderTool(tool)));
-  asBlocks(body.system).forEach((block, i) => push(`system.${i}`, block, `<|system|>${renderBlock(block)}`));
-  (Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : []).forEach((message, m) => {
-    asBlocks(message.content).forEach((block, i) => push(`messages.${m}.content.${i}`, block, `${i === 0 ? `<|${String(message.role)}|>` : ""}${renderBlock(block)}`));
+    const marker = part.block.cache_control;
+    const ttl = marker === undefined || marker === null ? undefined : marker.ttl === "1h" ? "1h" : "5m";
+    return { path: part.path, block: part.block, cumulativeTokens: tokens, prefixKey: hash, ttl };
   });
-  return out;
+}
+
+/** A Messages API body's blocks in Anthropic's order: tools, system, messages. */
+function promptParts(body: MessagesBody): PromptPart[] {
+  const parts: PromptPart[] = [];
+  asBlocks(body.tools).forEach((tool, i) => parts.push({ path: `tools.${i}`, block: tool, kind: { of: "tool" } }));
+  asBlocks(body.system).forEach((block, i) => parts.push({ path: `system.${i}`, block, kind: { of: "system" } }));
+  (Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : []).forEach((message, m) => {
+    asBlocks(message.content).forEach((block, i) => parts.push({ path: `messages.${m}.content.${i}`, block, kind: i === 0 ? { of: "message", opens: String(message.role) } : { of: "message" } }));
+  });
+  return parts;
+}
+
+/**
+ * Renders a Messages API body in Anthropic's order (tools, system, messages), block by block (see
+ * {@link renderPromptParts}); the prompt's tokens are appended to `tokensOut` when given.
+ */
+export function renderMessagesPrompt(body: MessagesBody, tokensOut?: number[]): RenderedBlock[] {
+  return renderPromptParts(String(body.model), promptParts(body), undefined, tokensOut);
 }

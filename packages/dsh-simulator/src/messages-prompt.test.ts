@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { renderMessagesPrompt, renderPromptParts, type PromptPart } from "./messages-prompt.js";
+import { tokenize } from "./prompt.js";
+
+describe("renderPromptParts", () => {
+  it("renders each block as the simulated model reads it, chaining each prefix's hash from the model's", () => {
+    const parts: PromptPart[] = [
+      { path: "tools.0", block: { name: "t", description: "d", input_schema: { type: "object" }, cache_control: { type: "ephemeral" } }, kind: { of: "tool" } },
+      { path: "system.0", block: { type: "text", text: "Be brief." }, kind: { of: "system" } },
+      { path: "messages.0.content.0", block: { type: "text", text: "Hi." }, kind: { of: "message", opens: "user" } },
+      { path: "messages.0.content.1", block: { type: "image", source: { media_type: "image/png", data: "AAAA" } }, kind: { of: "message" } },
+      { path: "messages.1.content.0", block: { type: "redacted_thinking", data: "xyz" }, kind: { of: "message", opens: "assistant" } },
+      { path: "messages.1.content.1", block: { type: "tool_use", id: "c", name: "t", input: { a: 1 } }, kind: { of: "message" } },
+      { path: "messages.2.content.0", block: { type: "tool_result", tool_use_id: "c", is_error: true, content: "bad" }, kind: { of: "message", opens: "user" } },
+      { path: "messages.2.content.1", block: { type: "document" }, kind: { of: "message" } },
+      { path: "messages.3.content.0", block: { type: "thinking", thinking: "hm", signature: "s" }, kind: { of: "message", opens: "assistant" } },
+      { path: "messages.4.content.0", block: { type: "tool_result", tool_use_id: "d", content: [{ type: "text", text: "ok" }], cache_control: { type: "ephemeral", ttl: "1h" } }, kind: { of: "message", opens: "user" } },
+    ];
+    const texts = [
+      '<|tool|>{"name":"t","description":"d","input_schema":{"type":"object"}}',
+      "<|system|>Be brief.",
+      "<|user|>Hi.",
+      "<|image image/png 4|>",
+      "<|assistant|><|redacted_thinking|>xyz",
+      '<|tool_use c t|>{"a":1}',
+      "<|user|><|tool_result c error|>bad",
+      "<|document|>",
+      "<|assistant|><|thinking|>hm",
+      "<|user|><|tool_result d|>ok",
+    ];
+    let hash = createHash("sha256").update("m").digest("hex");
+    let tokens = 0;
+    const expected = texts.map((text, i) => {
+      hash = createHash("sha256").update(hash).update(text).digest("hex");
+      tokens += tokenize(text).length;
+      return { path: parts[i]!.path, block: parts[i]!.block, cumulativeTokens: tokens, prefixKey: hash, ttl: i === 0 ? "5m" : i === 9 ? "1h" : undefined };
+    });
+    const out: number[] = [];
+    expect(renderPromptParts("m", parts, undefined, out)).toEqual(expected);
+    expect(out).toEqual(texts.flatMap((text) => [...tokenize(text)]));
+  });
+
+  it("renders a prompt in two calls, the second after the first's last block, as in one", () => {
+    const body = {
+      model: "claude-sonnet-4-6",
+      tools: [{ name: "t", description: "d", input_schema: { type: "object" }, cache_control: { type: "ephemeral" } }],
+      system: [{ type: "text", text: "Be brief." }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Hi." }] },
+        { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "s" }, { type: "tool_use", id: "c", name: "t", input: { a: 1 } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "c", content: [{ type: "text", text: "ok" }] }, { type: "text", text: "More.", cache_control: { type: "ephemeral", ttl: "1h" } }] },
+      ],
+    };
+    const tokens: number[] = [];
+    const whole = renderMessagesPrompt(body, tokens);
+    const parts: PromptPart[] = [
+      { path: "tools.0", block: body.tools[0]!, kind: { of: "tool" } },
+      { path: "system.0", block: body.system[0]!, kind: { of: "system" } },
+      ...body.messages.flatMap((message, m) => message.content.map((block, i): PromptPart => ({ path: `messages.${m}.content.${i}`, block, kind: i === 0 ? { of: "message", opens: message.role } : { of: "message" } }))),
+    ];
+    for (let cut = 0; cut <= parts.length; cut++) {
+      const split: number[] = [];
+      const first = renderPromptParts(body.model, parts.slice(0, cut), undefined, split);
+      const rest = renderPromptParts(body.model, parts.slice(cut), first.at(-1), split);
+      expect([...first, ...rest]).toEqual(whole);
+      expect(split).toEqual(tokens);
+    }
+    expect(whole.map((block) => block.ttl)).toEqual(["5m", undefined, undefined, undefined, undefined, undefined, "1h"]);
+  });
+});
