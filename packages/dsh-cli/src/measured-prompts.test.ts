@@ -40,10 +40,14 @@ async function chatSession(name: string): Promise<string> {
   return log;
 }
 
+/** A Messages API session that appends, resumes with an image, is compacted and resumes again. */
 async function claudeSession(): Promise<string> {
   const log = join(dir, "claude.jsonl");
-  const run = await cli("run", "--provider", "sim-anthropic", "--image", "shot.png", "--scenario", await scenario("claude", toolTurn), "--log", log, "What is here?");
-  expect(run.code).toBe(0);
+  const tools = await scenario("claude", toolTurn);
+  expect((await cli("run", "--provider", "sim-anthropic", "--image", "shot.png", "--scenario", tools, "--log", log, "What is here?")).code).toBe(0);
+  expect((await cli("resume", log, "--scenario", tools, "--image", "shot.png", "Again, with the picture.")).code).toBe(0);
+  expect((await cli("compact", log, "--keep", "2")).code).toBe(0);
+  expect((await cli("resume", log, "--scenario", tools, "Once more.")).code).toBe(0);
   return log;
 }
 
@@ -110,5 +114,23 @@ describe("measuredPrompts", () => {
     // tokenized again to compare with: 1 in turn 0, 1 + 2 in turn 1, 2 + 2 in turn 2, 2 + 0 in turn 3.
     expect(appended.reads()).toBe(10);
     expect(requests).toBe(12);
+  });
+
+  it("renders only the new blocks of a Messages API request that only adds messages, reading none of its images", async () => {
+    // One turn of six tool steps and an answer, its first message with an image.
+    const steps = Array.from({ length: 6 }, (_, i) => ({ reasoning: `Step ${i}.`, text: `Looking ${i}.`, toolCalls: [{ name: "list_dir", arguments: { path: `d${i}` } }] }));
+    const path = join(dir, "claude-long.jsonl");
+    const run = await cli("run", "--provider", "sim-anthropic", "--image", "shot.png", "--scenario", await scenario("claude-long", [...steps, { text: "Done." }]), "--log", path, "List them.");
+    expect(run.code).toBe(0);
+    const log = await load(path);
+    const whole = counting(attachmentStore(project(), undefined));
+    const rebuilt = await collect(measured(tokenizedRequests(log, whole.store)));
+    const appended = counting(attachmentStore(project(), undefined));
+    expect(await collect(measuredPrompts(log, appended.store))).toEqual(rebuilt);
+    // Rebuilt whole, each of the seven requests reads the image; measured, only the first does, once
+    // for its body and once for its layout, which the six after it extend.
+    expect(rebuilt).toHaveLength(7);
+    expect(whole.reads()).toBe(7);
+    expect(appended.reads()).toBe(2);
   });
 });

@@ -7,6 +7,7 @@ import { serializeMessage } from "dsh-openai-compatible";
 import { promptTokens } from "dsh-simulator";
 import type { AppendList } from "dsh-surface";
 import type { MeasuredPrompt } from "./cache-report.js";
+import { extendRendered, renderedWhole, type RenderedMessages } from "./messages-measure.js";
 import { wireBody, wireOf } from "./providers.js";
 import { commonPrefix, wireTokens } from "./tokenized.js";
 
@@ -16,15 +17,20 @@ interface Measured {
   readonly messages: AppendList<Message>;
   readonly promptTokens: number;
   readonly tokens: ArrayLike<number> | undefined;
+  /** For a Messages API request, its blocks as rendered, for the next request to extend. */
+  readonly rendered: RenderedMessages | undefined;
 }
 
 /**
  * Every request of `log` measured for the cache report, as `measured(tokenizedRequests(...))` measures
- * it, in time and memory that grow with the log rather than with the square of it. A Chat Completions
- * request that only appends messages to the one before it under the same header is counted from its
- * new messages alone: its body is the previous body's messages plus theirs (each message's wire JSON
- * stands alone), and the simulator tokenizes each message apart. Every other request is rebuilt,
- * serialized and tokenized whole, and so is the one before it when its tokens were not kept.
+ * it, without rebuilding, serializing and tokenizing every request whole. A Chat Completions request
+ * that only appends messages to the one before it under the same header is counted from its new
+ * messages alone: its body is the previous body's messages plus theirs (each message's wire JSON
+ * stands alone), and the simulator tokenizes each message apart. Such a Messages API request keeps
+ * the blocks of the one before (a cache marker is not part of a block's text) and lays out, serializes
+ * and tokenizes only its new blocks; its layout and markers are still found over all its blocks. Every
+ * other request is rebuilt, serialized and tokenized whole, and so is the one before it when its
+ * tokens were not kept.
  */
 export async function* measuredPrompts(log: EventLog, attachments: AttachmentStore): AsyncGenerator<MeasuredPrompt> {
   const freezer = new RequestFreezer();
@@ -50,14 +56,23 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
       let count = last.promptTokens;
       for (const message of fresh) count += promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] }).length;
       yield { request, promptTokens: count, sharedTokens: last.promptTokens };
-      last = { snapshot, messages, promptTokens: count, tokens: undefined };
+      last = { snapshot, messages, promptTokens: count, tokens: undefined, rendered: undefined };
+      continue;
+    }
+    if (last?.rendered !== undefined && fresh !== undefined) {
+      if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
+      const rendered = await extendRendered(last.rendered, snapshot, fresh, attachments);
+      const count = rendered.blocks.at(-1)?.cumulativeTokens ?? 0;
+      yield { request, promptTokens: count, sharedTokens: last.promptTokens, messages: { blocks: rendered.blocks, model: snapshot.header.config.model, time: event.time } };
+      last = { snapshot, messages, promptTokens: count, tokens: undefined, rendered };
       continue;
     }
     const measured = await whole(snapshot, dispatch.messages, previousResponseId, event.time);
     // A request counted from its new messages kept no tokens: the one before this is tokenized again.
-    // Only Chat Completions requests are counted so, and they never carry a previous response id.
+    // A previous response id only reaches a body's tail, never its prompt.
     const previous = last === undefined ? [] : (last.tokens ?? (await whole(last.snapshot, last.messages.toArray(), undefined, event.time)).tokens);
     yield { request, promptTokens: measured.tokens.length, sharedTokens: commonPrefix(previous, measured.tokens), messages: measured.messages };
-    last = { snapshot, messages, promptTokens: measured.tokens.length, tokens: measured.tokens };
+    const rendered = measured.messages === undefined ? undefined : await renderedWhole(snapshot, dispatch.messages, measured.messages.blocks, attachments);
+    last = { snapshot, messages, promptTokens: measured.tokens.length, tokens: measured.tokens, rendered };
   }
 }
