@@ -6,7 +6,8 @@ import { tokenize } from "./prompt.js";
 describe("renderPromptParts", () => {
   it("renders each block as the simulated model reads it, chaining each prefix's hash from the model's", () => {
     const parts: PromptPart[] = [
-      { path: "tools.0", block: { name: "t", description: "d", input_schema: { type: "object" }, cache_control: { type: "ephemeral" } }, kind: { of: "tool" } },
+      // A tool definition: a name, a description and a schema, as the simulator reads a body's tools.
+      { path: "tools.0", block: { name: "t", description: "d", input_schema: { type: "object" }, cache_control: { type: "ephemeral" } } as PromptPart["block"], kind: { of: "tool" } },
       { path: "system.0", block: { type: "text", text: "Be brief." }, kind: { of: "system" } },
       { path: "messages.0.content.0", block: { type: "text", text: "Hi." }, kind: { of: "message", opens: "user" } },
       { path: "messages.0.content.1", block: { type: "image", source: { media_type: "image/png", data: "AAAA" } }, kind: { of: "message" } },
