@@ -44,13 +44,14 @@ export async function extendRendered(previous: RenderedMessages, snapshot: Reque
   for (const index of new Set([...previous.marks, ...marks])) {
     if (index < kept) blocks[index] = { ...blocks[index]!, block: wireBlock(layout, index, marks.has(index) ? ttl : undefined), ttl: marks.has(index) ? ttl : undefined };
   }
-  // Where the last kept block stands in its wire message: a new block of that message continues it.
+  // Where the last kept block stands in its wire message: a new block of that message continues it
+  // (tools and system blocks belong to message -1, never a wire message).
   let position = 0;
-  for (let at = kept - 1; at >= 0 && layout.blocks[at]!.section === "messages" && layout.blocks[at]!.message === layout.blocks[kept]?.message; at--) position++;
+  for (let at = kept - 1; at >= 0 && layout.blocks[at]!.message === layout.blocks[kept]?.message; at--) position++;
   const parts: PromptPart[] = [];
   for (let index = kept; index < layout.blocks.length; index++) {
     const { message } = layout.blocks[index]!;
-    if (index > kept && layout.blocks[index - 1]!.message !== message) position = 0;
+    if (layout.blocks[index - 1]?.message !== message) position = 0;
     const block = wireBlock(layout, index, marks.has(index) ? ttl : undefined);
     parts.push({ path: `messages.${message}.content.${position}`, block, kind: position === 0 ? { of: "message", opens: layout.roles[message]! } : { of: "message" } });
     position++;
