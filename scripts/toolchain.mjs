@@ -1,7 +1,7 @@
 // The pinned pnpm, installed dependencies, and child processes that fail loudly: what every
 // top-level script (`npm test`, `npm run demo`, CI) stands on, on a machine with only Node and npm.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -35,6 +35,8 @@ export function runCaptured(command, args) {
   const file = join(dir, "output");
   const fd = openSync(file, "w");
   const child = spawn(command, args, { cwd: root, stdio: ["ignore", fd, fd], env: { TURBO_TELEMETRY_DISABLED: "1", ...process.env } });
+  // The child writes through its own copy of the descriptor.
+  closeSync(fd);
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {
