@@ -28,7 +28,7 @@ function admitEnvelope(entry: TypeEntry, candidate: Candidate, type: string, exp
   const { seq, time, data } = candidate;
   if (seq !== expectedSeq || Object.is(seq, -0)) refuse("LOG_INVALID_EVENT", `seq must be ${expectedSeq}, the next in the log, not ${Object.is(seq, -0) ? "-0" : (JSON.stringify(seq) ?? String(seq))}`);
   if (!entry.valid) refuse("LOG_INVALID_EVENT", `invalid event type ${JSON.stringify(type)}`);
-  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0) refuse("LOG_INVALID_EVENT", `${type}: time must be a non-negative integer of epoch ms`);
+  if (typeof time !== "number" || !Number.isSafeInteger(time) || time < 0 || Object.is(time, -0)) refuse("LOG_INVALID_EVENT", `${type}: time must be a non-negative integer of epoch ms`);
   // A parsed event is the reader's private, frozen tree; anything else is copied once, and every check
   // below reads that copy: what is checked is exactly what is stored.
   const stored = parsed ? data : frozenJsonCopy(data);

@@ -60,9 +60,26 @@ describe("parseJsonl", () => {
     ["a repeated key in data", HEADER + line(0, '{"a":1,"a":2}'), "LOG_CORRUPT", 'line 2: the line repeats the key "a" in one object'],
     ["unreadable JSON", `${HEADER}{"seq":0,\n`, "LOG_CORRUPT", /^line 2: unreadable JSON: /],
     ["nesting past 512 levels", HEADER + line(0, `${"[".repeat(600)}${"]".repeat(600)}`), "LOG_INVALID_EVENT", "line 2: data nests deeper than 512 levels"],
+    ["-0 as the time", `${HEADER}{"seq":0,"type":"a/b","time":-0,"data":{}}\n`, "LOG_INVALID_EVENT", "line 2: time -0 does not survive JSON"],
+    ["-0 as the seq", `${HEADER}{"seq":-0,"type":"a/b","time":1,"data":{}}\n`, "LOG_INVALID_EVENT", "line 2: seq -0 does not survive JSON"],
+    ["a time too large for a double", `${HEADER}{"seq":0,"type":"a/b","time":1e400,"data":{}}\n`, "LOG_INVALID_EVENT", "line 2: time Infinity does not survive JSON"],
+    ["-0 inside a type of the wrong kind", `${HEADER}{"seq":0,"type":[-0],"time":1,"data":{}}\n`, "LOG_INVALID_EVENT", "line 2: type -0 does not survive JSON"],
+    ["a repeated key in a seq of the wrong kind", `${HEADER}{"seq":{"a":1,"a":2},"type":"a/b","time":1,"data":{}}\n`, "LOG_CORRUPT", 'line 2: the line repeats the key "a" in one object'],
   ] as [string, string, string, string | RegExp][])("refuses %s", (_what, text, code, message) => {
     // JSON.parse's own wording differs between Node versions: only our part of that message is pinned.
     expect(() => parse(text)).toThrow(expect.objectContaining({ code, message: typeof message === "string" ? message : expect.stringMatching(message) }));
+  });
+
+  it("leaves an envelope field of the wrong kind to admission, frozen and counted like data", () => {
+    // Each spelling goes through a chunk of lines (the fast path) and alone after a line that sends its chunk line by line.
+    for (const seq of ['{"a":1}', "[1]", '{"a":{"b":[2]}}']) {
+      const event = `{"seq":${seq},"type":"a/b","time":1,"data":{}}\n`;
+      for (const text of [HEADER + event + line(1, "{}"), `${HEADER}{"seq":0, "type":"a/b","time":1,"data":{}}\n${event}`]) {
+        const parsed = parse(text).events;
+        expect(parsed.map((e) => JSON.stringify(e.seq))).toContain(seq);
+        expect(isDeepFrozen(parsed)).toBe(true);
+      }
+    }
   });
 
   it("names the line of a bad event deep in a long file", () => {

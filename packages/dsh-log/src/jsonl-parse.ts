@@ -9,8 +9,6 @@ import { JSONL_FORMAT, JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, jsonlHead
 import { markParsedBatch } from "./verified.js";
 
 const ENVELOPE_KEYS = ["seq", "type", "time", "data"];
-/** The same keys as a set: every key of every event line is looked up in it. */
-const ENVELOPE_KEY_SET: ReadonlySet<string> = new Set(ENVELOPE_KEYS);
 /** What a line's chain link becomes after its `{`: spaces, which JSON reads past (one copy per line beats a fill). */
 const LINK_BLANKS = new Uint8Array(LINK_PREFIX_BYTES - 1).fill(0x20);
 /**
@@ -154,23 +152,42 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-/** Freezes parsed event lines and returns the object keys they hold, or -1 if one is not an object with exactly the envelope keys. */
+/**
+ * Freezes parsed event lines and returns the object keys they hold, or -1 if one is not an object
+ * holding the envelope keys or is refused. Each line's text spells out at least as many keys as its
+ * event holds, so the total equals the scan's count only when no line has a key besides the
+ * envelope's or repeats one; reading the four keys is cheaper than enumerating them.
+ */
 function chunkKeys(values: readonly unknown[]): number {
   let keys = 0;
   for (const value of values) {
-    // A number, null, an array or a string has no keys, or only index keys: no envelope.
-    let envelope = 0;
-    for (const key in value as object) {
-      if (!ENVELOPE_KEY_SET.has(key)) return -1;
-      envelope++;
-    }
-    if (envelope !== ENVELOPE_KEYS.length) return -1;
-    const dataKeys = freezeParsedJson((value as LogEvent).data, MAX_JSON_DEPTH);
-    if (typeof dataKeys === "string") return -1;
-    Object.freeze(value);
-    keys += dataKeys + ENVELOPE_KEYS.length;
+    if (typeof value !== "object" || value === null) return -1;
+    const event = value as Partial<LogEvent>;
+    if (event.seq === undefined || event.type === undefined || event.time === undefined || event.data === undefined) return -1;
+    const eventKeys = freezeEvent(event as LogEvent);
+    if (typeof eventKeys === "string") return -1;
+    keys += eventKeys;
   }
   return keys;
+}
+
+/**
+ * Deep-freezes a parsed event line and returns how many object keys it holds (the envelope's and
+ * every one within), or why it is refused: a `-0` or a non-finite number anywhere in it, or nesting
+ * deeper than {@link MAX_JSON_DEPTH} levels. An envelope field of the wrong kind (an object for a
+ * seq) is frozen and counted like data: refusing it, by name, is admission's part.
+ */
+function freezeEvent(event: LogEvent): number | string {
+  const dataKeys = freezeParsedJson(event.data, MAX_JSON_DEPTH);
+  if (typeof dataKeys === "string") return `data ${dataKeys}`;
+  const seqKeys = freezeParsedJson(event.seq, MAX_JSON_DEPTH);
+  const typeKeys = freezeParsedJson(event.type, MAX_JSON_DEPTH);
+  const timeKeys = freezeParsedJson(event.time, MAX_JSON_DEPTH);
+  if (typeof seqKeys === "string") return `seq ${seqKeys}`;
+  if (typeof typeKeys === "string") return `type ${typeKeys}`;
+  if (typeof timeKeys === "string") return `time ${timeKeys}`;
+  Object.freeze(event);
+  return dataKeys + ENVELOPE_KEYS.length + seqKeys + typeKeys + timeKeys;
 }
 
 function parseHeader(line: string): JsonlHeader {
@@ -206,12 +223,12 @@ function parseEventLine(line: string, lineNumber: number): LogEvent {
     throw new LogError("LOG_CORRUPT", `an event line must have exactly the keys ${ENVELOPE_KEYS.join(", ")}`, { line: lineNumber });
   }
   const event = value as LogEvent;
-  const dataKeys = freezeParsedJson(event.data, MAX_JSON_DEPTH);
-  if (typeof dataKeys === "string") throw new LogError("LOG_INVALID_EVENT", `data ${dataKeys}`, { line: lineNumber });
-  if (dataKeys + ENVELOPE_KEYS.length !== countKeys(line)) {
+  const held = freezeEvent(event);
+  if (typeof held === "string") throw new LogError("LOG_INVALID_EVENT", held, { line: lineNumber });
+  if (held !== countKeys(line)) {
     throw new LogError("LOG_CORRUPT", `the line repeats the key ${JSON.stringify(findDuplicateKey(line))} in one object`, { line: lineNumber });
   }
-  return Object.freeze(event);
+  return event;
 }
 
 function parseJsonLine(line: string, lineNumber: number): unknown {
