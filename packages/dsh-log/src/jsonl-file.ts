@@ -8,6 +8,7 @@ import type { LogEvent } from "./event.js";
 import { acquireLock, type FileLock } from "./file-lock.js";
 import { SessionChain } from "./chain.js";
 import { JSONL_VERSION, committedEnd, lineOfSeq, serializeHeaderLine, type JsonlHeader, type TornTail } from "./jsonl-format.js";
+import { flatEvents } from "./flat-events.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import { markParsedBatch } from "./verified.js";
 import { JsonlFileSink, commitText } from "./jsonl-sink.js";
@@ -121,7 +122,12 @@ const READ_BYTES = 1 << 18;
  * read costs more than it frees). Consumed by admission as it goes, so no array of all the parsed
  * events is ever built beside the log's own. Leaves the length of the unterminated rest in `tail`.
  */
-export function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number }): Generator<LogEvent> {
+export function parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: number }): IterableIterator<LogEvent> {
+  return flatEvents(parsedChunks(fd, parser, tail));
+}
+
+/** The events of {@link parsedEvents}, an array per read. */
+function* parsedChunks(fd: number, parser: JsonlParser, tail: { bytes: number }): Generator<readonly LogEvent[]> {
   // Byte 0 stays free: the parser turns the byte before a chunk into "[".
   let buffer = Buffer.allocUnsafe(1 + READ_BYTES);
   let carried = 0;
@@ -136,7 +142,7 @@ export function* parsedEvents(fd: number, parser: JsonlParser, tail: { bytes: nu
       carried += bytesRead;
       continue;
     }
-    yield* parser.lines(buffer, 1, end);
+    yield parser.lines(buffer, 1, end);
     buffer.copy(buffer, 1, end, filled);
     carried = filled - end;
   }

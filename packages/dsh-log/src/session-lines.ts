@@ -2,6 +2,7 @@ import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { lineOfSeq, serializeEventLine, serializeHeaderLine, type JsonlHeader } from "./jsonl-format.js";
 import { JsonlParser } from "./jsonl-parse.js";
+import { flatEvents } from "./flat-events.js";
 import { EventLog, type EventLogOptions } from "./log.js";
 import type { SessionInfo } from "./store.js";
 import { markParsedBatch } from "./verified.js";
@@ -20,22 +21,27 @@ function headerOf(info: SessionInfo): JsonlHeader {
 }
 
 /** The lines as the JSONL parser reads them (a header line, then each event line), in buffers, parsed as they go. */
-function* parsedLines(info: SessionInfo, lines: Iterable<string>, parser: JsonlParser): Generator<LogEvent> {
+function parsedLines(info: SessionInfo, lines: Iterable<string>, parser: JsonlParser): IterableIterator<LogEvent> {
+  return flatEvents(parsedLineChunks(info, lines, parser));
+}
+
+/** The events of {@link parsedLines}, an array per buffer. */
+function* parsedLineChunks(info: SessionInfo, lines: Iterable<string>, parser: JsonlParser): Generator<readonly LogEvent[]> {
   let pending: string[] = [serializeHeaderLine(headerOf(info))];
   let size = 0;
-  const flush = function* (): Generator<LogEvent> {
+  const flush = (): readonly LogEvent[] => {
     // Byte 0 stays free: the parser turns the byte before a chunk into "[".
     const buffer = Buffer.from(` ${pending.join("")}`);
     pending = [];
     size = 0;
-    yield* parser.lines(buffer, 1, buffer.length);
+    return parser.lines(buffer, 1, buffer.length);
   };
   for (const line of lines) {
     pending.push(line.includes("\n") ? "\n" : `${line}\n`);
     size += line.length + 1;
-    if (size >= BUFFER_BYTES) yield* flush();
+    if (size >= BUFFER_BYTES) yield flush();
   }
-  yield* flush();
+  yield flush();
 }
 
 /**
@@ -77,7 +83,7 @@ export function parseSessionLines(info: SessionInfo, lines: readonly string[]): 
 }
 
 /** The same events, parsed as they are taken (so an admission that takes them one by one meets faults in the order a load does). */
-export function parsingSessionLines(info: SessionInfo, lines: Iterable<string>): Generator<LogEvent> {
+export function parsingSessionLines(info: SessionInfo, lines: Iterable<string>): IterableIterator<LogEvent> {
   // The header line is parsed (and skipped) first, as in a file.
   return parsedLines(info, lines, new JsonlParser());
 }
