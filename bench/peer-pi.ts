@@ -2,9 +2,11 @@
 // conversation written through each library's own API, then opened to be continued — pi's
 // `SessionManager.open` + `buildSessionContext()` against dsh's `readJsonlLog` (full admission) and
 // the messages of a `SurfaceManager` on the loaded log (what `openAgent` does) — in interleaved
-// rounds, with the bare read + split + JSON.parse of each file beside it. Run by `pnpm bench` as
-// `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
+// rounds, with the bare read + split + JSON.parse of each file beside it; then the memory of one
+// open in fresh processes. Run by `pnpm bench` as `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { readJsonlLog } from "dsh-log";
 import { SurfaceManager } from "dsh-surface";
@@ -24,6 +26,18 @@ export interface PiLoadResult {
   readonly ratio: number;
   readonly piFloorMs: number;
   readonly dshFloorMs: number;
+  /** The heap an opened session keeps, in bytes (medians of fresh processes). */
+  readonly piHeapKept: number;
+  readonly dshHeapKept: number;
+  /** How far peak RSS grows while opening it, in bytes (the same processes). */
+  readonly piPeakRss: number;
+  readonly dshPeakRss: number;
+}
+
+/** What opening one session costs in memory, measured in a process that did nothing else. */
+interface OpenMemory {
+  readonly heapKept: number;
+  readonly peakRss: number;
 }
 
 const usage = { input: 100, output: 10, cacheRead: 64, cacheWrite: 0, totalTokens: 174, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -68,8 +82,8 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   // starts from a collected heap that holds nothing of the other's (only the message counts are kept),
   // and the two take turns going first; where a library stands in the order moves its time, so an even
   // count of rounds gives each the same number of turns in each place.
-  const openPi = () => SessionManager.open(piPath).buildSessionContext().messages.length;
-  const openDsh = async () => new SurfaceManager((await readJsonlLog(dshPath, benchRegistry())).log).deriveMessages().length;
+  const openPi = () => openPiSession(piPath).messages.length;
+  const openDsh = async () => (await openDshSession(dshPath)).messages.length;
   for (let round = -2; round < rounds; round++) {
     collectGarbage();
     const first = round % 2 === 0 ? await timed(openPi) : await timed(openDsh);
@@ -89,10 +103,57 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
     piFloors.push(piFloor.ms);
     dshFloors.push(dshFloor.ms);
   }
-  return { steps, piMessages, dshMessages, piMs: median(pis), dshMs: median(dshs), ratio: median(ratios), piFloorMs: median(piFloors), dshFloorMs: median(dshFloors) };
+  const piMemory = medianMemory("pi", piPath);
+  const dshMemory = medianMemory("dsh", dshPath);
+  return {
+    steps,
+    piMessages,
+    dshMessages,
+    piMs: median(pis),
+    dshMs: median(dshs),
+    ratio: median(ratios),
+    piFloorMs: median(piFloors),
+    dshFloorMs: median(dshFloors),
+    piHeapKept: piMemory.heapKept,
+    dshHeapKept: dshMemory.heapKept,
+    piPeakRss: piMemory.peakRss,
+    dshPeakRss: dshMemory.peakRss,
+  };
 }
 
-if (process.argv[2] !== undefined) {
+/** pi's open: the session and the context a harness continues from. */
+function openPiSession(path: string) {
+  const session = SessionManager.open(path);
+  return { session, messages: session.buildSessionContext().messages };
+}
+
+/** dsh's open: the admitted log and the messages a harness continues from. */
+async function openDshSession(path: string) {
+  const { log } = await readJsonlLog(path, benchRegistry());
+  return { log, messages: new SurfaceManager(log).deriveMessages() };
+}
+
+/**
+ * The memory of one open in each of five fresh processes (medians): the heap still held after a
+ * collection while the opened session is kept, and the growth of peak RSS, both over a baseline
+ * taken once both libraries' code is loaded.
+ */
+function medianMemory(library: "pi" | "dsh", path: string): OpenMemory {
+  const self = fileURLToPath(import.meta.url);
+  const runs = Array.from({ length: 5 }, () => JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", library, path], { encoding: "utf8" })) as OpenMemory);
+  return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
+}
+
+if (process.argv[2] === "--memory") {
+  collectGarbage();
+  const baselineHeap = process.memoryUsage().heapUsed;
+  const baselineRss = process.memoryUsage().rss;
+  const opened = process.argv[3] === "pi" ? openPiSession(process.argv[4]!) : await openDshSession(process.argv[4]!);
+  collectGarbage();
+  const heapKept = process.memoryUsage().heapUsed - baselineHeap;
+  const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
+  process.stdout.write(JSON.stringify({ heapKept, peakRss, held: opened.messages.length }));
+} else if (process.argv[2] !== undefined) {
   const [dir, steps, rounds] = process.argv.slice(2);
   process.stdout.write(JSON.stringify(await piLoadBench(dir!, Number(steps), Number(rounds))));
 }

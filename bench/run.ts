@@ -63,6 +63,13 @@ try {
       ...piRows.map((row) => [String(row.steps), String(row.piMessages), String(row.dshMessages), fmt(row.piMs), fmt(row.dshMs), fmt(row.ratio), fmt(row.piFloorMs), fmt(row.dshFloorMs)]),
     ]),
   );
+  console.log("   Memory of one open in a fresh process (medians of five): heap kept after a collection with the session held, and peak RSS growth");
+  console.log(
+    table([
+      ["steps", "pi heap MB", "dsh heap MB", "heap dsh / pi", "pi peak RSS MB", "dsh peak RSS MB", "peak RSS dsh / pi"],
+      ...piRows.map((row) => [String(row.steps), fmt(row.piHeapKept / 1e6), fmt(row.dshHeapKept / 1e6), fmt(row.dshHeapKept / row.piHeapKept), fmt(row.piPeakRss / 1e6), fmt(row.dshPeakRss / 1e6), fmt(row.dshPeakRss / row.piPeakRss)]),
+    ]),
+  );
 
   const build = await buildCost([10, 100, 1000, 10_000], quick ? 10 : 40);
   console.log("\n2. Request build cost per step, by prior steps (median ms)");
