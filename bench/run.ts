@@ -199,8 +199,13 @@ try {
   );
   console.log(
     table([
-      ["store", "its floor", "floor ev/s", "1 session / floor"],
-      ...stores.flatMap((row) => (row.floor === undefined ? [] : [[row.store, row.floor.what, fmt(row.floor.eventsPerSecond), fmt(row.appendPerSecond["1"]! / row.floor.eventsPerSecond)]])),
+      ["store", "its floor", "floor ev/s", "1 session / floor", "its statements bare ev/s", "1 session / statements", "statements / floor"],
+      ...stores.flatMap((row) => {
+        if (row.floor === undefined) return [];
+        const single = row.appendPerSecond["1"]!;
+        const bare = row.statements?.eventsPerSecond;
+        return [[row.store, row.floor.what, fmt(row.floor.eventsPerSecond), fmt(single / row.floor.eventsPerSecond), bare === undefined ? "" : fmt(bare), bare === undefined ? "" : fmt(single / bare), bare === undefined ? "" : fmt(bare / row.floor.eventsPerSecond)]];
+      }),
     ]),
   );
 

@@ -26,6 +26,8 @@ export interface StoreFigures {
   readonly loadPerSecond: number;
   /** The database's own floor for one session's appends, one durable commit per event (none for JSONL: its floor is row 4). */
   readonly floor?: { readonly what: string; readonly eventsPerSecond: number } | undefined;
+  /** The store's own statements for one append run bare, with no log around them (SQLite only). */
+  readonly statements?: { readonly eventsPerSecond: number } | undefined;
 }
 
 /**
@@ -42,6 +44,39 @@ function sqliteFloor(path: string, events: number, round: number): number {
     db.exec("CREATE TABLE IF NOT EXISTS bench_floor (session_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (session_id, seq))");
     const insert = db.prepare("INSERT INTO bench_floor (session_id, seq, line) VALUES (?, ?, ?)");
     const commit = db.transaction((seq: number) => insert.run(`floor-${round}`, seq, TEXT));
+    const start = performance.now();
+    for (let seq = 0; seq < events; seq++) commit.immediate(seq);
+    return events / ((performance.now() - start) / 1000);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * What SQLite's store runs for one append, with no log around it: the same statements (read the
+ * session row, insert the line and its 32-byte chain link, move the head) in one `BEGIN IMMEDIATE`
+ * transaction, on tables of the store's shape in its file, through a second connection. The store's
+ * distance from this is the work of the log itself: admission, the line, its link, the hop to commit.
+ */
+function sqliteStatements(path: string, events: number, round: number): number {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    db.exec(`CREATE TABLE IF NOT EXISTS bench_sessions (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, parent_id TEXT, seed_length INTEGER, head INTEGER NOT NULL, writer_epoch INTEGER NOT NULL DEFAULT 0, chained INTEGER NOT NULL DEFAULT 0) STRICT;
+      CREATE TABLE IF NOT EXISTS bench_events (session_id TEXT NOT NULL REFERENCES bench_sessions (id), seq INTEGER NOT NULL, line TEXT NOT NULL, chain BLOB, PRIMARY KEY (session_id, seq)) STRICT, WITHOUT ROWID;`);
+    const id = `statements-${round}`;
+    db.prepare("INSERT INTO bench_sessions (id, created_at, head, writer_epoch, chained) VALUES (?, 0, 0, 1, 1)").run(id);
+    const session = db.prepare("SELECT * FROM bench_sessions WHERE id = ?");
+    const insert = db.prepare("INSERT INTO bench_events (session_id, seq, line, chain) VALUES (?, ?, ?, ?)");
+    const head = db.prepare("UPDATE bench_sessions SET head = ? WHERE id = ?");
+    const link = Buffer.alloc(32, 7);
+    const commit = db.transaction((seq: number) => {
+      session.get(id);
+      insert.run(id, seq, JSON.stringify({ seq, type: "note/added", time: 1_700_000_000_000 + seq, data: { text: TEXT } }), link);
+      head.run(seq + 1, id);
+    });
     const start = performance.now();
     for (let seq = 0; seq < events; seq++) commit.immediate(seq);
     return events / ((performance.now() - start) / 1000);
@@ -93,24 +128,35 @@ async function loadRate(store: SessionStore, events: number, tag: string): Promi
   return events / ((performance.now() - start) / 1000);
 }
 
-async function measure(name: string, store: SessionStore, quick: boolean, floor?: { readonly what: string; readonly rate: () => Promise<number> | number }): Promise<StoreFigures> {
+interface Floor {
+  readonly what: string;
+  readonly rate: () => Promise<number> | number;
+  /** The store's own statements run bare, where the bench has them. */
+  readonly statements?: () => number;
+}
+
+async function measure(name: string, store: SessionStore, quick: boolean, floor?: Floor): Promise<StoreFigures> {
   const appendPerSecond: Record<string, number> = {};
   for (const sessions of [1, 8, 64]) appendPerSecond[String(sessions)] = await appendRate(store, sessions, quick ? Math.max(2, 64 / sessions) : Math.max(4, 512 / sessions), "a");
   const loadPerSecond = await loadRate(store, quick ? 5_000 : 50_000, "l");
   // The single-session rate again, interleaved with the floor, so both see the same machine.
   let floorFigures: StoreFigures["floor"];
+  let statementFigures: StoreFigures["statements"];
   if (floor !== undefined) {
     const rates: number[] = [];
     const floors: number[] = [];
+    const statements: number[] = [];
     for (let round = 0; round < 9; round++) {
       rates.push(await appendRate(store, 1, quick ? 64 : 512, `f${round}`));
       floors.push(await floor.rate());
+      if (floor.statements !== undefined) statements.push(floor.statements());
     }
     appendPerSecond["1"] = median(rates);
     floorFigures = { what: floor.what, eventsPerSecond: median(floors) };
+    if (statements.length > 0) statementFigures = { eventsPerSecond: median(statements) };
   }
   await store.close();
-  return { store: name, appendPerSecond, loadPerSecond, floor: floorFigures };
+  return { store: name, appendPerSecond, loadPerSecond, floor: floorFigures, statements: statementFigures };
 }
 
 /** The three stores, measured one after another on the same machine. */
@@ -118,10 +164,15 @@ export async function storesBench(quick: boolean): Promise<StoreFigures[]> {
   const dir = await mkdtemp(join(tmpdir(), "dsh-bench-stores-"));
   const postgres = await startTestPostgres();
   let floorRounds = 0;
+  let statementRounds = 0;
   try {
     return [
       await measure("JSONL", new JsonlStore(join(dir, "jsonl")), quick),
-      await measure("SQLite", new SqliteStore(join(dir, "sessions.db")), quick, { what: "prepared insert, one transaction each, in the same file", rate: () => sqliteFloor(join(dir, "sessions.db"), quick ? 64 : 512, floorRounds++) }),
+      await measure("SQLite", new SqliteStore(join(dir, "sessions.db")), quick, {
+        what: "prepared insert, one transaction each, in the same file",
+        rate: () => sqliteFloor(join(dir, "sessions.db"), quick ? 64 : 512, floorRounds++),
+        statements: () => sqliteStatements(join(dir, "sessions.db"), quick ? 64 : 512, statementRounds++),
+      }),
       await measure("PostgreSQL", await PostgresStore.connect(await postgres.createDatabase()), quick, {
         what: "BEGIN, INSERT, COMMIT each",
         rate: async () => postgresFloor(await postgres.createDatabase(), quick ? 64 : 512),
