@@ -27,6 +27,22 @@ describe("flatEvents", () => {
     expect(() => events.next()).toThrow("the second chunk is corrupt");
   });
 
+  it("closes the chunks when a for…of stops early, as yield* would", () => {
+    let closed = false;
+    function* chunks(): Generator<LogEvent[]> {
+      try {
+        yield [event(0), event(1)];
+        yield [event(2)];
+      } finally {
+        closed = true;
+      }
+    }
+    const events = flatEvents(chunks());
+    for (const seen of events) if (seen.seq === 0) break;
+    expect(closed).toBe(true);
+    expect(events.next()).toEqual({ done: true, value: undefined });
+  });
+
   it("stays done once done", () => {
     const events = flatEvents([[event(0)]][Symbol.iterator]());
     expect(events.next().done).toBe(false);

@@ -31,4 +31,12 @@ class FlatEvents implements IterableIterator<LogEvent> {
     }
     return { done: false, value: this.#chunk[this.#next++]! };
   }
+
+  /** Closes the chunks too when a consumer stops early (a refused event ends a `for…of`), as `yield*` would. */
+  return(): IteratorResult<LogEvent, undefined> {
+    this.#chunk = [];
+    this.#next = 0;
+    this.#chunks.return?.();
+    return { done: true, value: undefined };
+  }
 }
