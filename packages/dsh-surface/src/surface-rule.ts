@@ -30,8 +30,17 @@ const noCalls: readonly ToolCallRef[] = Object.freeze([]);
 function nodeOf(event: SurfaceEvent): SurfaceNode {
   switch (event.type) {
     case "assistant/message": {
+      // The list is kept for the life of the surface: a literal holds exactly one call, where a push
+      // onto `[]` reserves room for seventeen. Indexed, since iterating a frozen array allocates.
+      const { content } = event.data;
       let calls: ToolCallRef[] | undefined;
-      for (const block of event.data.content) if (block.type === "tool-call") (calls ??= []).push({ callId: block.callId, name: block.name });
+      for (let index = 0; index < content.length; index++) {
+        const block = content[index]!;
+        if (block.type !== "tool-call") continue;
+        const call = { callId: block.callId, name: block.name };
+        if (calls === undefined) calls = [call];
+        else calls.push(call);
+      }
       return { seq: event.seq, type: event.type, calls: calls ?? noCalls };
     }
     case "tool/result": {
