@@ -32,6 +32,8 @@ export class JsonlParser {
   #lastLink: Buffer | undefined;
   /** Whether the shapes of this log's events were kept yet (from its first chunk: see {@link keepEventShapes}). */
   #shapesKept = false;
+  /** One string per event type of this log (see {@link shareType}). */
+  readonly #types = new Map<string, string>();
 
   /**
    * Parses the whole lines in `bytes[start, end)` (`end` just after a newline), overwriting them, and
@@ -84,7 +86,7 @@ export class JsonlParser {
       bytes[newline] = 0x5d;
       const values = parseOrUndefined(bytes.toString("utf8", start - 1, newline + 1));
       bytes[newline] = 0x0a;
-      if (Array.isArray(values) && values.length === scan.lines && chunkKeys(values) === scan.keys) {
+      if (Array.isArray(values) && values.length === scan.lines && chunkKeys(values, this.#types) === scan.keys) {
         for (const value of values) this.#events.push(value as LogEvent);
         this.#line += scan.lines;
         if (!this.#shapesKept) {
@@ -95,7 +97,7 @@ export class JsonlParser {
       }
     }
     restoreNewlines(bytes, start, typeof scan === "number" ? -scan - 1 : newline);
-    for (const text of bytes.toString("utf8", start, newline).split("\n")) this.#events.push(parseEventLine(text, this.#line++));
+    for (const text of bytes.toString("utf8", start, newline).split("\n")) this.#events.push(parseEventLine(text, this.#line++, this.#types));
   }
 
   /**
@@ -158,13 +160,13 @@ function parseOrUndefined(text: string): unknown {
  * event holds, so the total equals the scan's count only when no line has a key besides the
  * envelope's or repeats one; reading the four keys is cheaper than enumerating them.
  */
-function chunkKeys(values: readonly unknown[]): number {
+function chunkKeys(values: readonly unknown[], types: Map<string, string>): number {
   let keys = 0;
   for (const value of values) {
     if (typeof value !== "object" || value === null) return -1;
     const event = value as Partial<LogEvent>;
     if (event.seq === undefined || event.type === undefined || event.time === undefined || event.data === undefined) return -1;
-    const eventKeys = freezeEvent(event as LogEvent);
+    const eventKeys = freezeEvent(event as LogEvent, types);
     if (typeof eventKeys === "string") return -1;
     keys += eventKeys;
   }
@@ -177,7 +179,7 @@ function chunkKeys(values: readonly unknown[]): number {
  * deeper than {@link MAX_JSON_DEPTH} levels. An envelope field of the wrong kind (an object for a
  * seq) is frozen and counted like data: refusing it, by name, is admission's part.
  */
-function freezeEvent(event: LogEvent): number | string {
+function freezeEvent(event: LogEvent, types: Map<string, string>): number | string {
   const dataKeys = freezeParsedJson(event.data, MAX_JSON_DEPTH);
   if (typeof dataKeys === "string") return `data ${dataKeys}`;
   const seqKeys = freezeParsedJson(event.seq, MAX_JSON_DEPTH);
@@ -186,8 +188,24 @@ function freezeEvent(event: LogEvent): number | string {
   if (typeof seqKeys === "string") return `seq ${seqKeys}`;
   if (typeof typeKeys === "string") return `type ${typeKeys}`;
   if (typeof timeKeys === "string") return `time ${timeKeys}`;
+  shareType(event, types);
   Object.freeze(event);
   return dataKeys + ENVELOPE_KEYS.length + seqKeys + typeKeys + timeKeys;
+}
+
+/** At most this many types are shared per log: a log of endless distinct types gains nothing from it. */
+const SHARED_TYPES = 256;
+
+/**
+ * Points the event, not yet frozen, at the log's one string for its type: `JSON.parse` makes a new
+ * string for every occurrence, so each of a long log's `assistant/message` events kept its own copy.
+ */
+function shareType(event: LogEvent, types: Map<string, string>): void {
+  const { type } = event;
+  if (typeof type !== "string") return;
+  const shared = types.get(type);
+  if (shared !== undefined) (event as { type: string }).type = shared;
+  else if (types.size < SHARED_TYPES) types.set(type, type);
 }
 
 function parseHeader(line: string): JsonlHeader {
@@ -213,7 +231,7 @@ function parseHeader(line: string): JsonlHeader {
 }
 
 /** The line-by-line path: the same checks as the fast path, each failure naming its line. */
-function parseEventLine(line: string, lineNumber: number): LogEvent {
+function parseEventLine(line: string, lineNumber: number, types: Map<string, string>): LogEvent {
   const value = parseJsonLine(line, lineNumber);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new LogError("LOG_CORRUPT", "an event line must be a JSON object", { line: lineNumber });
@@ -223,7 +241,7 @@ function parseEventLine(line: string, lineNumber: number): LogEvent {
     throw new LogError("LOG_CORRUPT", `an event line must have exactly the keys ${ENVELOPE_KEYS.join(", ")}`, { line: lineNumber });
   }
   const event = value as LogEvent;
-  const held = freezeEvent(event);
+  const held = freezeEvent(event, types);
   if (typeof held === "string") throw new LogError("LOG_INVALID_EVENT", held, { line: lineNumber });
   if (held !== countKeys(line)) {
     throw new LogError("LOG_CORRUPT", `the line repeats the key ${JSON.stringify(findDuplicateKey(line))} in one object`, { line: lineNumber });
