@@ -1,14 +1,13 @@
 // Load: a large JSONL log read with full admission, against the floor of reading the same file,
 // splitting it into lines and `JSON.parse`-ing every line (keeping every object), in one process.
 // Memory is measured in fresh child processes: heap kept after load, and peak RSS during it.
-import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readJsonlLog } from "dsh-log";
 import { SurfaceManager } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry } from "./reconstruct.js";
-import { collectGarbage, median, timed } from "./util.js";
+import { collectGarbage, median, medianMemoryOf, memoryOf, timed, type Memory } from "./util.js";
 
 export interface LoadResult {
   readonly events: number;
@@ -74,17 +73,8 @@ export async function loadBench(path: string, rounds: number): Promise<LoadResul
   };
 }
 
-interface Memory {
-  readonly heapKept: number;
-  readonly peakRss: number;
-}
-
 function medianMemory(path: string, mode: "load" | "warm" | "floor"): Memory {
-  const self = fileURLToPath(import.meta.url);
-  const runs = Array.from({ length: 5 }, () =>
-    JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", mode, path], { encoding: "utf8" })) as Memory,
-  );
-  return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
+  return medianMemoryOf(fileURLToPath(import.meta.url), ["--memory", mode, path]);
 }
 
 /**
@@ -105,14 +95,7 @@ async function warmUp(path: string): Promise<void> {
 // In a fresh process (warmed up for "warm"): the heap the loaded log keeps (after GC, over a baseline
 // with the code loaded), and the growth of peak RSS over that baseline while loading.
 if (process.argv[2] === "--memory") {
-  const gc = (globalThis as { gc?: () => void }).gc!;
   if (process.argv[3] === "warm") await warmUp(process.argv[4]!);
-  gc();
-  const baselineHeap = process.memoryUsage().heapUsed;
-  const baselineRss = process.memoryUsage().rss;
-  const kept = process.argv[3] === "floor" ? floor(process.argv[4]!) : await readJsonlLog(process.argv[4]!, registry());
-  gc();
-  const heapKept = process.memoryUsage().heapUsed - baselineHeap;
-  const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
-  process.stdout.write(JSON.stringify({ heapKept, peakRss, kept: kept !== undefined }));
+  const memory = await memoryOf(() => (process.argv[3] === "floor" ? floor(process.argv[4]!) : readJsonlLog(process.argv[4]!, registry())));
+  process.stdout.write(JSON.stringify(memory));
 }

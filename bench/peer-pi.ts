@@ -4,7 +4,6 @@
 // the messages of a `SurfaceManager` on the loaded log (what `openAgent` does) — in interleaved
 // rounds, with the bare read + split + JSON.parse of each file beside it; then the memory of one
 // open in fresh processes. Run by `pnpm bench` as `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -12,7 +11,7 @@ import { readJsonlLog } from "dsh-log";
 import { SurfaceManager } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry, writeBenchLog } from "./reconstruct.js";
-import { collectGarbage, median, timed } from "./util.js";
+import { collectGarbage, median, medianMemoryOf, memoryOf, timed, type Memory } from "./util.js";
 
 /** pi's figures beside dsh's for one conversation size. */
 export interface PiLoadResult {
@@ -32,12 +31,6 @@ export interface PiLoadResult {
   /** How far peak RSS grows while opening it, in bytes (the same processes). */
   readonly piPeakRss: number;
   readonly dshPeakRss: number;
-}
-
-/** What opening one session costs in memory, measured in a process that did nothing else. */
-interface OpenMemory {
-  readonly heapKept: number;
-  readonly peakRss: number;
 }
 
 const usage = { input: 100, output: 10, cacheRead: 64, cacheWrite: 0, totalTokens: 174, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -138,21 +131,13 @@ async function openDshSession(path: string) {
  * collection while the opened session is kept, and the growth of peak RSS, both over a baseline
  * taken once both libraries' code is loaded.
  */
-function medianMemory(library: "pi" | "dsh", path: string): OpenMemory {
-  const self = fileURLToPath(import.meta.url);
-  const runs = Array.from({ length: 5 }, () => JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", self, "--memory", library, path], { encoding: "utf8" })) as OpenMemory);
-  return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
+function medianMemory(library: "pi" | "dsh", path: string): Memory {
+  return medianMemoryOf(fileURLToPath(import.meta.url), ["--memory", library, path]);
 }
 
 if (process.argv[2] === "--memory") {
-  collectGarbage();
-  const baselineHeap = process.memoryUsage().heapUsed;
-  const baselineRss = process.memoryUsage().rss;
-  const opened = process.argv[3] === "pi" ? openPiSession(process.argv[4]!) : await openDshSession(process.argv[4]!);
-  collectGarbage();
-  const heapKept = process.memoryUsage().heapUsed - baselineHeap;
-  const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
-  process.stdout.write(JSON.stringify({ heapKept, peakRss, held: opened.messages.length }));
+  const path = process.argv[4]!;
+  process.stdout.write(JSON.stringify(await memoryOf(() => (process.argv[3] === "pi" ? openPiSession(path) : openDshSession(path)))));
 } else if (process.argv[2] !== undefined) {
   const [dir, steps, rounds] = process.argv.slice(2);
   process.stdout.write(JSON.stringify(await piLoadBench(dir!, Number(steps), Number(rounds))));

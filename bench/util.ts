@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 
 /** Runs `fn` and returns how long it took, in milliseconds. */
@@ -48,3 +49,35 @@ export const answer = (i: number) => `File ${i} holds configuration for module $
 
 /** A full garbage collection when the bench runs with `--expose-gc`, else nothing. */
 export const collectGarbage: () => void = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+/** What one measured step leaves in memory: the heap still held after a collection, and how far peak RSS grew. */
+export interface Memory {
+  readonly heapKept: number;
+  readonly peakRss: number;
+}
+
+/**
+ * In this process: the heap `step` leaves held (it returns what it holds) after a collection, and the
+ * growth of peak RSS, both over a baseline taken just before it. Needs `--expose-gc`.
+ */
+export async function memoryOf(step: () => unknown): Promise<Memory> {
+  collectGarbage();
+  const baselineHeap = process.memoryUsage().heapUsed;
+  const baselineRss = process.memoryUsage().rss;
+  const held = await step();
+  collectGarbage();
+  const heapKept = process.memoryUsage().heapUsed - baselineHeap;
+  const peakRss = process.resourceUsage().maxRSS * 1024 - baselineRss;
+  // Used after the figures are taken, so what the step holds is alive while they are.
+  measuredLast = held;
+  return { heapKept, peakRss };
+}
+
+/** What the last {@link memoryOf} step held, kept until the next one. */
+let measuredLast: unknown;
+
+/** The medians of five fresh processes running `script` (a bench file) with `args`, each printing one {@link Memory} as JSON. */
+export function medianMemoryOf(script: string, args: readonly string[]): Memory {
+  const runs = Array.from({ length: 5 }, () => JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", script, ...args], { encoding: "utf8" })) as Memory);
+  return { heapKept: median(runs.map((run) => run.heapKept)), peakRss: median(runs.map((run) => run.peakRss)) };
+}
