@@ -37,19 +37,11 @@ export interface StoreFigures {
  * before, is slower by a third: its WAL grows instead of being reused, which flattered the store.)
  */
 function sqliteFloor(path: string, events: number, round: number): number {
-  const db = new Database(path);
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
+  return sqliteCommitRate(path, events, (db) => {
     db.exec("CREATE TABLE IF NOT EXISTS bench_floor (session_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (session_id, seq))");
     const insert = db.prepare("INSERT INTO bench_floor (session_id, seq, line) VALUES (?, ?, ?)");
-    const commit = db.transaction((seq: number) => insert.run(`floor-${round}`, seq, TEXT));
-    const start = performance.now();
-    for (let seq = 0; seq < events; seq++) commit.immediate(seq);
-    return events / ((performance.now() - start) / 1000);
-  } finally {
-    db.close();
-  }
+    return (seq) => insert.run(`floor-${round}`, seq, TEXT);
+  });
 }
 
 /**
@@ -59,11 +51,7 @@ function sqliteFloor(path: string, events: number, round: number): number {
  * distance from this is the work of the log itself: admission, the line, its link, the hop to commit.
  */
 function sqliteStatements(path: string, events: number, round: number): number {
-  const db = new Database(path);
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
+  return sqliteCommitRate(path, events, (db) => {
     db.exec(`CREATE TABLE IF NOT EXISTS bench_sessions (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, parent_id TEXT, seed_length INTEGER, head INTEGER NOT NULL, writer_epoch INTEGER NOT NULL DEFAULT 0, chained INTEGER NOT NULL DEFAULT 0) STRICT;
       CREATE TABLE IF NOT EXISTS bench_events (session_id TEXT NOT NULL REFERENCES bench_sessions (id), seq INTEGER NOT NULL, line TEXT NOT NULL, chain BLOB, PRIMARY KEY (session_id, seq)) STRICT, WITHOUT ROWID;`);
     const id = `statements-${round}`;
@@ -72,11 +60,26 @@ function sqliteStatements(path: string, events: number, round: number): number {
     const insert = db.prepare("INSERT INTO bench_events (session_id, seq, line, chain) VALUES (?, ?, ?, ?)");
     const head = db.prepare("UPDATE bench_sessions SET head = ? WHERE id = ?");
     const link = Buffer.alloc(32, 7);
-    const commit = db.transaction((seq: number) => {
+    return (seq) => {
       session.get(id);
       insert.run(id, seq, JSON.stringify({ seq, type: "note/added", time: 1_700_000_000_000 + seq, data: { text: TEXT } }), link);
       head.run(seq + 1, id);
-    });
+    };
+  });
+}
+
+/**
+ * Commits per second of `events` `BEGIN IMMEDIATE` transactions, each running what `prepare` returns
+ * for its seq, on a second connection to the store's file set up as the store's (WAL, full fsync,
+ * foreign keys checked).
+ */
+function sqliteCommitRate(path: string, events: number, prepare: (db: Database.Database) => (seq: number) => void): number {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    const commit = db.transaction(prepare(db));
     const start = performance.now();
     for (let seq = 0; seq < events; seq++) commit.immediate(seq);
     return events / ((performance.now() - start) / 1000);
