@@ -17,8 +17,8 @@ const systemAndTurns = () => [
   userMessageEvent.input({ content: [{ type: "text", text: "c" }], source: "user" }),
 ];
 
-const node = (seq: number, type: SurfaceNode["type"], extra: Partial<SurfaceNode> = {}): SurfaceNode => ({ seq, type, calls: [], ...extra });
-const result = (seq: number) => node(seq, "tool/result", { result: { callId: `c${seq}`, toolName: "t", isError: false } });
+const node = (seq: number, type: SurfaceNode["type"]) => ({ seq, type });
+const result = (seq: number) => node(seq, "tool/result");
 
 describe("compactionRange", () => {
   it("summarizes from node 1 up to the kept tail, never splitting a call from its results", () => {

@@ -12,12 +12,12 @@ export const SUMMARY_INSTRUCTIONS =
  * `undefined` when fewer than two nodes would be summarized.
  */
 export function compactionRange(
-  nodes: readonly SurfaceNode[],
+  nodes: readonly Pick<SurfaceNode, "type">[],
   keepRecent: number,
 ): { readonly startIndex: number; readonly endIndex: number } | undefined {
   const startIndex = nodes[0]?.type === "system/message" ? 1 : 0;
   let keepFrom = Math.max(startIndex, nodes.length - keepRecent);
-  while (keepFrom > startIndex && nodes[keepFrom]?.result !== undefined) keepFrom--;
+  while (keepFrom > startIndex && nodes[keepFrom]?.type === "tool/result") keepFrom--;
   const endIndex = keepFrom - 1;
   return endIndex - startIndex >= 1 ? { startIndex, endIndex } : undefined;
 }

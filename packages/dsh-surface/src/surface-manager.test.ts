@@ -45,22 +45,19 @@ async function drive(choices: readonly number[]) {
           break;
         case 4: {
           // A range [i, j] is pair-closed when it starts on a non-result and the node after it is not a result.
-          const starts = nodes.flatMap((node, i) => (i > 0 && node.result === undefined ? [i] : []));
+          const starts = nodes.flatMap((node, i) => (i > 0 && node.type !== "tool/result" ? [i] : []));
           const start = starts[choice % Math.max(1, starts.length)];
           if (start === undefined) break;
-          const ends = nodes.flatMap((_node, j) => (j >= start && nodes[j + 1]?.result === undefined ? [j] : []));
+          const ends = nodes.flatMap((_node, j) => (j >= start && nodes[j + 1]?.type !== "tool/result" ? [j] : []));
           const end = ends[(choice >> 3) % ends.length]!;
           input = manager.replaceInput({ start: nodes[start]!.seq, end: nodes[end]!.seq }, user(`summary ${counter++}`, "compaction"));
           break;
         }
         case 5: {
-          const results = nodes.filter((node) => node.result !== undefined);
+          const results = nodes.flatMap((node) => (node.type === "tool/result" ? [node] : []));
           const target = results[choice % Math.max(1, results.length)];
-          if (target?.result === undefined) break;
-          input = manager.replaceInput(
-            { start: target.seq, end: target.seq },
-            toolResult(target.result.callId, target.result.toolName, "[trimmed]"),
-          );
+          if (target === undefined) break;
+          input = manager.replaceInput({ start: target.seq, end: target.seq }, toolResult(target.data.callId, target.data.toolName, "[trimmed]"));
           break;
         }
       }
