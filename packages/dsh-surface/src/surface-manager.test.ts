@@ -114,6 +114,15 @@ describe("SurfaceManager.deriveMessages", () => {
     );
   });
 
+  it("keeps no record of its own: each current node is the logged event, before and after a replace", async () => {
+    const { log, manager } = surfaceLog();
+    await log.append([systemMessageEvent.input({ content: "p", source: "system-prompt" }), user("a"), assistant("b", [{ callId: "c1", name: "read_file" }]), toolResult("c1", "read_file", "out")]);
+    await manager.replaceGeneration({ start: 1, end: 1 }, user("summary", "compaction"));
+    const nodes = manager.state.nodes.toArray();
+    expect(nodes.map((node) => node.seq)).toEqual([0, 4, 2, 3]);
+    nodes.forEach((node) => expect(node).toBe(log.get(node.seq)));
+  });
+
   it("keeps projections of surviving nodes across a replace and makes mutation throw", async () => {
     const { log, manager } = surfaceLog();
     await log.append([systemMessageEvent.input({ content: "  ", source: "system-prompt" }), user("a"), assistant("b"), user("c")]);
