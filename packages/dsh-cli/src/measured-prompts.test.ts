@@ -40,11 +40,11 @@ async function chatSession(name: string): Promise<string> {
   return log;
 }
 
-/** A Messages API session that appends, resumes with an image, is compacted and resumes again. */
-async function claudeSession(): Promise<string> {
-  const log = join(dir, "claude.jsonl");
-  const tools = await scenario("claude", toolTurn);
-  expect((await cli("run", "--provider", "sim-anthropic", "--image", "shot.png", "--scenario", tools, "--log", log, "What is here?")).code).toBe(0);
+/** A session through `provider`'s API that appends, resumes with an image, is compacted and resumes again. */
+async function apiSession(provider: "sim-anthropic" | "sim-openai-responses" | "sim-gemini", name: string = provider): Promise<string> {
+  const log = join(dir, `${name}.jsonl`);
+  const tools = await scenario(provider, toolTurn);
+  expect((await cli("run", "--provider", provider, "--image", "shot.png", "--scenario", tools, "--log", log, "What is here?")).code).toBe(0);
   expect((await cli("resume", log, "--scenario", tools, "--image", "shot.png", "Again, with the picture.")).code).toBe(0);
   expect((await cli("compact", log, "--keep", "2")).code).toBe(0);
   expect((await cli("resume", log, "--scenario", tools, "Once more.")).code).toBe(0);
@@ -91,7 +91,7 @@ afterAll(async () => {
 
 describe("measuredPrompts", () => {
   it("measures every request as rebuilding, serializing and tokenizing it whole does", async () => {
-    for (const path of [await chatSession("chat"), await claudeSession()]) {
+    for (const path of [await chatSession("chat"), await apiSession("sim-anthropic"), await apiSession("sim-openai-responses"), await apiSession("sim-gemini")]) {
       const log = await load(path);
       const objects = attachmentStore(project(), undefined);
       const whole = await collect(measured(tokenizedRequests(log, objects)));
@@ -114,6 +114,20 @@ describe("measuredPrompts", () => {
     // tokenized again to compare with: 1 in turn 0, 1 + 2 in turn 1, 2 + 2 in turn 2, 2 + 0 in turn 3.
     expect(appended.reads()).toBe(10);
     expect(requests).toBe(12);
+  });
+
+  it("counts a Responses request that only appends from its new messages' items, reading none of its images", async () => {
+    const log = await load(await apiSession("sim-openai-responses", "responses-images"));
+    const whole = counting(attachmentStore(project(), undefined));
+    for await (const _ of tokenizedRequests(log, whole.store));
+    const appended = counting(attachmentStore(project(), undefined));
+    const requests = (await collect(measuredPrompts(log, appended.store))).length;
+    // Rebuilt whole: one image in each of turn 0's three requests, two in each of turn 1's; the
+    // compaction drops both before turn 2. Measured: the first request of each turn (a new header) is
+    // rebuilt whole and the last of the turn before tokenized again: 1, then 1 + 2, then 2 + 0.
+    expect(whole.reads()).toBe(9);
+    expect(appended.reads()).toBe(6);
+    expect(requests).toBe(9);
   });
 
   it("renders only the new blocks of a Messages API request that only adds messages, reading none of its images", async () => {

@@ -4,11 +4,12 @@ import type { RequestHeaderSnapshot } from "dsh-header";
 import { RequestFreezer, type Message } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import { serializeMessage } from "dsh-openai-compatible";
-import { promptTokens } from "dsh-simulator";
+import { serializeMessageItems } from "dsh-openai-responses";
+import { promptTokens, responsesPromptTokens } from "dsh-simulator";
 import type { AppendList } from "dsh-surface";
 import type { MeasuredPrompt } from "./cache-report.js";
 import { extendRendered, renderedWhole, type RenderedMessages } from "./messages-measure.js";
-import { wireBody, wireOf } from "./providers.js";
+import { wireBody, wireOf, type WireApi } from "./providers.js";
 import { commonPrefix, wireTokens } from "./tokenized.js";
 
 /** What a request was built from, and its prompt's tokens while they are at hand. */
@@ -21,12 +22,25 @@ interface Measured {
   readonly rendered: RenderedMessages | undefined;
 }
 
+/** The APIs whose body is the wire JSON of its messages one after another, each tokenized apart. */
+type AppendOnlyApi = Extract<WireApi, { readonly api: "chat-completions" | "responses" }>;
+
+function appendOnly(wire: WireApi): wire is AppendOnlyApi {
+  return wire.api === "chat-completions" || wire.api === "responses";
+}
+
+/** The prompt tokens one message adds to a Chat Completions body (its message) or a Responses body (its input items). */
+async function appendedTokens(wire: AppendOnlyApi, message: Message, attachments: AttachmentStore): Promise<number> {
+  if (wire.api === "chat-completions") return promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] }).length;
+  return responsesPromptTokens({ input: JSON.parse(`[${await serializeMessageItems(message, { attachments })}]`) }).length;
+}
+
 /**
  * Every request of `log` measured for the cache report, as `measured(tokenizedRequests(...))` measures
- * it, without rebuilding, serializing and tokenizing every request whole. A Chat Completions request
- * that only appends messages to the one before it under the same header is counted from its new
- * messages alone: its body is the previous body's messages plus theirs (each message's wire JSON
- * stands alone), and the simulator tokenizes each message apart. Such a Messages API request keeps
+ * it, without rebuilding, serializing and tokenizing every request whole. A Chat Completions or
+ * Responses request that only appends messages to the one before it under the same header is counted
+ * from its new messages alone: its body is the previous body's messages (their input items) plus
+ * theirs, each standing alone, and the simulator tokenizes each message (each item) apart. Such a Messages API request keeps
  * the blocks of the one before (a cache marker is not part of a block's text) and lays out, serializes
  * and tokenizes only its new blocks; its layout and markers are still found over all its blocks. Every
  * other request is rebuilt, serialized and tokenized whole, and so is the one before it when its
@@ -51,10 +65,10 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
     const wire = wireOf({ snapshot });
     const request = { turn, step, dispatchSeq, snapshot };
     const fresh = last?.snapshot.header === snapshot.header ? messages.itemsAfter(last.messages) : undefined;
-    if (wire.api === "chat-completions" && last !== undefined && fresh !== undefined) {
+    if (appendOnly(wire) && last !== undefined && fresh !== undefined) {
       if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
       let count = last.promptTokens;
-      for (const message of fresh) count += promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] }).length;
+      for (const message of fresh) count += await appendedTokens(wire, message, attachments);
       yield { request, promptTokens: count, sharedTokens: last.promptTokens };
       last = { snapshot, messages, promptTokens: count, tokens: undefined, rendered: undefined };
       continue;

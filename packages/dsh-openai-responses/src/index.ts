@@ -1,5 +1,5 @@
 export { ResponsesAdapter, type ResponsesAdapterOptions } from "./adapter.js";
-export { serializeRequest, serializeRequestBytes, type ResponsesSerializeOptions } from "./serialize.js";
+export { serializeMessageItems, serializeRequest, serializeRequestBytes, type ResponsesSerializeOptions } from "./serialize.js";
 export { responsesWireProfile, responsesOptionsOfWire } from "./wire-profile.js";
 export { mapResponsesUsage, parseResponsesStream, responsesDiagnosis } from "./stream.js";
 export { MAX_EXPLICIT_BREAKPOINTS, RESPONSES_BREAKPOINT_POLICIES, rollingResponsesPolicy, type ResponsesBreakpointPolicy } from "./breakpoints.js";

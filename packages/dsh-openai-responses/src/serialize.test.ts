@@ -2,7 +2,7 @@ import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { freezeRequest, type AssistantContent, type GenerateOptions, type LlmCallConfig, type Message } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import { describe, expect, it } from "vitest";
-import { serializeRequest } from "./serialize.js";
+import { serializeMessageItems, serializeRequest } from "./serialize.js";
 
 const reasoningItem = { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "List it." }], encrypted_content: "gAAA==" };
 const answer: AssistantContent[] = [
@@ -139,6 +139,24 @@ describe("serializeRequest", () => {
     const two = await serializeRequest(again);
     expect(two.startsWith(one.slice(0, -2))).toBe(true);
     expect(await serializeRequest(first)).toBe(one);
+  });
+
+  it("writes a body's input as its messages' items in order, each message's items alone what serializeMessageItems gives", async () => {
+    const store = new MemoryAttachmentStore();
+    const image = await putImage(store, makePng(2, 2));
+    const messages: Message[] = [
+      ...base.messages,
+      { role: "assistant", content: [{ type: "text", text: "" }], source: "model" },
+      { role: "user", content: [{ type: "text", text: "and this" }, { type: "image", image }], source: "user" },
+      { role: "tool", callId: "c", toolName: "t", content: [], isError: true, source: "tool" },
+    ];
+    const request = freezeRequest({ ...base, messages });
+    const items = await Promise.all(request.messages.map((message) => serializeMessageItems(message, { attachments: store })));
+    // The answer of only an empty text leaves no item, and no comma for it.
+    expect(items[4]).toBe("");
+    const wire = await serializeRequest(request, { attachments: store });
+    expect(wire.slice(wire.indexOf(',"input":[') + 10, -2)).toBe(items.filter((item) => item !== "").join(","));
+    await expect(serializeMessageItems(messages[5]!)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
   });
 
   it("asks for the provider's cache diagnosis by naming the previous answer, beside any prompt_cache_options given", async () => {

@@ -107,6 +107,15 @@ export async function serializeRequestBytes(request: FrozenGenerateOptions, opti
   return Buffer.concat(parts);
 }
 
+/**
+ * The input items {@link serializeRequest} writes for one message that carries no breakpoint, as
+ * comma-joined JSON (empty for an answer that leaves none): a body's `input` is its messages' items
+ * in order, so what a request adds to the one before is the items of its new messages.
+ */
+export async function serializeMessageItems(message: Message, options: Pick<ResponsesSerializeOptions, "attachments"> = {}): Promise<string> {
+  return (await itemBytes(message, options.attachments, false, undefined)).toString("utf8");
+}
+
 /** {@link serializeRequestBytes} as a string: the body a log turns back into. Public so a log can be checked against what was sent. */
 export async function serializeRequest(request: FrozenGenerateOptions, options: ResponsesSerializeOptions = {}): Promise<string> {
   return (await serializeRequestBytes(request, options)).toString("utf8");
