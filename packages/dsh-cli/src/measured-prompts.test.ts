@@ -130,19 +130,22 @@ describe("measuredPrompts", () => {
     expect(requests).toBe(9);
   });
 
-  it("renders only the new blocks of a Messages API request that only adds messages, reading none of its images", async () => {
-    // One turn of six tool steps and an answer, its first message with an image.
+  // One turn of six tool steps and an answer, its first message with an image. Rebuilt whole, each of
+  // the seven requests reads the image; measured, only the first does, once for its body and once for
+  // what the six after it extend (a Messages API layout, Gemini's contents).
+  it.each([
+    ["renders only the new blocks of a Messages API request that only adds messages", "sim-anthropic"],
+    ["renders only the last content and the new ones of a Gemini request that only adds messages", "sim-gemini"],
+  ])("%s, reading none of its images", async (_, provider) => {
     const steps = Array.from({ length: 6 }, (_, i) => ({ reasoning: `Step ${i}.`, text: `Looking ${i}.`, toolCalls: [{ name: "list_dir", arguments: { path: `d${i}` } }] }));
-    const path = join(dir, "claude-long.jsonl");
-    const run = await cli("run", "--provider", "sim-anthropic", "--image", "shot.png", "--scenario", await scenario("claude-long", [...steps, { text: "Done." }]), "--log", path, "List them.");
+    const path = join(dir, `${provider}-long.jsonl`);
+    const run = await cli("run", "--provider", provider, "--image", "shot.png", "--scenario", await scenario(`${provider}-long`, [...steps, { text: "Done." }]), "--log", path, "List them.");
     expect(run.code).toBe(0);
     const log = await load(path);
     const whole = counting(attachmentStore(project(), undefined));
     const rebuilt = await collect(measured(tokenizedRequests(log, whole.store)));
     const appended = counting(attachmentStore(project(), undefined));
     expect(await collect(measuredPrompts(log, appended.store))).toEqual(rebuilt);
-    // Rebuilt whole, each of the seven requests reads the image; measured, only the first does, once
-    // for its body and once for its layout, which the six after it extend.
     expect(rebuilt).toHaveLength(7);
     expect(whole.reads()).toBe(7);
     expect(appended.reads()).toBe(2);

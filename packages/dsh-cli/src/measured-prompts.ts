@@ -8,6 +8,7 @@ import { serializeMessageItems } from "dsh-openai-responses";
 import { promptTokens, responsesPromptTokens } from "dsh-simulator";
 import type { AppendList } from "dsh-surface";
 import type { MeasuredPrompt } from "./cache-report.js";
+import { extendGeminiTail, geminiTailOf, type GeminiTail } from "./gemini-measure.js";
 import { extendRendered, renderedWhole, type RenderedMessages } from "./messages-measure.js";
 import { wireBody, wireOf, type WireApi } from "./providers.js";
 import { commonPrefix, wireTokens } from "./tokenized.js";
@@ -20,6 +21,8 @@ interface Measured {
   readonly tokens: ArrayLike<number> | undefined;
   /** For a Messages API request, its blocks as rendered, for the next request to extend. */
   readonly rendered: RenderedMessages | undefined;
+  /** For a Gemini request, its contents and last content's tokens, for the next request to extend. */
+  readonly gemini?: GeminiTail | undefined;
 }
 
 /** The APIs whose body is the wire JSON of its messages one after another, each tokenized apart. */
@@ -40,7 +43,9 @@ async function appendedTokens(wire: AppendOnlyApi, message: Message, attachments
  * it, without rebuilding, serializing and tokenizing every request whole. A Chat Completions or
  * Responses request that only appends messages to the one before it under the same header is counted
  * from its new messages alone: its body is the previous body's messages (their input items) plus
- * theirs, each standing alone, and the simulator tokenizes each message (each item) apart. Such a Messages API request keeps
+ * theirs, each standing alone, and the simulator tokenizes each message (each item) apart. Such a
+ * Gemini request renders only its contents from the previous request's last one on, which its new
+ * messages may join (the previous request's contents grow in place). Such a Messages API request keeps
  * the blocks of the one before (a cache marker is not part of a block's text) and lays out, serializes
  * and tokenizes only its new blocks; its layout and markers are still found over all its blocks. Every
  * other request is rebuilt, serialized and tokenized whole, and so is the one before it when its
@@ -73,6 +78,13 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
       last = { snapshot, messages, promptTokens: count, tokens: undefined, rendered: undefined };
       continue;
     }
+    if (last?.gemini !== undefined && fresh !== undefined) {
+      if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
+      const extended = await extendGeminiTail(last.gemini, last.promptTokens, fresh);
+      yield { request, promptTokens: extended.promptTokens, sharedTokens: extended.sharedTokens };
+      last = { snapshot, messages, promptTokens: extended.promptTokens, tokens: undefined, rendered: undefined, gemini: extended.tail };
+      continue;
+    }
     if (last?.rendered !== undefined && fresh !== undefined) {
       if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
       const rendered = await extendRendered(last.rendered, snapshot, fresh, attachments);
@@ -87,6 +99,7 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
     const previous = last === undefined ? [] : (last.tokens ?? (await whole(last.snapshot, last.messages.toArray(), undefined, event.time)).tokens);
     yield { request, promptTokens: measured.tokens.length, sharedTokens: commonPrefix(previous, measured.tokens), messages: measured.messages };
     const rendered = measured.messages === undefined ? undefined : await renderedWhole(snapshot, dispatch.messages, measured.messages.blocks, attachments);
-    last = { snapshot, messages, promptTokens: measured.tokens.length, tokens: measured.tokens, rendered };
+    const gemini = wire.api === "gemini" ? await geminiTailOf(dispatch.messages, attachments) : undefined;
+    last = { snapshot, messages, promptTokens: measured.tokens.length, tokens: measured.tokens, rendered, gemini };
   }
 }

@@ -7,7 +7,7 @@ export const GEMINI_API = "gemini";
 /** One content of the body, its parts already JSON text. */
 export interface WireContent {
   readonly role: "user" | "model";
-  readonly parts: string[];
+  readonly parts: readonly string[];
 }
 
 function invalid(message: string): LlmError {
@@ -104,29 +104,48 @@ async function messageParts(message: Message, index: number, callIds: ReadonlyMa
 }
 
 /**
- * The contents of a conversation (the system prompt excluded): user messages and tool results are
- * `user` parts, answers `model` parts, and consecutive messages of one role share a content, so
- * the results of parallel calls answer them together. An answer that leaves no parts is left out.
- * With a session's `memo`, a frozen message without images is turned into parts once: a message
- * never changes, and a result always follows the same call.
+ * The contents of a conversation (the system prompt excluded), built one message at a time: user
+ * messages and tool results are `user` parts, answers `model` parts, and consecutive messages of one
+ * role share a content, so the results of parallel calls answer them together. An answer that leaves
+ * no parts is left out. The body `serializeRequest` writes holds the contents after every message;
+ * a caller extending a conversation adds only its new messages (the last content may grow).
  */
-export async function wireContents(messages: readonly Message[], attachments: AttachmentStore | undefined, memo?: Map<object, readonly string[]>): Promise<WireContent[]> {
-  const contents: WireContent[] = [];
-  // The id each call went out with (Gemini's own, or none), which its result names back.
-  const callIds = new Map<string, string | undefined>();
-  for (const [index, message] of messages.entries()) {
-    if (message.role === "assistant") for (const block of message.content) if (block.type === "tool-call") callIds.set(block.callId, block.itemId);
-    let parts = memo?.get(message);
+export class GeminiContents {
+  readonly #attachments: AttachmentStore | undefined;
+  readonly #memo: Map<object, readonly string[]> | undefined;
+  /** The id each call went out with (Gemini's own, or none), which its result names back. */
+  readonly #callIds = new Map<string, string | undefined>();
+  readonly #contents: { readonly role: WireContent["role"]; readonly parts: string[] }[] = [];
+  #added = 0;
+
+  /**
+   * With a session's `memo`, a frozen message without images is turned into parts once: a message
+   * never changes, and a result always follows the same call.
+   */
+  constructor(attachments: AttachmentStore | undefined, memo?: Map<object, readonly string[]>) {
+    this.#attachments = attachments;
+    this.#memo = memo;
+  }
+
+  /** The contents so far; the last one's parts grow while messages of its role are added. */
+  get contents(): readonly WireContent[] {
+    return this.#contents;
+  }
+
+  /** Adds the next message: a new content, or more parts of the last one when the role is the same. */
+  async add(message: Message): Promise<void> {
+    const index = this.#added++;
+    if (message.role === "assistant") for (const block of message.content) if (block.type === "tool-call") this.#callIds.set(block.callId, block.itemId);
+    let parts = this.#memo?.get(message);
     if (parts === undefined) {
-      parts = await messageParts(message, index, callIds, attachments);
-      if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, parts);
+      parts = await messageParts(message, index, this.#callIds, this.#attachments);
+      if (this.#memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) this.#memo.set(message, parts);
     }
-    if (parts.length === 0) continue;
-    const last = contents.at(-1);
+    if (parts.length === 0) return;
+    const last = this.#contents.at(-1);
     const role = message.role === "assistant" ? "model" : "user";
     // A content gets its own array: the memo's stays as it was.
     if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts: [...parts] });
+    else this.#contents.push({ role, parts: [...parts] });
   }
-  return contents;
 }

@@ -1,6 +1,7 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { RequestFreezer, freezeRequest, type GenerateOptions, type Message } from "dsh-llm";
 import { describe, expect, it } from "vitest";
+import { GeminiContents } from "./parts.js";
 import { serializeRequest, serializeRequestBytes } from "./serialize.js";
 
 const config = { provider: "gemini", model: "gemini-3.8-flash" } as const;
@@ -82,6 +83,20 @@ describe("serializeRequest", () => {
     const b = freezer.freeze({ config, messages: [...a.messages, ...later.slice(first.length)] });
     expect(await serializeRequest(b)).toBe(await serializeRequest(freezeRequest({ config, messages: later })));
     expect(await serializeRequest(a)).toBe(once);
+  });
+
+  it("builds the contents one message at a time as the body holds them after each, the last content growing", async () => {
+    const call = (id: string): Message => ({ role: "assistant", source: "model", content: [{ type: "tool-call", callId: id, itemId: id, name: "f", arguments: "{}" }] });
+    const result = (id: string): Message => ({ role: "tool", callId: id, toolName: "f", content: [{ type: "text", text: id }], isError: false, source: "tool" });
+    const messages: Message[] = [user("Go"), call("a"), { role: "assistant", source: "model", content: [{ type: "text", text: "" }] }, call("b"), result("a"), result("b"), user("more"), call("c"), result("c")];
+    const built = new GeminiContents(undefined);
+    for (const [index, message] of messages.entries()) {
+      await built.add(message);
+      const contents = built.contents.map(({ role, parts }) => ({ role, parts: parts.map((part) => JSON.parse(part) as unknown) }));
+      expect(contents).toEqual(JSON.parse(await body({ config, messages: messages.slice(0, index + 1) })).contents);
+    }
+    // Two answers share a content and two results another; the empty answer adds nothing.
+    expect(built.contents.map(({ role, parts }) => `${role} ${parts.length}`)).toEqual(["user 1", "model 2", "user 3", "model 1", "user 1"]);
   });
 
   it("sends images inline, in user messages and in tool results, read from the attachment store", async () => {

@@ -1,7 +1,7 @@
 import type { AttachmentStore } from "dsh-attachments";
 import { LlmError, addExtensionFields, canonicalJson, requestMemo, type FrozenGenerateOptions, type JsonValue, type OwnFields } from "dsh-llm";
 import { thinkingLevelOf } from "./catalog.js";
-import { wireContents } from "./parts.js";
+import { GeminiContents } from "./parts.js";
 
 /** Options of {@link serializeRequest}. */
 export interface GeminiSerializeOptions {
@@ -73,7 +73,9 @@ function envelope(request: FrozenGenerateOptions): Wire {
 export async function serializeRequest(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<string> {
   const head = JSON.stringify(envelope(request));
   const messages = request.messages[0]?.role === "system" ? request.messages.slice(1) : request.messages;
-  const contents = await wireContents(messages, options.attachments, requestMemo<readonly string[]>(request, PARTS));
+  const built = new GeminiContents(options.attachments, requestMemo<readonly string[]>(request, PARTS));
+  for (const message of messages) await built.add(message);
+  const { contents } = built;
   if (contents.length === 0) throw invalid("Gemini needs at least one message besides the system prompt");
   const body = contents.map((content) => `{"role":"${content.role}","parts":[${content.parts.join(",")}]}`).join(",");
   return `${head === "{}" ? "{" : `${head.slice(0, -1)},`}"contents":[${body}]}`;
