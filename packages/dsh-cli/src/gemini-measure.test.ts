@@ -10,7 +10,8 @@ const config = { provider: "gemini", model: "gemini-3.8-flash" } as const;
 const tools = [{ name: "f", description: "A tool", parameters: { type: "object", properties: {} } }];
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }], source: "user" });
 const answer = (text: string): Message => ({ role: "assistant", source: "model", content: [{ type: "text", text }] });
-const call = (id: string): Message => ({ role: "assistant", source: "model", content: [{ type: "tool-call", callId: id, itemId: id, name: "f", arguments: `{"n":"${id}"}` }] });
+const callBlock = (id: string) => ({ type: "tool-call", callId: id, itemId: id, name: "f", arguments: `{"n":"${id}"}` }) as const;
+const call = (id: string): Message => ({ role: "assistant", source: "model", content: [callBlock(id)] });
 const result = (id: string): Message => ({ role: "tool", callId: id, toolName: "f", content: [{ type: "text", text: `out ${id}` }], isError: false, source: "tool" });
 
 // Every way a request can end and the next add to it: a new content of the other role, a result or a
@@ -26,7 +27,7 @@ const session: Message[] = [
   user("next"),
   answer(""),
   user("again"),
-  { role: "assistant", source: "model", content: [...call("b").content, ...call("c").content] },
+  { role: "assistant", source: "model", content: [callBlock("b"), callBlock("c")] },
   result("b"),
   result("c"),
   answer("Done b and c."),

@@ -79,6 +79,15 @@ function counting(store: AttachmentStore): { readonly store: AttachmentStore; re
   };
 }
 
+/** The attachment reads of measuring `log` whole and as `measuredPrompts` does, and how many requests it has. */
+async function readsBothWays(log: EventLog) {
+  const whole = counting(attachmentStore(project(), undefined));
+  for await (const _ of tokenizedRequests(log, whole.store));
+  const appended = counting(attachmentStore(project(), undefined));
+  const requests = (await collect(measuredPrompts(log, appended.store))).length;
+  return { whole: whole.reads(), appended: appended.reads(), requests };
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "dsh-measured-"));
   await mkdir(project());
@@ -101,33 +110,19 @@ describe("measuredPrompts", () => {
   });
 
   it("counts a Chat Completions request that only appends from its new messages, reading none of its images", async () => {
-    const log = await load(await chatSession("images"));
-    const whole = counting(attachmentStore(project(), undefined));
-    for await (const _ of tokenizedRequests(log, whole.store));
-    const appended = counting(attachmentStore(project(), undefined));
-    const requests = (await collect(measuredPrompts(log, appended.store))).length;
     // Rebuilt whole, each request reads each image it holds: one in each of turn 0's three requests,
-    // two in each of turn 1's and turn 2's; the compaction drops both before turn 3.
-    expect(whole.reads()).toBe(15);
-    // Measured, a request that only appends reads nothing: the images are read by the first request of
-    // each turn (its header is new, so it is rebuilt whole) and by the last one of the turn before,
-    // tokenized again to compare with: 1 in turn 0, 1 + 2 in turn 1, 2 + 2 in turn 2, 2 + 0 in turn 3.
-    expect(appended.reads()).toBe(10);
-    expect(requests).toBe(12);
+    // two in each of turn 1's and turn 2's; the compaction drops both before turn 3. Measured, a request
+    // that only appends reads nothing: the images are read by the first request of each turn (its
+    // header is new, so it is rebuilt whole) and by the last one of the turn before, tokenized again to
+    // compare with: 1 in turn 0, 1 + 2 in turn 1, 2 + 2 in turn 2, 2 + 0 in turn 3.
+    expect(await readsBothWays(await load(await chatSession("images")))).toEqual({ whole: 15, appended: 10, requests: 12 });
   });
 
   it("counts a Responses request that only appends from its new messages' items, reading none of its images", async () => {
-    const log = await load(await apiSession("sim-openai-responses", "responses-images"));
-    const whole = counting(attachmentStore(project(), undefined));
-    for await (const _ of tokenizedRequests(log, whole.store));
-    const appended = counting(attachmentStore(project(), undefined));
-    const requests = (await collect(measuredPrompts(log, appended.store))).length;
     // Rebuilt whole: one image in each of turn 0's three requests, two in each of turn 1's; the
     // compaction drops both before turn 2. Measured: the first request of each turn (a new header) is
     // rebuilt whole and the last of the turn before tokenized again: 1, then 1 + 2, then 2 + 0.
-    expect(whole.reads()).toBe(9);
-    expect(appended.reads()).toBe(6);
-    expect(requests).toBe(9);
+    expect(await readsBothWays(await load(await apiSession("sim-openai-responses", "responses-images")))).toEqual({ whole: 9, appended: 6, requests: 9 });
   });
 
   // One turn of six tool steps and an answer, its first message with an image. Rebuilt whole, each of
