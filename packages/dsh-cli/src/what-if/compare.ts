@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { stepEndEvent, type PriceOf } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { uncachedInputTokens, usageCost } from "dsh-llm";
@@ -25,9 +26,10 @@ export interface ModelledRequest {
   readonly causes: readonly string[];
 }
 
-/** A session's modelled requests, their exact bodies, and the totals. */
+/** A session's modelled requests, the digests of their exact bodies, and the totals. */
 export interface ModelledSession {
   readonly requests: readonly ModelledRequest[];
+  /** The SHA-256 of each request's exact body, in order: enough to tell two sessions' bodies apart without holding them. */
   readonly bodies: readonly string[];
   readonly totals: {
     readonly promptTokens: number;
@@ -41,8 +43,9 @@ export interface ModelledSession {
   };
 }
 
-async function* each<T>(items: readonly T[]): AsyncGenerator<T> {
-  yield* items;
+/** The SHA-256 of an exact request body, in hex. */
+export function bodyDigest(wire: string): string {
+  return createHash("sha256").update(wire).digest("hex");
 }
 
 /** The output tokens each step's answer reported, by `turn.step`. */
@@ -56,17 +59,25 @@ function outputTokens(events: readonly LogEvent[]): Map<string, number> {
  * Every request of `log` rebuilt byte for byte, served in order to a fresh {@link CacheModel} at its
  * logged dispatch time, and priced at `priceOf`: what it would read, write and cost by the providers'
  * rules as the simulator implements them, with each break and the logged events that cause it.
+ * Requests are rebuilt, served and dropped one at a time: each holds the whole history before it.
  */
 export async function modelSession(log: EventLog, attachments: AttachmentStore, priceOf: PriceOf): Promise<ModelledSession> {
-  const requests: WireRequest[] = [];
-  for await (const request of tokenizedRequests(log, attachments)) requests.push(request);
+  // The request each row is about: `cacheRows` yields a row for each request as it reads it.
+  const pending: WireRequest[] = [];
+  async function* rebuilt(): AsyncGenerator<WireRequest> {
+    for await (const request of tokenizedRequests(log, attachments)) {
+      pending.push(request);
+      yield request;
+    }
+  }
+  const bodies: string[] = [];
   const events = log.slice();
   const outputs = outputTokens(events);
   const cache = new CacheModel();
   const modelled: ModelledRequest[] = [];
-  let index = 0;
-  for await (const row of cacheRows(events, measured(each(requests)))) {
-    const request = requests[index++]!;
+  for await (const row of cacheRows(events, measured(rebuilt()))) {
+    const request = pending.shift()!;
+    bodies.push(bodyDigest(request.wire));
     const { turn, step, dispatchSeq } = request.request;
     const { provider, model } = request.request.request.config;
     const time = events[dispatchSeq]!.time;
@@ -92,7 +103,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
   const sum = (pick: (request: ModelledRequest) => number) => modelled.reduce((total, request) => total + pick(request), 0);
   return {
     requests: modelled,
-    bodies: requests.map((request) => request.wire),
+    bodies,
     totals: {
       promptTokens: sum((request) => request.promptTokens),
       cacheReadTokens: sum((request) => request.cacheReadTokens),

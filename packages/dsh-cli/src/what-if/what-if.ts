@@ -4,7 +4,7 @@ import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import { wireBody } from "../providers.js";
-import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
+import { bodyDigest, modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
 import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
 
 /** A break of the prefix in one or both sessions, with the logged events that cause it. */
@@ -85,14 +85,14 @@ function withoutBodies({ bodies: _bodies, ...session }: ModelledSession): Omit<M
 }
 
 /**
- * The index of the first request of `log` whose wire body is not `bodies`' at the same position (a
- * request more or fewer counts), or `undefined` when they are the same; bodies are rebuilt one at a
- * time and compared as they come.
+ * The index of the first request of `log` whose wire body does not have the digest `bodies` holds at
+ * the same position (a request more or fewer counts), or `undefined` when they are the same; bodies
+ * are rebuilt one at a time and compared as they come.
  */
 export async function firstDifference(log: EventLog, bodies: readonly string[], attachments: AttachmentStore): Promise<number | undefined> {
   let index = 0;
   for await (const rebuilt of reconstructRequestStream(log)) {
-    if (index >= bodies.length || (await wireBody(rebuilt, attachments)) !== bodies[index]) return index;
+    if (index >= bodies.length || bodyDigest(await wireBody(rebuilt, attachments)) !== bodies[index]) return index;
     index++;
   }
   return index === bodies.length ? undefined : index;
