@@ -103,6 +103,8 @@ describe("serializeRequest", () => {
     for (const options of [null, "x", ["ttl"]]) {
       expect(JSON.parse(await body(withConfig({ extensions: { prompt_cache_retention: "24h", prompt_cache_options: options } }))).prompt_cache_options).toEqual(options);
     }
+    // A lifetime in prompt_cache_options alone is one lifetime.
+    expect(JSON.parse(await body(withConfig({ extensions: { prompt_cache_options: { ttl: "30m" } } }))).prompt_cache_options).toEqual({ ttl: "30m" });
     await expect(body(withConfig({ stop: ["x"] }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringContaining("stop") });
     await expect(body(withConfig({ cacheTtl: "5m" }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("cacheTtl") });
     await expect(body({ ...base, messages: [...base.messages, base.messages[0]!] })).rejects.toMatchObject({ message: expect.stringContaining("first message") });
@@ -168,6 +170,13 @@ describe("serializeRequest", () => {
     expect(await body(withConfig({ cacheDiagnostics: true }), true)).not.toContain("prompt_cache_options");
     expect(await body({ ...base, previousResponseId: "resp_1" }, true)).not.toContain("resp_1");
     await expect(body(diagnosed, false)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: "gpt-5.6 gives no prompt cache diagnostics (GPT-5.6 and later do): leave config.cacheDiagnostics unset" });
+    // Breakpoints are off unless the wire profile says the model takes them.
+    await expect(serializeRequest(freezeRequest(structuredClone(diagnosed)))).rejects.toMatchObject({ message: expect.stringContaining("gives no prompt cache diagnostics") });
+    // prompt_cache_options that are no object give way to the comparison.
+    for (const given of ["x", ["mode"]]) {
+      const odd = { ...withConfig({ cacheDiagnostics: true, extensions: { prompt_cache_options: given } }), previousResponseId: "resp_1" };
+      expect(JSON.parse(await body(odd, true)).prompt_cache_options).toEqual({ comparison_response_id: "resp_1" });
+    }
   });
 
   it("asks for a structured answer in text.format, the schema's keys sorted", async () => {
