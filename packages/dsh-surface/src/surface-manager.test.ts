@@ -123,6 +123,22 @@ describe("SurfaceManager.deriveMessages", () => {
     nodes.forEach((node) => expect(node).toBe(log.get(node.seq)));
   });
 
+  it("marks several replacements with consecutive generations, to be appended in one batch", async () => {
+    const { log, manager } = surfaceLog();
+    await log.append([user("a"), assistant("b"), user("c"), assistant("d")]);
+    const inputs = manager.replaceInputs([
+      { range: { start: 1, end: 1 }, replacement: user("B", "trim") },
+      { range: { start: 3, end: 3 }, replacement: user("D", "trim") },
+    ]);
+    expect(inputs.map((input) => (input.data as { replaces: unknown }).replaces)).toEqual([
+      { start: 1, end: 1, generation: 1 },
+      { start: 3, end: 3, generation: 2 },
+    ]);
+    await log.append(inputs);
+    expect(manager.generation).toBe(2);
+    expect(manager.nodeSeqs()).toEqual([0, 4, 2, 5]);
+  });
+
   it("keeps projections of surviving nodes across a replace and makes mutation throw", async () => {
     const { log, manager } = surfaceLog();
     await log.append([systemMessageEvent.input({ content: "  ", source: "system-prompt" }), user("a"), assistant("b"), user("c")]);
