@@ -1,11 +1,11 @@
-import { createHash, type KeyObject } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { reconstructRequestStream, createAgentRegistry } from "dsh-agent";
 import { MemoryAttachmentStore, type AttachmentStore } from "dsh-attachments";
 import { chainGenesis, headSignatureProblem, lineDigest, nextLink, type SignedHead, type StoredLines } from "dsh-log";
 import { loadSessionLines } from "dsh-log/store";
 import { z } from "zod";
 import { CliError, EXIT } from "./cli-error.js";
-import { wireBody } from "./providers.js";
+import { wireBody, wireSha256 } from "./providers.js";
 
 const HEX64 = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -95,7 +95,7 @@ export async function buildProof(stored: StoredLines, seq: number, heads: readon
       format: "dsh-proof",
       version: 1,
       session,
-      request: { seq, provider: wire.provider, model: wire.model, wireSha256: createHash("sha256").update(wire.body).digest("hex") },
+      request: { seq, provider: wire.provider, model: wire.model, wireSha256: wireSha256(wire.body) },
       lines,
       after,
       head,
@@ -149,7 +149,7 @@ export async function checkProof(value: unknown, publicKey: KeyObject | readonly
   } catch (error) {
     throw refuse(`the request cannot be rebuilt from the proof: ${(error as Error).message}`);
   }
-  const wireSha256 = createHash("sha256").update(wire.body).digest("hex");
-  if (wireSha256 !== request.wireSha256) throw refuse(`the request rebuilt from the proof's lines has wire sha256 ${wireSha256}, not the ${request.wireSha256} it states`);
-  return { sessionId: session.sessionId, seq: request.seq, provider: wire.provider, model: wire.model, wireSha256, headEvents: head.events, signedAt: head.time, keyId: head.keyId };
+  const rebuiltSha256 = wireSha256(wire.body);
+  if (rebuiltSha256 !== request.wireSha256) throw refuse(`the request rebuilt from the proof's lines has wire sha256 ${rebuiltSha256}, not the ${request.wireSha256} it states`);
+  return { sessionId: session.sessionId, seq: request.seq, provider: wire.provider, model: wire.model, wireSha256: rebuiltSha256, headEvents: head.events, signedAt: head.time, keyId: head.keyId };
 }

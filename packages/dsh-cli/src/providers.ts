@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { AttachmentStore } from "dsh-attachments";
 import type { ReconstructedRequest } from "dsh-agent";
 import { AnthropicAdapter, CLAUDE_MODELS, DEFAULT_CLAUDE_MODEL, lookupClaudeModel, serializeOptionsOfWire as serializeOptionsOfMessagesWire, serializeRequest as serializeMessages } from "dsh-anthropic";
@@ -148,6 +149,11 @@ export function wireBody(rebuilt: LoggedRequest, attachments: AttachmentStore | 
   }
   const logged = snapshot.header.wire === undefined ? {} : serializeOptionsOfMessagesWire(request.config.model, snapshot.header.wire);
   return serializeMessages(request, { ...logged, attachments });
+}
+
+/** The SHA-256 of an exact request body, in hex: what a proof, a span or a what-if compares instead of the body. */
+export function wireSha256(body: string): string {
+  return createHash("sha256").update(body).digest("hex");
 }
 
 /** dsh's adapter for `provider` today (none for a provider dsh does not know). */

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
 import { createAgentRegistry } from "dsh-agent";
 import { JsonlStore } from "dsh-log";
+import { wireSha256 } from "./providers.js";
 import { attachmentStore } from "./session.js";
-import { bodyDigest } from "./what-if/compare.js";
 import { firstDifference, type WhatIfReport } from "./what-if/what-if.js";
 
 let dir: string;
@@ -125,11 +125,11 @@ describe("dsh what-if", () => {
     const attachments = attachmentStore(dir, undefined);
     const bodies = (await runCli(["requests", log, "--wire"], { cwd: dir })).stdout.trim().split("\n");
     expect(bodies.length).toBe(6);
-    const digests = bodies.map(bodyDigest);
+    const digests = bodies.map(wireSha256);
     expect(await firstDifference(session.log, digests, attachments)).toBeUndefined();
-    expect(await firstDifference(session.log, bodies.map((body, i) => bodyDigest(i === 3 ? body.replace("again", "agian") : body)), attachments)).toBe(3);
+    expect(await firstDifference(session.log, bodies.map((body, i) => wireSha256(i === 3 ? body.replace("again", "agian") : body)), attachments)).toBe(3);
     expect(await firstDifference(session.log, digests.slice(0, 4), attachments)).toBe(4);
-    expect(await firstDifference(session.log, [...digests, bodyDigest("{}")], attachments)).toBe(6);
+    expect(await firstDifference(session.log, [...digests, wireSha256("{}")], attachments)).toBe(6);
   });
 
   it("refuses bad arguments in one line each", async () => {

@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { LogEvent } from "dsh-log";
 import { createSpanExporter, followSession, spanResource, tracesUrl, type LoggedRequest, type OtlpProtocol } from "dsh-otel";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { wireBody } from "../providers.js";
+import { wireBody, wireSha256 } from "../providers.js";
 import { attachmentStore } from "../session.js";
 import { followableStore, readSessionRef, sessionRef } from "../store.js";
 
@@ -59,7 +58,7 @@ export async function otelCommand(argv: readonly string[], io: CliIo): Promise<n
   let unhashed: string | undefined;
   const wireHash = async (rebuilt: LoggedRequest) => {
     try {
-      return `sha256:${createHash("sha256").update(await wireBody(rebuilt, attachments)).digest("hex")}`;
+      return `sha256:${wireSha256(await wireBody(rebuilt, attachments))}`;
     } catch (error) {
       unhashed ??= `request at seq ${rebuilt.dispatchSeq}: ${(error as Error).message}`;
       return undefined;

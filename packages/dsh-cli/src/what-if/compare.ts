@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { stepEndEvent, type PriceOf } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { uncachedInputTokens, usageCost } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
 import { cacheRows } from "../cache-report.js";
+import { wireSha256 } from "../providers.js";
 import { measured, tokenizedRequests } from "../tokenized.js";
 import { CacheModel, type WireRequest } from "./cache-model.js";
 
@@ -30,7 +30,7 @@ export interface ModelledRequest {
 export interface ModelledSession {
   readonly requests: readonly ModelledRequest[];
   /** The SHA-256 of each request's exact body, in order: enough to tell two sessions' bodies apart without holding them. */
-  readonly bodies: readonly string[];
+  readonly bodyDigests: readonly string[];
   readonly totals: {
     readonly promptTokens: number;
     readonly cacheReadTokens: number;
@@ -43,10 +43,6 @@ export interface ModelledSession {
   };
 }
 
-/** The SHA-256 of an exact request body, in hex. */
-export function bodyDigest(wire: string): string {
-  return createHash("sha256").update(wire).digest("hex");
-}
 
 /** The output tokens each step's answer reported, by `turn.step`. */
 function outputTokens(events: readonly LogEvent[]): Map<string, number> {
@@ -70,14 +66,14 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
       yield request;
     }
   }
-  const bodies: string[] = [];
+  const bodyDigests: string[] = [];
   const events = log.slice();
   const outputs = outputTokens(events);
   const cache = new CacheModel();
   const modelled: ModelledRequest[] = [];
   for await (const row of cacheRows(events, measured(rebuilt()))) {
     const request = pending.shift()!;
-    bodies.push(bodyDigest(request.wire));
+    bodyDigests.push(wireSha256(request.wire));
     const { turn, step, dispatchSeq } = request.request;
     const { provider, model } = request.request.request.config;
     const time = events[dispatchSeq]!.time;
@@ -103,7 +99,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
   const sum = (pick: (request: ModelledRequest) => number) => modelled.reduce((total, request) => total + pick(request), 0);
   return {
     requests: modelled,
-    bodies,
+    bodyDigests,
     totals: {
       promptTokens: sum((request) => request.promptTokens),
       cacheReadTokens: sum((request) => request.cacheReadTokens),

@@ -3,8 +3,8 @@ import type { AttachmentStore } from "dsh-attachments";
 import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
-import { wireBody } from "../providers.js";
-import { bodyDigest, modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
+import { wireBody, wireSha256 } from "../providers.js";
+import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
 import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
 
 /** A break of the prefix in one or both sessions, with the logged events that cause it. */
@@ -22,8 +22,8 @@ export interface WhatIfReport {
   readonly at: number;
   readonly fork: number;
   readonly change: string;
-  readonly recorded: Omit<ModelledSession, "bodies">;
-  readonly whatIf: Omit<ModelledSession, "bodies">;
+  readonly recorded: Omit<ModelledSession, "bodyDigests">;
+  readonly whatIf: Omit<ModelledSession, "bodyDigests">;
   /** What-if minus recorded. `inputTokens` are the prompt tokens neither read nor written. */
   readonly delta: { readonly promptTokens: number; readonly cacheReadTokens: number; readonly cacheWriteTokens: number; readonly inputTokens: number; readonly costUsd: number };
   readonly breaks: readonly WhatIfBreak[];
@@ -80,22 +80,22 @@ export function pairedSteps(report: Pick<WhatIfReport, "recorded" | "whatIf" | "
   return paired;
 }
 
-function withoutBodies({ bodies: _bodies, ...session }: ModelledSession): Omit<ModelledSession, "bodies"> {
+function withoutBodies({ bodyDigests: _digests, ...session }: ModelledSession): Omit<ModelledSession, "bodyDigests"> {
   return session;
 }
 
 /**
- * The index of the first request of `log` whose wire body does not have the digest `bodies` holds at
- * the same position (a request more or fewer counts), or `undefined` when they are the same; bodies
- * are rebuilt one at a time and compared as they come.
+ * The index of the first request of `log` whose wire body does not have the SHA-256 `bodyDigests`
+ * holds at the same position (a request more or fewer counts), or `undefined` when they are the same;
+ * bodies are rebuilt one at a time and compared as they come.
  */
-export async function firstDifference(log: EventLog, bodies: readonly string[], attachments: AttachmentStore): Promise<number | undefined> {
+export async function firstDifference(log: EventLog, bodyDigests: readonly string[], attachments: AttachmentStore): Promise<number | undefined> {
   let index = 0;
   for await (const rebuilt of reconstructRequestStream(log)) {
-    if (index >= bodies.length || bodyDigest(await wireBody(rebuilt, attachments)) !== bodies[index]) return index;
+    if (index >= bodyDigests.length || wireSha256(await wireBody(rebuilt, attachments)) !== bodyDigests[index]) return index;
     index++;
   }
-  return index === bodies.length ? undefined : index;
+  return index === bodyDigests.length ? undefined : index;
 }
 
 /**
@@ -111,14 +111,14 @@ export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<Wha
   const recorded = await modelSession(log, options.attachments, options.priceOf);
   // The replay without a change must send exactly the recorded bytes: compared as they come, untokenized.
   const baseline = (await replayWithChange(events, fork, { kind: "none" }, settings)).log;
-  const differs = await firstDifference(baseline, recorded.bodies, options.attachments);
+  const differs = await firstDifference(baseline, recorded.bodyDigests, options.attachments);
   if (differs !== undefined) {
     throw new CliError(`the session does not replay exactly without a change (request ${differs + 1} differs): a what-if would not compare like with like`, EXIT.failure);
   }
   const changed = await replayWithChange(events, fork, options.change, settings);
   const whatIfSession = await modelSession(changed.log, options.attachments, options.priceOf);
-  const byStep = new Map(recorded.requests.map((request, i) => [key(request), recorded.bodies[i]!]));
-  const changedRequests = whatIfSession.requests.filter((request, i) => byStep.get(key(request)) !== whatIfSession.bodies[i]).length;
+  const byStep = new Map(recorded.requests.map((request, i) => [key(request), recorded.bodyDigests[i]!]));
+  const changedRequests = whatIfSession.requests.filter((request, i) => byStep.get(key(request)) !== whatIfSession.bodyDigests[i]).length;
   const a = recorded.totals;
   const b = whatIfSession.totals;
   const notes = [
