@@ -20,8 +20,7 @@ function contentsTokens(contents: readonly WireContent[]): Uint32Array {
 
 /** The tail of a request the report measured whole (its system prompt is not a content). */
 export async function geminiTailOf(messages: readonly Message[], attachments: AttachmentStore): Promise<GeminiTail> {
-  const contents = new GeminiContents(attachments);
-  for (const message of messages[0]?.role === "system" ? messages.slice(1) : messages) await contents.add(message);
+  const contents = await GeminiContents.of(messages, attachments);
   return { contents, lastTokens: contentsTokens(contents.contents.slice(-1)) };
 }
 

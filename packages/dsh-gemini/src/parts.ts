@@ -127,6 +127,13 @@ export class GeminiContents {
     this.#memo = memo;
   }
 
+  /** The contents of a request's `messages`: all of them but a system prompt first, which is no content. */
+  static async of(messages: readonly Message[], attachments: AttachmentStore | undefined, memo?: Map<object, readonly string[]>): Promise<GeminiContents> {
+    const built = new GeminiContents(attachments, memo);
+    for (const message of messages[0]?.role === "system" ? messages.slice(1) : messages) await built.add(message);
+    return built;
+  }
+
   /** The contents so far; the last one's parts grow while messages of its role are added. */
   get contents(): readonly WireContent[] {
     return this.#contents;

@@ -72,10 +72,7 @@ function envelope(request: FrozenGenerateOptions): Wire {
  */
 export async function serializeRequest(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<string> {
   const head = JSON.stringify(envelope(request));
-  const messages = request.messages[0]?.role === "system" ? request.messages.slice(1) : request.messages;
-  const built = new GeminiContents(options.attachments, requestMemo<readonly string[]>(request, PARTS));
-  for (const message of messages) await built.add(message);
-  const { contents } = built;
+  const { contents } = await GeminiContents.of(request.messages, options.attachments, requestMemo<readonly string[]>(request, PARTS));
   if (contents.length === 0) throw invalid("Gemini needs at least one message besides the system prompt");
   const body = contents.map((content) => `{"role":"${content.role}","parts":[${content.parts.join(",")}]}`).join(",");
   return `${head === "{}" ? "{" : `${head.slice(0, -1)},`}"contents":[${body}]}`;
