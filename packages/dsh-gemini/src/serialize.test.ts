@@ -97,6 +97,10 @@ describe("serializeRequest", () => {
     }
     // Two answers share a content and two results another; the empty answer adds nothing.
     expect(built.contents.map(({ role, parts }) => `${role} ${parts.length}`)).toEqual(["user 1", "model 2", "user 3", "model 1", "user 1"]);
+    // A request's contents leave out a system prompt first; no messages make no contents.
+    const system: Message = { role: "system", content: "Be brief.", source: "system-prompt" };
+    expect((await GeminiContents.of([system, ...messages], undefined)).contents).toEqual(built.contents);
+    expect((await GeminiContents.of([], undefined)).contents).toEqual([]);
   });
 
   it("sends images inline, in user messages and in tool results, read from the attachment store", async () => {
