@@ -71,6 +71,13 @@ describe("keepEventShapes", () => {
     expect(keptEventShapes().get("test/c")).toEqual({ seq: 0, type: "", time: 0, data: { second: 0 } });
   });
 
+  it("keeps the shape it holds when a later load sees the same one", () => {
+    keepEventShapes([{ seq: 0, type: "test/d", time: 0, data: { same: "one" } }]);
+    const kept = keptEventShapes().get("test/d");
+    keepEventShapes([{ seq: 5, type: "test/d", time: 9, data: { same: "two" } }]);
+    expect(keptEventShapes().get("test/d")).toBe(kept);
+  });
+
   it(`keeps at most ${MAX_KEPT_SHAPES} types, and skips values that are not events`, () => {
     const many = Array.from({ length: MAX_KEPT_SHAPES + 10 }, (_, index) => ({ seq: index, type: `test/many-${index}`, time: 0, data: {} }));
     keepEventShapes([null, 3, { type: 4 }, { type: "test/wide", data: Object.fromEntries(Array.from({ length: MAX_SHAPE_KEYS }, (_, index) => [`k${index}`, 0])) }, ...many]);

@@ -19,7 +19,8 @@ const KEPT_DEPTH = 16;
 /** The integers V8 keeps unboxed in an object's field (others are stored as doubles, a field of another kind). */
 const SMALL_INTEGER = 2 ** 31;
 
-const shapes = new Map<string, unknown>();
+/** The kept shape of each event type, and the text it was parsed from. */
+const shapes = new Map<string, { readonly text: string; readonly shape: unknown }>();
 
 /** A value of the same kind as `value` for V8 (an unboxed integer, a double, anything else), holding none of it. */
 function stand(value: number | boolean): number | boolean {
@@ -65,14 +66,17 @@ export function keepEventShapes(events: readonly unknown[]): void {
     if (shapes.size >= MAX_KEPT_SHAPES && !shapes.has(type)) continue;
     const kept = shapeOf(event);
     if (kept === undefined) continue;
-    const shape = JSON.parse(JSON.stringify(kept)) as unknown;
+    const text = JSON.stringify(kept);
+    // The same text parses to objects of the same hidden classes: a shape already kept is kept as it is.
+    if (shapes.get(type)?.text === text) continue;
+    const shape = JSON.parse(text) as unknown;
     // Frozen as the reader freezes its events: a frozen object has a hidden class of its own.
     freezeParsedJson(shape, MAX_JSON_DEPTH);
-    shapes.set(type, shape);
+    shapes.set(type, { text, shape });
   }
 }
 
 /** The shapes kept, by event type (for tests). */
 export function keptEventShapes(): ReadonlyMap<string, unknown> {
-  return shapes;
+  return new Map([...shapes].map(([type, { shape }]) => [type, shape]));
 }

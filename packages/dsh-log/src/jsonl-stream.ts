@@ -1,3 +1,4 @@
+import { closeSync } from "node:fs";
 import { BatchAdmission } from "./admission.js";
 import type { LogEvent } from "./event.js";
 import { lineOfSeq, type JsonlHeader, type TornTail } from "./jsonl-format.js";
@@ -28,12 +29,12 @@ function* upTo<T>(items: Iterator<T>, count: number): Generator<T> {
  * once every batch was read; the file is left as it is.
  */
 export async function* streamJsonlLog(path: string, registry: EventRegistry, batchEvents = BATCH_EVENTS): AsyncGenerator<readonly LogEvent[], JsonlStreamEnd> {
-  const handle = await openLogFile(path);
+  const fd = openLogFile(path);
   try {
     const parser = new JsonlParser();
     const tail = { bytes: 0 };
     const admission = new BatchAdmission(registry);
-    const events = parsedEvents(handle.fd, parser, tail);
+    const events = parsedEvents(fd, parser, tail);
     for (;;) {
       // Admitted as they are parsed, as `readJsonlLog` admits them: a file with two faults is refused at the same one.
       const batch = admission.admit(upTo(events, batchEvents), { parsed: true, lineOf: lineOfSeq });
@@ -41,6 +42,6 @@ export async function* streamJsonlLog(path: string, registry: EventRegistry, bat
       yield batch;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
