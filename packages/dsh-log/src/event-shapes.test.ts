@@ -1,4 +1,5 @@
 import { setFlagsFromString } from "node:v8";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_KEPT_SHAPES, MAX_SHAPE_KEYS, keepEventShapes, keptEventShapes, shapeOf } from "./event-shapes.js";
 import { parseJsonl } from "./jsonl-parse.js";
@@ -9,6 +10,7 @@ setFlagsFromString("--allow-natives-syntax");
 const sameHiddenClass = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: object, b: object) => boolean;
 
 const header = serializeHeaderLine({ format: "dsh-log", version: 1, sessionId: "s-1", createdAt: 0 });
+const runs = { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) };
 const line = (seq: number, type: string, data: unknown) => `${JSON.stringify({ seq, type, time: 1_796_530_510_930 + seq, data })}\n`;
 
 describe("shapeOf", () => {
@@ -76,6 +78,54 @@ describe("keepEventShapes", () => {
     const kept = keptEventShapes().get("test/d");
     keepEventShapes([{ seq: 5, type: "test/d", time: 9, data: { same: "two" } }]);
     expect(keptEventShapes().get("test/d")).toBe(kept);
+  });
+
+  // Values from a small space, so that two of them often have one shape: few keys (in any order), short arrays, every kind of number.
+  const leaf = fc.oneof(fc.constantFrom("", "x"), fc.constantFrom(0, 7, -1, 2 ** 31, -(2 ** 31), 0.5, 1_796_530_510_930), fc.boolean(), fc.constant(null));
+  const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("value"), { maxLength: 6 }), fc.dictionary(fc.constantFrom("a", "b", "c"), tie("value"), { maxKeys: 3 })),
+  }));
+  /**
+   * `data` with every value replaced by another of its kind, and the elements of an array past its
+   * fourth by anything; with `reversed`, every object's keys in the opposite order too.
+   */
+  const sameKind = (data: unknown, reversed: boolean): unknown => {
+    if (typeof data === "string") return `other ${data}`;
+    if (typeof data === "boolean") return !data;
+    if (typeof data === "number") return Number.isInteger(data) && Math.abs(data) < 2 ** 31 ? (data === 3 ? 4 : 3) : data + 0.25;
+    if (Array.isArray(data)) return data.map((item: unknown, at) => (at >= 4 ? "past the fourth" : sameKind(item, reversed)));
+    if (typeof data !== "object" || data === null) return data;
+    const entries = Object.entries(data).map(([key, item]) => [key, sameKind(item, reversed)] as const);
+    return Object.fromEntries(reversed ? entries.reverse() : entries);
+  };
+  const keepsKept = (first: unknown, second: unknown) => {
+    keepEventShapes([{ seq: 0, type: "test/property", time: 0, data: first }]);
+    const kept = keptEventShapes().get("test/property");
+    keepEventShapes([{ seq: 1, type: "test/property", time: 0, data: second }]);
+    return keptEventShapes().get("test/property") === kept;
+  };
+
+  it("keeps the shape it holds exactly when a later load's has the same keys in the same order and values of the same kinds", () => {
+    fc.assert(
+      fc.property(value, value, fc.constantFrom("another value", "its kinds", "its kinds, keys reversed"), (first, other, made) => {
+        const second = made === "another value" ? other : sameKind(first, made !== "its kinds");
+        expect(keepsKept(first, second)).toBe(JSON.stringify(shapeOf(first)) === JSON.stringify(shapeOf(second)));
+      }),
+      runs,
+    );
+  });
+
+  it("reads a later load's values no deeper than the shape keeps them", () => {
+    const nested = (levels: number, leafValue: unknown) => {
+      let data = leafValue;
+      for (let level = 0; level < levels; level++) data = level % 2 === 0 ? { level: data } : [data];
+      return data;
+    };
+    // The event is level 0 and its data level 1: an object or array at level 16 or below is kept as null, whatever it holds.
+    expect(keepsKept(nested(16, "leaf"), nested(16, 5))).toBe(true);
+    expect(keepsKept(nested(15, "leaf"), nested(15, 5))).toBe(false);
+    expect(keepsKept(nested(15, {}), nested(15, []))).toBe(true);
+    expect(keepsKept(nested(14, {}), nested(14, []))).toBe(false);
   });
 
   it(`keeps at most ${MAX_KEPT_SHAPES} types, and skips values that are not events`, () => {

@@ -19,8 +19,7 @@ const KEPT_DEPTH = 16;
 /** The integers V8 keeps unboxed in an object's field (others are stored as doubles, a field of another kind). */
 const SMALL_INTEGER = 2 ** 31;
 
-/** The kept shape of each event type, and the text it was parsed from. */
-const shapes = new Map<string, { readonly text: string; readonly shape: unknown }>();
+const shapes = new Map<string, unknown>();
 
 /** A value of the same kind as `value` for V8 (an unboxed integer, a double, anything else), holding none of it. */
 function stand(value: number | boolean): number | boolean {
@@ -64,19 +63,35 @@ export function keepEventShapes(events: readonly unknown[]): void {
     if (typeof type !== "string" || seen.has(type)) continue;
     seen.add(type);
     if (shapes.size >= MAX_KEPT_SHAPES && !shapes.has(type)) continue;
+    // A shape already kept has these hidden classes: it is kept as it is, and nothing is built.
+    if (shapes.has(type) && hasShape(event, shapes.get(type), 0)) continue;
     const kept = shapeOf(event);
     if (kept === undefined) continue;
-    const text = JSON.stringify(kept);
-    // The same text parses to objects of the same hidden classes: a shape already kept is kept as it is.
-    if (shapes.get(type)?.text === text) continue;
-    const shape = JSON.parse(text) as unknown;
+    const shape = JSON.parse(JSON.stringify(kept)) as unknown;
     // Frozen as the reader freezes its events: a frozen object has a hidden class of its own.
     freezeParsedJson(shape, MAX_JSON_DEPTH);
-    shapes.set(type, { text, shape });
+    shapes.set(type, shape);
   }
+}
+
+/** Whether {@link shapeOf} of `value` would equal `shape`, keys in the same order: a walk that builds nothing. */
+function hasShape(value: unknown, shape: unknown, depth: number): boolean {
+  if (typeof value === "string") return shape === "";
+  if (typeof value === "number" || typeof value === "boolean") return shape === stand(value);
+  if (typeof value !== "object" || value === null || depth >= KEPT_DEPTH) return shape === null;
+  if (typeof shape !== "object" || shape === null || Array.isArray(value) !== Array.isArray(shape)) return false;
+  if (Array.isArray(value)) {
+    const elements = shape as readonly unknown[];
+    if (elements.length !== Math.min(value.length, KEPT_ELEMENTS)) return false;
+    return elements.every((element, index) => hasShape(value[index], element, depth + 1));
+  }
+  const keys = Object.keys(value);
+  const shapeKeys = Object.keys(shape);
+  if (keys.length !== shapeKeys.length) return false;
+  return keys.every((key, index) => key === shapeKeys[index] && hasShape((value as Record<string, unknown>)[key], (shape as Record<string, unknown>)[key], depth + 1));
 }
 
 /** The shapes kept, by event type (for tests). */
 export function keptEventShapes(): ReadonlyMap<string, unknown> {
-  return new Map([...shapes].map(([type, { shape }]) => [type, shape]));
+  return shapes;
 }
