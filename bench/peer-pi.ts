@@ -25,13 +25,25 @@ export interface PiLoadResult {
   readonly ratio: number;
   readonly piFloorMs: number;
   readonly dshFloorMs: number;
-  /** The heap an opened session keeps, in bytes (medians of fresh processes). */
-  readonly piHeapKept: number;
-  readonly dshHeapKept: number;
-  /** How far peak RSS grows while opening it, in bytes (the same processes). */
-  readonly piPeakRss: number;
-  readonly dshPeakRss: number;
+  /** The memory of one open in fresh processes, for the sizes where it is the session's (see {@link MEMORY_STEPS}). */
+  readonly memory?: {
+    /** The heap an opened session keeps, in bytes (medians of fresh processes). */
+    readonly piHeapKept: number;
+    readonly dshHeapKept: number;
+    /** How far peak RSS grows while opening it, in bytes (the same processes). */
+    readonly piPeakRss: number;
+    readonly dshPeakRss: number;
+    /** The heap a second open of the session keeps beside the first (the first open's compiled code is paid once per process). */
+    readonly piSecondHeapKept: number;
+    readonly dshSecondHeapKept: number;
+  };
 }
+
+/**
+ * Below this many steps the memory of one open in a fresh process is mostly the first open's own
+ * (compiled code, for dsh about 0.4–0.8 MB), not the session's, so it is not measured.
+ */
+const MEMORY_STEPS = 1_000;
 
 const usage = { input: 100, output: 10, cacheRead: 64, cacheWrite: 0, totalTokens: 174, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
@@ -75,18 +87,21 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   // starts from a collected heap that holds nothing of the other's (only the message counts are kept),
   // and the two take turns going first; where a library stands in the order moves its time, so an even
   // count of rounds gives each the same number of turns in each place.
+  // A small session is opened many times in a row per measurement, as a server opening many would (the
+  // first open after a full collection is slower for both libraries, and would be all that is counted).
+  const repeat = steps < MEMORY_STEPS ? REPEAT_SMALL : 1;
   const openPi = () => openPiSession(piPath).messages.length;
   const openDsh = async () => (await openDshSession(dshPath)).messages.length;
   for (let round = -2; round < rounds; round++) {
     collectGarbage();
-    const first = round % 2 === 0 ? await timed(openPi) : await timed(openDsh);
+    const first = round % 2 === 0 ? await timedEach(openPi, repeat) : await timedEach(openDsh, repeat);
     collectGarbage();
-    const second = round % 2 === 0 ? await timed(openDsh) : await timed(openPi);
+    const second = round % 2 === 0 ? await timedEach(openDsh, repeat) : await timedEach(openPi, repeat);
     const [pi, dsh] = round % 2 === 0 ? [first, second] : [second, first];
     collectGarbage();
-    const piFloor = await timed(() => floor(piPath).length);
+    const piFloor = await timedEach(() => floor(piPath).length, repeat);
     collectGarbage();
-    const dshFloor = await timed(() => floor(dshPath).length);
+    const dshFloor = await timedEach(() => floor(dshPath).length, repeat);
     if (round < 0) continue;
     piMessages = pi.value;
     dshMessages = dsh.value;
@@ -96,8 +111,10 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
     piFloors.push(piFloor.ms);
     dshFloors.push(dshFloor.ms);
   }
-  const piMemory = medianMemory("pi", piPath);
-  const dshMemory = medianMemory("dsh", dshPath);
+  const memory =
+    steps < MEMORY_STEPS
+      ? undefined
+      : { pi: medianMemory("pi", piPath, "first"), dsh: medianMemory("dsh", dshPath, "first"), piSecond: medianMemory("pi", piPath, "second"), dshSecond: medianMemory("dsh", dshPath, "second") };
   return {
     steps,
     piMessages,
@@ -107,11 +124,36 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
     ratio: median(ratios),
     piFloorMs: median(piFloors),
     dshFloorMs: median(dshFloors),
-    piHeapKept: piMemory.heapKept,
-    dshHeapKept: dshMemory.heapKept,
-    piPeakRss: piMemory.peakRss,
-    dshPeakRss: dshMemory.peakRss,
+    ...(memory === undefined
+      ? {}
+      : {
+          memory: {
+            piHeapKept: memory.pi.heapKept,
+            dshHeapKept: memory.dsh.heapKept,
+            piPeakRss: memory.pi.peakRss,
+            dshPeakRss: memory.dsh.peakRss,
+            piSecondHeapKept: memory.piSecond.heapKept,
+            dshSecondHeapKept: memory.dshSecond.heapKept,
+          },
+        }),
   };
+}
+
+/** How many times in a row a small session is opened per measurement. */
+const REPEAT_SMALL = 100;
+
+/** `fn` called `times` times in a row (awaited only when it returns a promise): its last value and the milliseconds per call. */
+async function timedEach<T>(fn: () => T | Promise<T>, times: number): Promise<{ value: T; ms: number }> {
+  const { value, ms } = await timed(async () => {
+    let last = fn();
+    if (last instanceof Promise) last = await last;
+    for (let call = 1; call < times; call++) {
+      last = fn();
+      if (last instanceof Promise) last = await last;
+    }
+    return last;
+  });
+  return { value, ms: ms / times };
 }
 
 /** pi's open: the session and the context a harness continues from. */
@@ -129,15 +171,21 @@ async function openDshSession(path: string) {
 /**
  * The memory of one open in each of five fresh processes (medians): the heap still held after a
  * collection while the opened session is kept, and the growth of peak RSS, both over a baseline
- * taken once both libraries' code is loaded.
+ * taken once both libraries' code is loaded. With `second`, of an open of the same session beside
+ * one opened (and kept) before the baseline: the heap a further session costs (its peak RSS means nothing).
  */
-function medianMemory(library: "pi" | "dsh", path: string): Memory {
-  return medianMemoryOf(fileURLToPath(import.meta.url), ["--memory", library, path]);
+function medianMemory(library: "pi" | "dsh", path: string, open: "first" | "second"): Memory {
+  return medianMemoryOf(fileURLToPath(import.meta.url), ["--memory", library, path, open]);
 }
+
+/** The session a `second` measurement opens first: held by the module, so it stays in the baseline. */
+let openedBefore: unknown;
 
 if (process.argv[2] === "--memory") {
   const path = process.argv[4]!;
-  process.stdout.write(JSON.stringify(await memoryOf(() => (process.argv[3] === "pi" ? openPiSession(path) : openDshSession(path)))));
+  const openOnce = () => (process.argv[3] === "pi" ? openPiSession(path) : openDshSession(path));
+  if (process.argv[5] === "second") openedBefore = await openOnce();
+  process.stdout.write(JSON.stringify(await memoryOf(openOnce)));
 } else if (process.argv[2] !== undefined) {
   const [dir, steps, rounds] = process.argv.slice(2);
   process.stdout.write(JSON.stringify(await piLoadBench(dir!, Number(steps), Number(rounds))));

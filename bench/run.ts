@@ -53,8 +53,10 @@ try {
 
   // pi runs on Node 22 (its dependencies need it): both libraries are measured in one Node 22 process.
   const node22 = execFileSync("npx", ["-y", "node@22", "-p", "process.execPath"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  const piRows = (quick ? [1000] : [4762, 47_619]).map(
-    (steps) => JSON.parse(execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-pi.ts"), dir, String(steps), quick ? "4" : steps < 10_000 ? "16" : "10"], { encoding: "utf8", maxBuffer: 1 << 20 })) as PiLoadResult,
+  // A small session (27 messages) too, opened 100 times in a row per measurement as a server opening many would be.
+  const piRounds = (steps: number) => (quick ? "4" : steps < 100 ? "20" : steps < 10_000 ? "16" : "10");
+  const piRows = (quick ? [12, 1000] : [12, 4762, 47_619]).map(
+    (steps) => JSON.parse(execFileSync(node22, ["--expose-gc", "--conditions=dsh-source", "--import", "tsx", join(here, "peer-pi.ts"), dir, String(steps), piRounds(steps)], { encoding: "utf8", maxBuffer: 1 << 20 })) as PiLoadResult,
   );
   console.log(`\n1b. Opening a session to continue it, against pi ${peerVersion("@mariozechner/pi-coding-agent")} on Node 22: the same conversation written through each library's API (medians, interleaved rounds)`);
   console.log(
@@ -63,11 +65,28 @@ try {
       ...piRows.map((row) => [String(row.steps), String(row.piMessages), String(row.dshMessages), fmt(row.piMs), fmt(row.dshMs), fmt(row.ratio), fmt(row.piFloorMs), fmt(row.dshFloorMs)]),
     ]),
   );
-  console.log("   Memory of one open in a fresh process (medians of five): heap kept after a collection with the session held, and peak RSS growth");
+  console.log("   Memory of one open in a fresh process (medians of five): heap kept after a collection with the session held, and peak RSS growth; then the heap a second open of the same session keeps beside the first");
   console.log(
     table([
-      ["steps", "pi heap MB", "dsh heap MB", "heap dsh / pi", "pi peak RSS MB", "dsh peak RSS MB", "peak RSS dsh / pi"],
-      ...piRows.map((row) => [String(row.steps), fmt(row.piHeapKept / 1e6), fmt(row.dshHeapKept / 1e6), fmt(row.dshHeapKept / row.piHeapKept), fmt(row.piPeakRss / 1e6), fmt(row.dshPeakRss / 1e6), fmt(row.dshPeakRss / row.piPeakRss)]),
+      ["steps", "pi heap MB", "dsh heap MB", "heap dsh / pi", "pi peak RSS MB", "dsh peak RSS MB", "peak RSS dsh / pi", "second open: pi heap MB", "dsh heap MB", "dsh / pi"],
+      ...piRows.flatMap(({ steps, memory: m }) =>
+        m === undefined
+          ? []
+          : [
+              [
+                String(steps),
+                fmt(m.piHeapKept / 1e6),
+                fmt(m.dshHeapKept / 1e6),
+                fmt(m.dshHeapKept / m.piHeapKept),
+                fmt(m.piPeakRss / 1e6),
+                fmt(m.dshPeakRss / 1e6),
+                fmt(m.dshPeakRss / m.piPeakRss),
+                fmt(m.piSecondHeapKept / 1e6),
+                fmt(m.dshSecondHeapKept / 1e6),
+                fmt(m.dshSecondHeapKept / m.piSecondHeapKept),
+              ],
+            ],
+      ),
     ]),
   );
 
