@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createJsonlLog, openJsonlLog, readJsonlLog } from "./jsonl-file.js";
 import { serializeEventLine } from "./jsonl-format.js";
+import { streamJsonlLog } from "./jsonl-stream.js";
 import { noteAdded, testRegistry } from "./test-support/registry.js";
 
 let dir: string;
@@ -110,6 +111,31 @@ describe("reading a JSONL log as bytes", () => {
     await expect(readJsonlLog(dir, registry())).rejects.toMatchObject({ code: "LOG_NOT_FOUND" });
     await expect(openJsonlLog(join(dir, "nope.jsonl"), { registry: registry() })).rejects.toMatchObject({ code: "LOG_NOT_FOUND" });
     await expect(readJsonlLog(await file(""), registry())).rejects.toThrowError(expect.objectContaining({ code: "LOG_CORRUPT", line: 1 }));
+  });
+
+  it("passes on any other failure to open the file as it is", async () => {
+    const path = await file(HEADER);
+    await expect(readJsonlLog(join(path, "inside-a-file.jsonl"), registry())).rejects.toMatchObject({ code: "ENOTDIR" });
+  });
+
+  // The descriptors a process holds are listed in /proc on Linux, where CI runs.
+  it.runIf(process.platform === "linux")("closes the file after every read, whole or streamed, of a log it loads or one it refuses", async () => {
+    const good = await file(HEADER, line(0, "one"));
+    const bad = join(dir, "bad.jsonl");
+    await writeFile(bad, `${HEADER}not json\n`);
+    const open = async () => (await readdir("/proc/self/fd")).length;
+    const before = await open();
+    for (let read = 0; read < 20; read++) {
+      await readJsonlLog(good, registry());
+      await expect(readJsonlLog(bad, registry())).rejects.toMatchObject({ code: "LOG_CORRUPT" });
+      for await (const batch of streamJsonlLog(good, registry())) expect(batch).toHaveLength(1);
+      await expect(
+        (async () => {
+          for await (const batch of streamJsonlLog(bad, registry())) expect(batch).toEqual([]);
+        })(),
+      ).rejects.toMatchObject({ code: "LOG_CORRUPT" });
+    }
+    expect(await open()).toBe(before);
   });
 
   it("removes temporary files a killed creation left beside the log, and only those", async () => {
