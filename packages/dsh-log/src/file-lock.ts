@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmod, link, mkdir, open, readFile, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { chmodSync, closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -25,15 +26,24 @@ const ABANDONED_TAKEOVER_MS = 30_000;
 
 /** Where lock files live: one per host and user, keyed by the locked file's identity. */
 function lockDirectory(): string {
-  return join(tmpdir(), `dsh-locks-${userInfo().uid}`);
+  // `getuid` is a plain system call where it exists; `userInfo` also reads the user database.
+  return join(tmpdir(), `dsh-locks-${process.getuid?.() ?? userInfo().uid}`);
 }
 
 /** The start time of process `pid` in clock ticks since boot, or `undefined` where `/proc` does not tell. */
-async function processStart(pid: number | "self"): Promise<string | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+function processStart(pid: number | "self"): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
   // Field 2 (the command) may contain spaces and parentheses; the fields after its last ")" are plain.
-  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
 }
+
+/** This process's start time, read once. */
+let selfStart: { readonly start: string | undefined } | undefined;
 
 function isAlive(pid: number): boolean {
   try {
@@ -48,31 +58,43 @@ function isAlive(pid: number): boolean {
  * Whether `holder` certainly no longer holds its lock: its process is gone or its pid now names
  * another process. Lock files live in this host's temporary directory, so every holder is local.
  */
-async function isStale(holder: Holder): Promise<boolean> {
+function isStale(holder: Holder): boolean {
   if (!isAlive(holder.pid)) return true;
-  return holder.start !== undefined && (await processStart(holder.pid)) !== holder.start;
+  return holder.start !== undefined && processStart(holder.pid) !== holder.start;
 }
 
-async function readHolder(lockPath: string): Promise<{ readonly text: string; readonly holder: Holder } | undefined> {
-  const text = await readFile(lockPath, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
+function readHolder(lockPath: string): { readonly text: string; readonly holder: Holder } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockPath, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
-  });
-  return text === undefined ? undefined : { text, holder: JSON.parse(text) as Holder };
+  }
+  return { text, holder: JSON.parse(text) as Holder };
+}
+
+/** Removes `path` if it is there. */
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already, or never made.
+  }
 }
 
 /** Creates `lockPath` with `text` in one step (temp file, then `link`), so nobody reads a lock without its holder. */
-async function createLockFile(lockPath: string, text: string): Promise<boolean> {
+function createLockFile(lockPath: string, text: string): boolean {
   const temp = `${lockPath}.${randomBytes(6).toString("hex")}.tmp`;
-  await writeFile(temp, text, { mode: 0o644, flag: "wx" });
+  writeFileSync(temp, text, { mode: 0o644, flag: "wx" });
   try {
-    await link(temp, lockPath);
+    linkSync(temp, lockPath);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
   } finally {
-    await unlink(temp).catch(() => undefined);
+    unlinkIfThere(temp);
   }
 }
 
@@ -82,22 +104,22 @@ async function createLockFile(lockPath: string, text: string): Promise<boolean> 
  */
 async function removeStale(lockPath: string, staleText: string): Promise<void> {
   const mutex = `${lockPath}.takeover`;
-  let handle;
+  let fd;
   try {
-    handle = await open(mutex, "wx", 0o644);
+    fd = openSync(mutex, "wx", 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     const age = Date.now() - (await stat(mutex).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-    if (age > ABANDONED_TAKEOVER_MS) await unlink(mutex).catch(() => undefined);
+    if (age > ABANDONED_TAKEOVER_MS) unlinkIfThere(mutex);
     else await delay(5);
     return;
   }
   try {
-    const current = await readHolder(lockPath);
-    if (current?.text === staleText) await unlink(lockPath);
+    const current = readHolder(lockPath);
+    if (current?.text === staleText) unlinkSync(lockPath);
   } finally {
-    await handle.close();
-    await unlink(mutex).catch(() => undefined);
+    closeSync(fd);
+    unlinkIfThere(mutex);
   }
 }
 
@@ -111,31 +133,34 @@ export async function lockFileOf(path: string): Promise<string> {
  * Claims the file at `path` (following symlinks; hard links share the claim) for this process. The
  * lock is keyed by the file's identity, written atomically with the holder's pid, host and process
  * start time; a lock whose process is gone (or whose pid was reused) is taken over, one held by a live
- * process, this one included, throws `LOG_LOCKED`.
+ * process, this one included, throws `LOG_LOCKED`. Its files are small and in this host's temporary
+ * directory, so they are read and written synchronously: a dozen thread-pool round trips were most
+ * of what opening a small session for writing cost.
  */
 export async function acquireLock(path: string): Promise<FileLock> {
   // Holding the file open pins its identity: while the lock exists, its inode cannot be freed and reused.
-  const pin = await open(path, "r");
+  const pin = openSync(path, "r");
   try {
     return await lockPinned(path, pin);
   } catch (error) {
-    await pin.close();
+    closeSync(pin);
     throw error;
   }
 }
 
-async function lockPinned(path: string, pin: FileHandle): Promise<FileLock> {
-  const { dev, ino } = await pin.stat();
+async function lockPinned(path: string, pin: number): Promise<FileLock> {
+  const { dev, ino } = fstatSync(pin);
   const lockPath = join(lockDirectory(), `${dev}-${ino}.lock`);
-  await mkdir(lockDirectory(), { recursive: true, mode: 0o700 });
-  await chmod(lockDirectory(), 0o700);
-  const text = JSON.stringify({ pid: process.pid, host: hostname(), start: await processStart("self"), path } satisfies Holder);
+  mkdirSync(lockDirectory(), { recursive: true, mode: 0o700 });
+  chmodSync(lockDirectory(), 0o700);
+  selfStart ??= { start: processStart("self") };
+  const text = JSON.stringify({ pid: process.pid, host: hostname(), start: selfStart.start, path } satisfies Holder);
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await createLockFile(lockPath, text)) return heldLock(lockPath, text, pin);
-    const current = await readHolder(lockPath);
+    if (createLockFile(lockPath, text)) return heldLock(lockPath, text, pin);
+    const current = readHolder(lockPath);
     if (current === undefined) continue;
     const { holder } = current;
-    if (!(await isStale(holder))) {
+    if (!isStale(holder)) {
       throw new LogError("LOG_LOCKED", `${path} is open for writing by process ${holder.pid}`);
     }
     await removeStale(lockPath, current.text);
@@ -143,15 +168,20 @@ async function lockPinned(path: string, pin: FileHandle): Promise<FileLock> {
   throw new LogError("LOG_LOCKED", `${path} could not be locked: other processes keep taking it over`);
 }
 
-function heldLock(lockPath: string, text: string, pin: FileHandle): FileLock {
+function heldLock(lockPath: string, text: string, pin: number): FileLock {
   let released = false;
   return {
     async release() {
       if (released) return;
       released = true;
-      const current = await readHolder(lockPath).catch(() => undefined);
-      if (current?.text === text) await unlink(lockPath).catch(() => undefined);
-      await pin.close();
+      let current;
+      try {
+        current = readHolder(lockPath);
+      } catch {
+        current = undefined;
+      }
+      if (current?.text === text) unlinkIfThere(lockPath);
+      closeSync(pin);
     },
   };
 }
