@@ -1,17 +1,18 @@
 // Session load against pi (@mariozechner/pi-coding-agent), in one process under Node 22: the same
 // conversation written through each library's own API, then opened to be continued — pi's
 // `SessionManager.open` + `buildSessionContext()` against dsh's `readJsonlLog` (full admission) and
-// the messages of a `SurfaceManager` on the loaded log (what `openAgent` does) — in interleaved
+// the messages of a `SurfaceManager` on the loaded log (what `openAgent` does), and beside them
+// dsh's `openJsonlLog`, which also locks the file for its one writer — in interleaved
 // rounds, with the bare read + split + JSON.parse of each file beside it; then the memory of one
 // open in fresh processes. Run by `pnpm bench` as `npx -y node@22 … bench/peer-pi.ts DIR STEPS ROUNDS`.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import { readJsonlLog } from "dsh-log";
+import { openJsonlLog, readJsonlLog } from "dsh-log";
 import { SurfaceManager } from "dsh-surface";
 import { floor } from "./floor.js";
 import { benchRegistry, writeBenchLog } from "./reconstruct.js";
-import { collectGarbage, median, medianMemoryOf, memoryOf, timed, type Memory } from "./util.js";
+import { collectGarbage, median, medianMemoryOf, memoryOf, type Memory } from "./util.js";
 
 /** pi's figures beside dsh's for one conversation size. */
 export interface PiLoadResult {
@@ -23,6 +24,10 @@ export interface PiLoadResult {
   readonly dshMs: number;
   /** Median of the per-round ratios dsh / pi (below 1: dsh is faster). */
   readonly ratio: number;
+  /** dsh's open for appending (`openJsonlLog`: the file locked for one writer) and the messages; its close is not counted. */
+  readonly dshWritableMs: number;
+  /** Median of the per-round ratios of that open to pi's. */
+  readonly writableRatio: number;
   readonly piFloorMs: number;
   readonly dshFloorMs: number;
   /** The memory of one open in fresh processes, for the sizes where it is the session's (see {@link MEMORY_STEPS}). */
@@ -78,6 +83,8 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   await writeBenchLog(dshPath, steps, 0);
   const pis: number[] = [];
   const dshs: number[] = [];
+  const writables: number[] = [];
+  const writableRatios: number[] = [];
   const ratios: number[] = [];
   const piFloors: number[] = [];
   const dshFloors: number[] = [];
@@ -92,12 +99,26 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   const repeat = steps < MEMORY_STEPS ? REPEAT_SMALL : 1;
   const openPi = () => openPiSession(piPath).messages.length;
   const openDsh = async () => (await openDshSession(dshPath)).messages.length;
+  // A log open for appending is closed (its lock released) after each open, outside the time: pi has no close.
+  const openWritable = () => openDshSession(dshPath, "append");
+  const closeWritable = (opened: Awaited<ReturnType<typeof openDshSession>>) => opened.log.close();
+  const timePi = async () => {
+    collectGarbage();
+    return timedEach(openPi, repeat);
+  };
+  const timeDsh = async () => {
+    collectGarbage();
+    return timedEach(openDsh, repeat);
+  };
+  const timeWritable = async () => {
+    collectGarbage();
+    return timedEach(openWritable, repeat, closeWritable);
+  };
   for (let round = -2; round < rounds; round++) {
-    collectGarbage();
-    const first = round % 2 === 0 ? await timedEach(openPi, repeat) : await timedEach(openDsh, repeat);
-    collectGarbage();
-    const second = round % 2 === 0 ? await timedEach(openDsh, repeat) : await timedEach(openPi, repeat);
-    const [pi, dsh] = round % 2 === 0 ? [first, second] : [second, first];
+    const piFirst = round % 2 === 0 ? await timePi() : undefined;
+    const dsh = await timeDsh();
+    const writable = await timeWritable();
+    const pi = piFirst ?? (await timePi());
     collectGarbage();
     const piFloor = await timedEach(() => floor(piPath).length, repeat);
     collectGarbage();
@@ -108,6 +129,8 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
     pis.push(pi.ms);
     dshs.push(dsh.ms);
     ratios.push(dsh.ms / pi.ms);
+    writables.push(writable.ms);
+    writableRatios.push(writable.ms / pi.ms);
     piFloors.push(piFloor.ms);
     dshFloors.push(dshFloor.ms);
   }
@@ -122,6 +145,8 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
     piMs: median(pis),
     dshMs: median(dshs),
     ratio: median(ratios),
+    dshWritableMs: median(writables),
+    writableRatio: median(writableRatios),
     piFloorMs: median(piFloors),
     dshFloorMs: median(dshFloors),
     ...(memory === undefined
@@ -142,18 +167,22 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
 /** How many times in a row a small session is opened per measurement. */
 const REPEAT_SMALL = 100;
 
-/** `fn` called `times` times in a row (awaited only when it returns a promise): its last value and the milliseconds per call. */
-async function timedEach<T>(fn: () => T | Promise<T>, times: number): Promise<{ value: T; ms: number }> {
-  const { value, ms } = await timed(async () => {
-    let last = fn();
-    if (last instanceof Promise) last = await last;
-    for (let call = 1; call < times; call++) {
-      last = fn();
-      if (last instanceof Promise) last = await last;
-    }
-    return last;
-  });
-  return { value, ms: ms / times };
+/**
+ * `fn` called `times` times in a row (awaited only when it returns a promise), each value handed to
+ * `release` when given, which is not timed: the last value and the milliseconds per call.
+ */
+async function timedEach<T>(fn: () => T | Promise<T>, times: number, release?: (value: T) => Promise<void>): Promise<{ value: T; ms: number }> {
+  let total = 0;
+  let last: T | undefined;
+  for (let call = 0; call < times; call++) {
+    const start = performance.now();
+    const returned = fn();
+    const value = returned instanceof Promise ? await returned : returned;
+    total += performance.now() - start;
+    if (release !== undefined) await release(value);
+    last = value;
+  }
+  return { value: last as T, ms: total / times };
 }
 
 /** pi's open: the session and the context a harness continues from. */
@@ -162,9 +191,9 @@ function openPiSession(path: string) {
   return { session, messages: session.buildSessionContext().messages };
 }
 
-/** dsh's open: the admitted log and the messages a harness continues from. */
-async function openDshSession(path: string) {
-  const { log } = await readJsonlLog(path, benchRegistry());
+/** dsh's open: the admitted log (read, or open for appending) and the messages a harness continues from. */
+async function openDshSession(path: string, mode: "read" | "append" = "read") {
+  const { log } = mode === "read" ? await readJsonlLog(path, benchRegistry()) : await openJsonlLog(path, { registry: benchRegistry() });
   return { log, messages: new SurfaceManager(log).deriveMessages() };
 }
 
@@ -183,9 +212,9 @@ let openedBefore: unknown;
 
 if (process.argv[2] === "--memory") {
   const path = process.argv[4]!;
-  const openOnce = () => (process.argv[3] === "pi" ? openPiSession(path) : openDshSession(path));
-  if (process.argv[5] === "second") openedBefore = await openOnce();
-  process.stdout.write(JSON.stringify(await memoryOf(openOnce)));
+  const openAt = (at: string) => (process.argv[3] === "pi" ? openPiSession(at) : openDshSession(at));
+  if (process.argv[5] === "second") openedBefore = await openAt(path);
+  process.stdout.write(JSON.stringify(await memoryOf(() => openAt(path))));
 } else if (process.argv[2] !== undefined) {
   const [dir, steps, rounds] = process.argv.slice(2);
   process.stdout.write(JSON.stringify(await piLoadBench(dir!, Number(steps), Number(rounds))));

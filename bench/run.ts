@@ -61,8 +61,19 @@ try {
   console.log(`\n1b. Opening a session to continue it, against pi ${peerVersion("@mariozechner/pi-coding-agent")} on Node 22: the same conversation written through each library's API (medians, interleaved rounds)`);
   console.log(
     table([
-      ["steps", "pi messages", "dsh messages", "pi ms", "dsh ms", "dsh / pi", "pi floor ms", "dsh floor ms"],
-      ...piRows.map((row) => [String(row.steps), String(row.piMessages), String(row.dshMessages), fmt(row.piMs), fmt(row.dshMs), fmt(row.ratio), fmt(row.piFloorMs), fmt(row.dshFloorMs)]),
+      ["steps", "pi messages", "dsh messages", "pi ms", "dsh ms", "dsh / pi", "pi floor ms", "dsh floor ms", "dsh open to append ms", "that / pi"],
+      ...piRows.map((row) => [
+        String(row.steps),
+        String(row.piMessages),
+        String(row.dshMessages),
+        fmt(row.piMs),
+        fmt(row.dshMs),
+        fmt(row.ratio),
+        fmt(row.piFloorMs),
+        fmt(row.dshFloorMs),
+        fmt(row.dshWritableMs),
+        fmt(row.writableRatio),
+      ]),
     ]),
   );
   console.log("   Memory of one open in a fresh process (medians of five): heap kept after a collection with the session held, and peak RSS growth; then the heap a second open of the same session keeps beside the first");
