@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { readdir, truncate, unlink } from "node:fs/promises";
+import { open, readdir, truncate, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { createFileDurably, syncPath } from "dsh-base";
 import { LogError } from "./errors.js";
@@ -182,11 +182,33 @@ export function openLogFile(path: string): number {
     }
     return fd;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new LogError("LOG_NOT_FOUND", `${path} does not exist`);
-    if (code === "EISDIR") throw new LogError("LOG_NOT_FOUND", `${path} is a directory, not a log file`);
-    throw error;
+    throw openFailure(path, error);
   }
+}
+
+/**
+ * {@link openLogFile} as a handle, for a reader that keeps the file open across awaits: a handle a
+ * caller abandons is closed when it is collected, where a descriptor would stay open.
+ */
+export async function openLogHandle(path: string): Promise<FileHandle> {
+  try {
+    const handle = await open(path, "r");
+    if ((await handle.stat()).isDirectory()) {
+      await handle.close();
+      throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    }
+    return handle;
+  } catch (error) {
+    throw openFailure(path, error);
+  }
+}
+
+/** What a failure to open a log file means: `LOG_NOT_FOUND` for a missing file or a directory, else the error itself. */
+function openFailure(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return new LogError("LOG_NOT_FOUND", `${path} does not exist`);
+  if (code === "EISDIR") return new LogError("LOG_NOT_FOUND", `${path} is a directory, not a log file`);
+  return error;
 }
 
 /** Removes the `.<name>.*.tmp` files a creation of `path` killed before its link left behind. */

@@ -1,8 +1,7 @@
-import { closeSync } from "node:fs";
 import { BatchAdmission } from "./admission.js";
 import type { LogEvent } from "./event.js";
 import { lineOfSeq, type JsonlHeader, type TornTail } from "./jsonl-format.js";
-import { openLogFile, parsedEvents } from "./jsonl-file.js";
+import { openLogHandle, parsedEvents } from "./jsonl-file.js";
 import { JsonlParser } from "./jsonl-parse.js";
 import type { EventRegistry } from "./registry.js";
 import { BATCH_EVENTS } from "./session-stream.js";
@@ -29,12 +28,13 @@ function* upTo<T>(items: Iterator<T>, count: number): Generator<T> {
  * once every batch was read; the file is left as it is.
  */
 export async function* streamJsonlLog(path: string, registry: EventRegistry, batchEvents = BATCH_EVENTS): AsyncGenerator<readonly LogEvent[], JsonlStreamEnd> {
-  const fd = openLogFile(path);
+  // A handle, not a descriptor: a caller may stop iterating without returning, and a handle is closed when collected.
+  const handle = await openLogHandle(path);
   try {
     const parser = new JsonlParser();
     const tail = { bytes: 0 };
     const admission = new BatchAdmission(registry);
-    const events = parsedEvents(fd, parser, tail);
+    const events = parsedEvents(handle.fd, parser, tail);
     for (;;) {
       // Admitted as they are parsed, as `readJsonlLog` admits them: a file with two faults is refused at the same one.
       const batch = admission.admit(upTo(events, batchEvents), { parsed: true, lineOf: lineOfSeq });
@@ -42,6 +42,6 @@ export async function* streamJsonlLog(path: string, registry: EventRegistry, bat
       yield batch;
     }
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
