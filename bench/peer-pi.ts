@@ -46,7 +46,7 @@ export interface PiLoadResult {
 
 /**
  * Below this many steps the memory of one open in a fresh process is mostly the first open's own
- * (compiled code, for dsh about 0.4–0.8 MB), not the session's, so it is not measured.
+ * (compiled code, for dsh about 1 MB), not the session's, so it is not measured.
  */
 const MEMORY_STEPS = 1_000;
 
@@ -102,27 +102,17 @@ export async function piLoadBench(dir: string, steps: number, rounds: number): P
   // A log open for appending is closed (its lock released) after each open, outside the time: pi has no close.
   const openWritable = () => openDshSession(dshPath, "append");
   const closeWritable = (opened: Awaited<ReturnType<typeof openDshSession>>) => opened.log.close();
-  const timePi = async () => {
+  const collectedThen = <T>(fn: () => T | Promise<T>, release?: (value: T) => Promise<void>) => {
     collectGarbage();
-    return timedEach(openPi, repeat);
-  };
-  const timeDsh = async () => {
-    collectGarbage();
-    return timedEach(openDsh, repeat);
-  };
-  const timeWritable = async () => {
-    collectGarbage();
-    return timedEach(openWritable, repeat, closeWritable);
+    return timedEach(fn, repeat, release);
   };
   for (let round = -2; round < rounds; round++) {
-    const piFirst = round % 2 === 0 ? await timePi() : undefined;
-    const dsh = await timeDsh();
-    const writable = await timeWritable();
-    const pi = piFirst ?? (await timePi());
-    collectGarbage();
-    const piFloor = await timedEach(() => floor(piPath).length, repeat);
-    collectGarbage();
-    const dshFloor = await timedEach(() => floor(dshPath).length, repeat);
+    const piFirst = round % 2 === 0 ? await collectedThen(openPi) : undefined;
+    const dsh = await collectedThen(openDsh);
+    const writable = await collectedThen(openWritable, closeWritable);
+    const pi = piFirst ?? (await collectedThen(openPi));
+    const piFloor = await collectedThen(() => floor(piPath).length);
+    const dshFloor = await collectedThen(() => floor(dshPath).length);
     if (round < 0) continue;
     piMessages = pi.value;
     dshMessages = dsh.value;
@@ -212,9 +202,9 @@ let openedBefore: unknown;
 
 if (process.argv[2] === "--memory") {
   const path = process.argv[4]!;
-  const openAt = (at: string) => (process.argv[3] === "pi" ? openPiSession(at) : openDshSession(at));
-  if (process.argv[5] === "second") openedBefore = await openAt(path);
-  process.stdout.write(JSON.stringify(await memoryOf(() => openAt(path))));
+  const openOnce = () => (process.argv[3] === "pi" ? openPiSession(path) : openDshSession(path));
+  if (process.argv[5] === "second") openedBefore = await openOnce();
+  process.stdout.write(JSON.stringify(await memoryOf(openOnce)));
 } else if (process.argv[2] !== undefined) {
   const [dir, steps, rounds] = process.argv.slice(2);
   process.stdout.write(JSON.stringify(await piLoadBench(dir!, Number(steps), Number(rounds))));

@@ -125,8 +125,12 @@ async function removeStale(lockPath: string, staleText: string): Promise<void> {
 
 /** The lock file of the file at `path`: per host and user, named by the file's device and inode. */
 export async function lockFileOf(path: string): Promise<string> {
-  const { dev, ino } = await stat(path);
-  return join(lockDirectory(), `${dev}-${ino}.lock`);
+  return lockFileIn(lockDirectory(), await stat(path));
+}
+
+/** The lock file in `directory` of the file with this identity. */
+function lockFileIn(directory: string, { dev, ino }: { readonly dev: number; readonly ino: number }): string {
+  return join(directory, `${dev}-${ino}.lock`);
 }
 
 /**
@@ -149,10 +153,10 @@ export async function acquireLock(path: string): Promise<FileLock> {
 }
 
 async function lockPinned(path: string, pin: number): Promise<FileLock> {
-  const { dev, ino } = fstatSync(pin);
-  const lockPath = join(lockDirectory(), `${dev}-${ino}.lock`);
-  mkdirSync(lockDirectory(), { recursive: true, mode: 0o700 });
-  chmodSync(lockDirectory(), 0o700);
+  const directory = lockDirectory();
+  const lockPath = lockFileIn(directory, fstatSync(pin));
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  chmodSync(directory, 0o700);
   selfStart ??= { start: processStart("self") };
   const text = JSON.stringify({ pid: process.pid, host: hostname(), start: selfStart.start, path } satisfies Holder);
   for (let attempt = 0; attempt < 5; attempt++) {
