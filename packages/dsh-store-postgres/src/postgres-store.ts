@@ -18,6 +18,8 @@ import {
 } from "dsh-log";
 import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, loadSessionLines, sessionInfo, type LineBatch, type PendingBatch } from "dsh-log/store";
 import { commitBatches, type TransactionClient } from "./commit.js";
+import { onLiveConnection, transaction } from "./connection-lost.js";
+import { commitSettled } from "./settled-commit.js";
 import { migrate } from "./schema.js";
 import { followSession } from "./follow.js";
 
@@ -54,18 +56,6 @@ function infoOf(row: SessionRow): SessionInfo {
   return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
 }
 
-async function inTransaction<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<T> {
-  await client.query("BEGIN");
-  try {
-    const result = await work();
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  }
-}
-
 /**
  * Sessions in PostgreSQL (`pg`), for many workers on many machines. Event lines are `text`, never
  * `jsonb` (which reorders keys and drops duplicates), so a rebuild is byte-identical. Opening a
@@ -80,11 +70,14 @@ export class PostgresStore implements SessionStore {
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
   readonly #reconnectMs: number;
   readonly #commitName: string | undefined;
+  /** How many times a statement is tried while the connections it gets turn out lost: one more than the pool holds. */
+  readonly #attempts: number;
   /** Where each log this store opened commits: the pool, or a caller's connection inside the transaction it holds open. */
   readonly #routes = new WeakMap<EventLog, Route>();
 
-  private constructor(url: string, pool: pg.Pool, reconnectMs: number, prepared: boolean) {
+  private constructor(url: string, pool: pg.Pool, reconnectMs: number, prepared: boolean, connections: number) {
     this.#url = url;
+    this.#attempts = connections + 1;
     this.#reconnectMs = reconnectMs;
     this.#commitName = prepared ? "dsh-commit" : undefined;
     this.location = maskUrlPassword(url);
@@ -93,7 +86,8 @@ export class PostgresStore implements SessionStore {
 
   /** Connects to `url` (`postgres://user:password@host:port/database`) and creates the schema if it is absent. */
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
+    const connections = options.maxConnections ?? 10;
+    const pool = new pg.Pool({ connectionString: url, max: connections });
     pool.on("error", () => undefined);
     try {
       const client = await pool.connect();
@@ -106,7 +100,7 @@ export class PostgresStore implements SessionStore {
       await pool.end();
       throw error;
     }
-    return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000, options.preparedStatements ?? true);
+    return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000, options.preparedStatements ?? true, connections);
   }
 
   async create(options: CreateSessionOptions): Promise<StoredSession> {
@@ -127,7 +121,7 @@ export class PostgresStore implements SessionStore {
     const log = new EventLog({ ...options, sink, events: initial.seed });
     this.#routes.set(log, route);
     const { chain, batch } = firstCommit(infoOf(row), log.slice());
-    await this.#transaction(async (client) => {
+    await transaction(this.#pool, this.#attempts, async (client) => {
       const inserted = await client.query(
         "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES ($1, $2, $3, $4, $5, $6, true) ON CONFLICT (id) DO NOTHING",
         [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
@@ -140,7 +134,8 @@ export class PostgresStore implements SessionStore {
   }
 
   async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
-    const { rows } = await this.#pool.query<SessionRow>("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = $1 RETURNING *", [checkSessionId(sessionId)]);
+    // Run twice after a lost reply, it only takes one more epoch.
+    const { rows } = await this.#query<SessionRow>("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = $1 RETURNING *", [checkSessionId(sessionId)]);
     const row = rows[0];
     if (row === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
     const route: Route = { client: undefined };
@@ -154,7 +149,7 @@ export class PostgresStore implements SessionStore {
   async readLines(sessionId: string): Promise<StoredLines> {
     const row = await this.#existing(sessionId);
     // One statement: the head and the rows are one snapshot.
-    const { rows } = await this.#pool.query<{ head: number; line: string | null; chain: Buffer | null }>(
+    const { rows } = await this.#query<{ head: number; line: string | null; chain: Buffer | null }>(
       "SELECT s.head, e.line, e.chain FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq",
       [row.id],
     );
@@ -168,7 +163,7 @@ export class PostgresStore implements SessionStore {
   }
 
   async list(): Promise<SessionSummary[]> {
-    const { rows } = await this.#pool.query<SessionRow>("SELECT * FROM dsh_sessions ORDER BY created_at, id");
+    const { rows } = await this.#query<SessionRow>("SELECT * FROM dsh_sessions ORDER BY created_at, id");
     return rows.map((row) => ({ ...infoOf(row), events: row.head }));
   }
 
@@ -221,32 +216,20 @@ export class PostgresStore implements SessionStore {
     await this.#pool.end();
   }
 
-  /**
-   * Runs `work` in one transaction on a pooled connection. Should the server end the connection
-   * between two statements (a restart), the next statement fails and the pool drops it; the `error`
-   * event the client also emits is heard here, as an unheard one would crash the process.
-   */
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    const ignore = () => undefined;
-    client.on("error", ignore);
-    try {
-      return await inTransaction(client, () => work(client));
-    } finally {
-      client.off("error", ignore);
-      client.release();
-    }
+  /** A statement on a pooled connection, safe to run twice: tried again on another connection while the one it gets turns out lost. */
+  #query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return onLiveConnection(this.#attempts, () => this.#pool.query<R>(text, values));
   }
 
   async #existing(sessionId: string): Promise<SessionRow> {
-    const { rows } = await this.#pool.query<SessionRow>("SELECT * FROM dsh_sessions WHERE id = $1", [checkSessionId(sessionId)]);
+    const { rows } = await this.#query<SessionRow>("SELECT * FROM dsh_sessions WHERE id = $1", [checkSessionId(sessionId)]);
     if (rows[0] === undefined) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
     return rows[0];
   }
 
   /** The session's events, checked against its head as read in the same statement (one snapshot, whatever a writer does meanwhile). */
   async #load(row: SessionRow, options: EventLogOptions): Promise<EventLog> {
-    const { rows } = await this.#pool.query<{ head: number; line: string | null }>(
+    const { rows } = await this.#query<{ head: number; line: string | null }>(
       "SELECT s.head, e.line FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq",
       [row.id],
     );
@@ -257,7 +240,7 @@ export class PostgresStore implements SessionStore {
   /** Where a chained session's chain stands after its `events` events (its last stored link), or `undefined` for a session written before chains. */
   async #chainOf(row: SessionRow, events: number): Promise<SessionChain | undefined> {
     if (!row.chained) return undefined;
-    const { rows } = await this.#pool.query<{ chain: Buffer | null }>("SELECT chain FROM dsh_events WHERE session_id = $1 AND seq = $2", [row.id, events - 1]);
+    const { rows } = await this.#query<{ chain: Buffer | null }>("SELECT chain FROM dsh_events WHERE session_id = $1 AND seq = $2", [row.id, events - 1]);
     return SessionChain.after(infoOf(row), rows[0]?.chain ?? undefined, events);
   }
 
@@ -279,8 +262,10 @@ export class PostgresStore implements SessionStore {
    * writer's epoch is current and the head is where it expects, and followers are notified on commit.
    * Refused batches get `LOG_CONFLICT` and leave nothing behind.
    */
-  #commitAll(batches: readonly PendingBatch[], on: TransactionClient = this.#pool): Promise<(Error | undefined)[]> {
-    return commitBatches(on, batches, this.#commitName);
+  #commitAll(batches: readonly PendingBatch[], on?: TransactionClient): Promise<(Error | undefined)[]> {
+    // On the caller's connection, a lost connection is a lost transaction: the caller's to settle.
+    if (on !== undefined) return commitBatches(on, batches, this.#commitName);
+    return commitSettled(this.#pool, batches, this.#commitName, this.#attempts);
   }
 }
 

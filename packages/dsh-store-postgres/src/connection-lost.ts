@@ -1,0 +1,69 @@
+import type pg from "pg";
+
+/** SQLSTATEs that say the server ended or refused the connection, not that the statement was wrong. */
+const SERVER_ENDED = new Set(["57P01", "57P02", "57P03"]);
+/** Socket errors that end a connection. */
+const SOCKET_ENDED = new Set(["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH"]);
+
+/**
+ * Whether `error` says the connection was lost (a server restart or shutdown, a connection class
+ * SQLSTATE, a reset socket, a client `pg` already saw die) rather than that the statement failed.
+ */
+export function connectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return SERVER_ENDED.has(code) || code.startsWith("08") || SOCKET_ENDED.has(code);
+  return /^Connection terminated|is not queryable$/.test(error.message);
+}
+
+/**
+ * Runs `statement` (one that may safely run twice) and runs it again, up to `attempts` times in all,
+ * while the pooled connection it got turns out to be lost: a restart leaves every idle connection
+ * dead, and the pool drops each one as it fails.
+ */
+export async function onLiveConnection<T>(attempts: number, statement: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (error) {
+      if (attempt >= attempts || !connectionLost(error)) throw error;
+    }
+  }
+}
+
+/** Heard on a checked-out connection, whose `error` event would otherwise crash the process. */
+const ignore = () => undefined;
+
+/** A pooled connection on which `BEGIN` went through; one found lost is dropped from the pool. */
+async function begun(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  client.on("error", ignore);
+  try {
+    await client.query("BEGIN");
+    return client;
+  } catch (error) {
+    client.off("error", ignore);
+    client.release(connectionLost(error) ? (error as Error) : undefined);
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` in one transaction on a pooled connection, begun on another while the ones it gets turn
+ * out lost (up to `attempts` times). Should the server end the connection later (a restart), the next
+ * statement fails and the pool drops it; the `error` event the client also emits is heard here.
+ */
+export async function transaction<T>(pool: pg.Pool, attempts: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await onLiveConnection(attempts, () => begun(pool));
+  try {
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.off("error", ignore);
+    client.release();
+  }
+}
