@@ -7,15 +7,15 @@ import { connect, createServer, type Socket } from "node:net";
 export interface FaultyProxy {
   /** `url` with its host and port replaced by the proxy's. */
   readonly url: string;
-  /** The next statement any connection sends never reaches the server: the proxy closes that connection instead. */
-  dropNextStatement(): void;
+  /** The next statement any connection sends (or the next `statements`) never reaches the server: the proxy closes that connection instead. */
+  dropNextStatement(statements?: number): void;
   /** The next statement any connection sends runs on the server, but its reply is lost: the proxy closes the connection once the reply is complete. */
   loseNextReply(): void;
   /** Closes every connection and stops accepting new ones. */
   close(): Promise<void>;
 }
 
-type Trap = "drop" | "lose-reply" | undefined;
+type Trap = "drop" | "lose-reply";
 
 /** Whether `bytes`, the server's messages from a connection's start, hold a complete `ReadyForQuery` after `from` bytes. */
 function readyAfter(bytes: Buffer, from: number): boolean {
@@ -32,7 +32,7 @@ function readyAfter(bytes: Buffer, from: number): boolean {
 /** Starts a {@link FaultyProxy} for the server `url` names, on a free loopback port. */
 export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
   const target = new URL(url);
-  let trap: Trap;
+  const traps: Trap[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
@@ -46,10 +46,8 @@ export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
     };
     client.on("data", (chunk) => {
       // A statement is what a connection sends once the server said it is ready for one.
-      if (ready && trap !== undefined && losing < 0) {
-        const sprung = trap;
-        trap = undefined;
-        if (sprung === "drop") return cut();
+      if (ready && traps.length > 0 && losing < 0) {
+        if (traps.shift() === "drop") return cut();
         losing = replies.length;
       }
       upstream.write(chunk);
@@ -76,8 +74,8 @@ export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
   proxied.port = String((server.address() as { port: number }).port);
   return {
     url: proxied.toString(),
-    dropNextStatement: () => void (trap = "drop"),
-    loseNextReply: () => void (trap = "lose-reply"),
+    dropNextStatement: (statements = 1) => void traps.push(...Array.from({ length: statements }, (): Trap => "drop")),
+    loseNextReply: () => void traps.push("lose-reply"),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -111,6 +111,30 @@ describe("PostgreSQL statements whose connection is lost", () => {
     }
   });
 
+  it("keeps a follower following when its catch-up query meets lost connections", async () => {
+    const { proxy, store, direct, done } = await setup();
+    try {
+      const { log } = await direct.create({ registry: storeRegistry(), sessionId: "s" });
+      await log.append(storeNote.input({ text: "one" }));
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const following = (async () => {
+        for await (const batch of store.follow("s", { fromSeq: 0, signal: controller.signal })) {
+          seen.push(...batch.map((event) => (event.data as { text: string }).text));
+          if (seen.length === 2) controller.abort();
+        }
+      })();
+      while (seen.length < 1) await new Promise((resolve) => setImmediate(resolve));
+      proxy.dropNextStatement(2);
+      await log.append(storeNote.input({ text: "two" }));
+      await following;
+      expect(seen).toEqual(["one", "two"]);
+      await log.close();
+    } finally {
+      await done();
+    }
+  });
+
   it("gives up, saying why, when the server stays out of reach", async () => {
     const { proxy, store, direct, done } = await setup();
     try {

@@ -1,6 +1,7 @@
 import { LogError, type FollowOptions, type LogEvent, type SessionInfo } from "dsh-log";
 import { parseSessionLines } from "dsh-log/store";
 import pg from "pg";
+import { onLiveConnection } from "./connection-lost.js";
 import { NOTIFY_CHANNEL } from "./schema.js";
 
 /** What a follower needs of its store. */
@@ -9,6 +10,8 @@ export interface FollowContext {
   /** The store's location without credentials, for messages. */
   readonly location: string;
   readonly pool: pg.Pool;
+  /** How many times a catch-up query is tried while the pooled connections it gets turn out lost. */
+  readonly attempts: number;
   /** How long to try opening a connection the server ended, in ms. */
   readonly reconnectMs: number;
 }
@@ -65,7 +68,7 @@ export async function* followSession(context: FollowContext, info: SessionInfo, 
         lost = undefined;
       }
       // Catch up by seq: a notification says "something new", the query says what.
-      const lines = await linesFrom(context.pool, sessionId, next);
+      const lines = await linesFrom(context, sessionId, next);
       if (lines.length > 0) {
         const events = parseSessionLines(info, lines);
         next = events.at(-1)!.seq + 1;
@@ -80,10 +83,10 @@ export async function* followSession(context: FollowContext, info: SessionInfo, 
   }
 }
 
-/** The lines of a session from `seq` on; a query on a connection the server just ended is tried once more. */
-async function linesFrom(pool: pg.Pool, sessionId: string, seq: number): Promise<string[]> {
-  const query = () => pool.query<{ line: string }>("SELECT line FROM dsh_events WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, seq]);
-  const { rows } = await query().catch(() => query());
+/** The lines of a session from `seq` on; a query on a connection the server just ended is tried again on another. */
+async function linesFrom(context: FollowContext, sessionId: string, seq: number): Promise<string[]> {
+  const query = () => context.pool.query<{ line: string }>("SELECT line FROM dsh_events WHERE session_id = $1 AND seq >= $2 ORDER BY seq", [sessionId, seq]);
+  const { rows } = await onLiveConnection(context.attempts, query);
   return rows.map((row) => row.line);
 }
 

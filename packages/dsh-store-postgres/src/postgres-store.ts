@@ -174,7 +174,7 @@ export class PostgresStore implements SessionStore {
    */
   async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
     const info = infoOf(await this.#existing(sessionId));
-    yield* followSession({ url: this.#url, location: this.location, pool: this.#pool, reconnectMs: this.#reconnectMs }, info, options);
+    yield* followSession({ url: this.#url, location: this.location, pool: this.#pool, attempts: this.#attempts, reconnectMs: this.#reconnectMs }, info, options);
   }
 
   /**
