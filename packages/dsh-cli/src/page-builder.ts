@@ -3,16 +3,16 @@
 // working directory and the objects folder; answers one job at a time over IPC.
 import { isDshError } from "dsh-base";
 import { openStore } from "./store.js";
-import { MeasuredSessions, listItem, requestWire, sessionPage } from "./web-pages.js";
+import { SessionCache, listItem, requestWire, sessionPage } from "./web-pages.js";
 import { PAGE_BUILDER_ENV, type PageJob, type PageReply } from "./page-pool.js";
 
 const [url, cwd, objects] = JSON.parse(process.env[PAGE_BUILDER_ENV]!) as [string, string, string | null];
 const store = await openStore(url, cwd);
-const measured = new MeasuredSessions();
+const sessions = new SessionCache();
 
 async function answer(job: PageJob): Promise<unknown> {
-  if (job.kind === "session") return sessionPage(store, job.sessionId, cwd, objects ?? undefined, job.pageEvents, job.at, measured);
-  if (job.kind === "wire") return requestWire(store, job.sessionId, job.request, cwd, objects ?? undefined);
+  if (job.kind === "session") return sessionPage(store, job.sessionId, cwd, objects ?? undefined, job.pageEvents, job.at, sessions);
+  if (job.kind === "wire") return requestWire(store, job.sessionId, job.request, cwd, objects ?? undefined, sessions);
   return listItem(store, job.summary);
 }
 

@@ -21,7 +21,7 @@ interface Builder {
   readonly child: ChildProcess;
   readonly ready: Promise<void>;
   busy: boolean;
-  /** The session whose page this child built last: it keeps that session measured. */
+  /** The session this child served last: it keeps that session read and measured. */
   lastSession: string | undefined;
 }
 
@@ -52,12 +52,12 @@ export class PagePool {
   }
 
   /**
-   * Runs `job` in a free child, for a session's page the child that built its last page when that
-   * one is free (it keeps the session measured); a failure comes back as the `WebError` it was, or
-   * as an error with the child's message.
+   * Runs `job` in a free child, for a session's page or request the child that last served that
+   * session when that one is free (it keeps the session read and measured); a failure comes back as
+   * the `WebError` it was, or as an error with the child's message.
    */
   async run<T>(job: PageRequest): Promise<T> {
-    const session = job.kind === "session" ? job.sessionId : undefined;
+    const session = job.kind === "list-item" ? undefined : job.sessionId;
     const builder = await this.#free(session);
     if (session !== undefined) builder.lastSession = session;
     const id = this.#next++;
@@ -102,7 +102,7 @@ export class PagePool {
     this.#builders.length = 0;
   }
 
-  /** A child not busy with a job (the one that last built `session`'s page first), started if there are fewer than `size`, else the first to become free. */
+  /** A child not busy with a job (the one that last served `session` first), started if there are fewer than `size`, else the first to become free. */
   async #free(session: string | undefined): Promise<Builder> {
     for (;;) {
       // A child that died while idle is replaced, never handed a job it cannot answer.

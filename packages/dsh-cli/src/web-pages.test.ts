@@ -1,40 +1,82 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
-import { EventLog } from "dsh-log";
-import { describe, expect, it } from "vitest";
-import { MeasuredSessions } from "./web-pages.js";
+import { JsonlStore } from "dsh-log";
+import { afterEach, describe, expect, it } from "vitest";
+import { SessionCache } from "./web-pages.js";
 import type { MeasuredSession } from "./web-view.js";
 
-describe("MeasuredSessions", () => {
-  it("measures a session again only when its log has grown or another session is asked for", async () => {
-    const log = new EventLog({ registry: createAgentRegistry() });
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+/** A store holding sessions `a` and `b`, each with a turn begun; `grow(id)` ends that turn. */
+async function twoSessions() {
+  const dir = await mkdtemp(join(tmpdir(), "dsh-web-cache-"));
+  dirs.push(dir);
+  const store = new JsonlStore(dir);
+  for (const sessionId of ["a", "b"]) {
+    const { log } = await store.create({ registry: createAgentRegistry(), sessionId });
     await log.append({ type: "turn/start", data: { turn: 0 } });
-    const cache = new MeasuredSessions();
+    await log.close();
+  }
+  const grow = async (sessionId: string) => {
+    const { log } = await store.open(sessionId, { registry: createAgentRegistry() });
+    await log.append({ type: "turn/end", data: { turn: 0, reason: "completed" } });
+    await log.close();
+  };
+  return { store, grow };
+}
+
+describe("SessionCache", () => {
+  it("reads a session again only when the store says it grew, or after another session was read", async () => {
+    const { store, grow } = await twoSessions();
+    const cache = new SessionCache();
+    const first = await cache.read(store, "a");
+    expect(await cache.read(store, "a")).toBe(first);
+    await grow("a");
+    const grown = await cache.read(store, "a");
+    expect(grown).not.toBe(first);
+    expect(grown.log.length).toBe(2);
+    expect(await cache.read(store, "a")).toBe(grown);
+    expect((await cache.read(store, "b")).info.sessionId).toBe("b");
+    // Only the last session is held.
+    expect(await cache.read(store, "a")).not.toBe(grown);
+  });
+
+  it("measures a session once per read, and again when it was read again", async () => {
+    const { store, grow } = await twoSessions();
+    const cache = new SessionCache();
     let measured = 0;
     const measure = async (): Promise<MeasuredSession> => {
       measured++;
       return { requests: [], facts: [] };
     };
-    const first = await cache.of("a", log, measure);
-    expect(await cache.of("a", log, measure)).toBe(first);
+    const session = await cache.read(store, "a");
+    const first = await cache.measured(session, measure);
+    expect(await cache.measured(await cache.read(store, "a"), measure)).toBe(first);
     expect(measured).toBe(1);
-    await log.append({ type: "turn/end", data: { turn: 0, reason: "completed" } });
-    const grown = await cache.of("a", log, measure);
-    expect(grown).not.toBe(first);
-    expect(await cache.of("b", log, measure)).not.toBe(grown);
-    // Only the last session is kept.
-    await cache.of("a", log, measure);
+    await grow("a");
+    expect(await cache.measured(await cache.read(store, "a"), measure)).not.toBe(first);
+    // A session the cache does not hold is measured every time.
+    await cache.measured(session, measure);
+    await cache.measured(session, measure);
     expect(measured).toBe(4);
   });
 
-  it("keeps nothing from a measurement that failed", async () => {
-    const log = new EventLog({ registry: createAgentRegistry() });
-    const cache = new MeasuredSessions();
-    await expect(cache.of("a", log, () => Promise.reject(new Error("unreadable")))).rejects.toThrow("unreadable");
+  it("keeps nothing from a measurement that failed, and names an unknown session as the web's 404", async () => {
+    const { store } = await twoSessions();
+    const cache = new SessionCache();
+    const session = await cache.read(store, "a");
+    await expect(cache.measured(session, () => Promise.reject(new Error("unreadable")))).rejects.toThrow("unreadable");
     let measured = 0;
-    await cache.of("a", log, async () => {
+    await cache.measured(session, async () => {
       measured++;
       return { requests: [], facts: [] };
     });
     expect(measured).toBe(1);
+    await expect(cache.read(store, "missing")).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: "no session missing in this store" });
   });
 });

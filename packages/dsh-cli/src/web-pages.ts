@@ -1,20 +1,25 @@
 import type { ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry, reconstructRequestStream } from "dsh-agent";
 import { isDshError } from "dsh-base";
-import { LogError, type EventLog, type SessionStore, type SessionSummary } from "dsh-log";
+import { LogError, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
 import { WebError, sessionListItem, type PageChoice, type RequestWire, type SessionListItem, type SessionView } from "dsh-web";
 import { wireBody } from "./providers.js";
 import { attachmentStore } from "./session.js";
 import { measureSession, sessionView, wirePreview, type MeasuredSession } from "./web-view.js";
 
-/** The store's read of a session, with an unknown id as the web's 404. */
-export async function readForWeb(store: SessionStore, id: string) {
+/** What `look` finds of session `id`, with an unknown id as the web's 404. */
+async function webLookup<T>(id: string, look: () => Promise<T>): Promise<T> {
   try {
-    return await store.read(id, createAgentRegistry());
+    return await look();
   } catch (error) {
     if (error instanceof LogError && error.code === "LOG_NOT_FOUND") throw new WebError("WEB_NOT_FOUND", `no session ${id} in this store`);
     throw error;
   }
+}
+
+/** The store's read of a session, with an unknown id as the web's 404. */
+export function readForWeb(store: SessionStore, id: string): Promise<StoredSession> {
+  return webLookup(id, () => store.read(id, createAgentRegistry()));
 }
 
 /** A session's row in the list; one that cannot be read is listed with the reason, so one damaged log never hides the others. */
@@ -28,43 +33,61 @@ export async function listItem(store: SessionStore, summary: SessionSummary): Pr
   }
 }
 
-/**
- * The last session a page builder measured, kept while its log has not grown, so moving between the
- * pages of a long session measures it once. A log only grows: the same number of events ending in
- * the same event is the same log.
- */
-export class MeasuredSessions {
-  #last: { readonly id: string; readonly key: string; readonly measured: MeasuredSession } | undefined;
+/** The session a {@link SessionCache} holds: as read, the store's summary it was read under, its measurement once made. */
+interface HeldSession {
+  readonly id: string;
+  readonly key: string;
+  readonly session: StoredSession;
+  measured?: MeasuredSession;
+}
 
-  /** The measured requests of session `id`, measured now unless its log is the one measured last. */
-  async of(id: string, log: EventLog, measure: () => Promise<MeasuredSession>): Promise<MeasuredSession> {
-    const key = `${log.length}:${JSON.stringify(log.get(log.length - 1) ?? null)}`;
-    if (this.#last?.id === id && this.#last.key === key) return this.#last.measured;
-    // Dropped first: two sessions' measurements are never held at once.
+/**
+ * The last session a page builder read, with its measured requests, kept while the store's summary
+ * of it is unchanged: a log only grows, so the same creation time and event count are the same log,
+ * and moving between the pages of a long session (or opening its requests) reads and measures it
+ * once. Only one session is held, dropped before the next is read.
+ */
+export class SessionCache {
+  #last: HeldSession | undefined;
+
+  /** Session `id` of `store`, read now unless it is the one held and the store says it has not grown. */
+  async read(store: SessionStore, id: string): Promise<StoredSession> {
+    const summary = await webLookup(id, () => store.summary(id));
+    const key = `${summary.createdAt}:${summary.events}`;
+    if (this.#last?.id === id && this.#last.key === key) return this.#last.session;
     this.#last = undefined;
+    const session = await readForWeb(store, id);
+    this.#last = { id, key, session };
+    return session;
+  }
+
+  /** The measured requests of `session` (as {@link read} gave it), measured now unless they were for this read. */
+  async measured(session: StoredSession, measure: () => Promise<MeasuredSession>): Promise<MeasuredSession> {
+    const held = this.#last?.session === session ? this.#last : undefined;
+    if (held?.measured !== undefined) return held.measured;
     const measured = await measure();
-    this.#last = { id, key, measured };
+    if (held !== undefined) held.measured = measured;
     return measured;
   }
 }
 
 /**
  * A page of a session's timeline (`at`, by default the last) of `pageEvents` events at most, its
- * images served by URL from the server; with `cache`, a session measured before is not measured again.
+ * images served by URL from the server; with `cache`, a session read and measured before is not read or measured again.
  */
-export async function sessionPage(store: SessionStore, id: string, cwd: string, objects: string | undefined, pageEvents: number, at?: PageChoice, cache?: MeasuredSessions): Promise<SessionView> {
-  const session = await readForWeb(store, id);
+export async function sessionPage(store: SessionStore, id: string, cwd: string, objects: string | undefined, pageEvents: number, at?: PageChoice, cache?: SessionCache): Promise<SessionView> {
+  const session = await (cache === undefined ? readForWeb(store, id) : cache.read(store, id));
   const attachments = attachmentStore(cwd, objects);
   const images = (ref: ImageAttachmentRef) => `/api/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(ref.digest)}`;
   // The page asks for a request's wire body when it is opened: carrying every one would grow with the square of the session.
   const measure = () => measureSession(session.log, attachments, false);
-  const measured = await (cache === undefined ? measure() : cache.of(id, session.log, measure));
+  const measured = await (cache === undefined ? measure() : cache.measured(session, measure));
   return sessionView(session, attachments, { images, composer: true, wires: false, pageEvents, measured, ...(at === undefined ? {} : { page: at }) });
 }
 
 /** The wire body of a session's request `number` (from 1) as the page shows it; `WEB_NOT_FOUND` when there is none. */
-export async function requestWire(store: SessionStore, id: string, number: number, cwd: string, objects: string | undefined): Promise<RequestWire> {
-  const { log } = await readForWeb(store, id);
+export async function requestWire(store: SessionStore, id: string, number: number, cwd: string, objects: string | undefined, cache?: SessionCache): Promise<RequestWire> {
+  const { log } = await (cache === undefined ? readForWeb(store, id) : cache.read(store, id));
   let seen = 0;
   for await (const rebuilt of reconstructRequestStream(log, { only: () => ++seen === number })) return wirePreview(await wireBody(rebuilt, attachmentStore(cwd, objects)));
   throw new WebError("WEB_NOT_FOUND", `no request ${number} in session ${id}`);

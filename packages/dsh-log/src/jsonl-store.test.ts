@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, truncate, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -31,6 +31,41 @@ describe("JsonlStore.list", () => {
       { sessionId: "long", createdAt: 1, events: 3000 },
       { sessionId: "short", createdAt: 2, events: 0 },
     ]);
+  });
+});
+
+describe("JsonlStore.summary", () => {
+  it("counts a file again only once it changed, so asking again about a long unchanged log reads none of it", async () => {
+    const store = new JsonlStore(dir);
+    const { log } = await store.create({ registry: testRegistry(), sessionId: "s", createdAt: 1 });
+    await log.append([noteAdded.input({ text: "one" }), noteAdded.input({ text: "two" })]);
+    const path = join(dir, "s.jsonl");
+    await utimes(path, 1_000, 1_000);
+    expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
+    // One line fewer, with the file's size and times as they were: this store does not read it again.
+    const bytes = await readFile(path, "utf8");
+    await writeFile(path, bytes.replace(/\n(?=[^\n]*\n$)/, " "));
+    await utimes(path, 1_000, 1_000);
+    expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
+    expect((await store.list())[0]).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
+    expect(await new JsonlStore(dir).summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 1 });
+    await writeFile(path, bytes);
+    await log.append(noteAdded.input({ text: "three" }));
+    await log.close();
+    expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 3 });
+  });
+
+  it("refuses a session it does not hold, and a file under its name that is not that session", async () => {
+    const store = new JsonlStore(dir);
+    await expect(store.summary("missing")).rejects.toMatchObject({ code: "LOG_NOT_FOUND", message: `no session missing in ${dir}` });
+    await writeFile(join(dir, "notes.jsonl"), "not a log\n");
+    await expect(store.summary("notes")).rejects.toMatchObject({ code: "LOG_NOT_FOUND" });
+    await copyFile(join(dir, "notes.jsonl"), join(dir, "other.jsonl"));
+    const { log } = await store.create({ registry: testRegistry(), sessionId: "elsewhere" });
+    await log.close();
+    await rename(join(dir, "elsewhere.jsonl"), join(dir, "renamed.jsonl"));
+    expect(await store.summary("elsewhere")).toMatchObject({ sessionId: "elsewhere", events: 0 });
+    await expect(store.summary("renamed")).rejects.toMatchObject({ code: "LOG_NOT_FOUND", message: `no session renamed in ${dir}` });
   });
 });
 

@@ -31,10 +31,23 @@ async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
   }
 }
 
-/** The session a file holds and how many complete event lines follow its header, in one read; `undefined` when it is not a log. */
-async function summaryOfFile(path: string): Promise<SessionSummary | undefined> {
+/** A file's summary as counted when the file had this identity, size and modification time. */
+interface CountedFile {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly summary: SessionSummary | undefined;
+}
+
+/**
+ * The session a file holds and how many complete event lines follow its header, in one read;
+ * `undefined` when it is not a log. A file unchanged since `known` was counted is not read again.
+ */
+async function summaryOfFile(path: string, known: CountedFile | undefined): Promise<CountedFile | undefined> {
   const handle = await open(path, "r");
   try {
+    const { ino, size, mtimeMs } = await handle.stat();
+    if (known !== undefined && known.ino === ino && known.size === size && known.mtimeMs === mtimeMs) return known;
     const buffer = Buffer.allocUnsafe(COUNT_BYTES);
     let header: JsonlHeader | undefined;
     let lines = 0;
@@ -42,11 +55,11 @@ async function summaryOfFile(path: string): Promise<SessionSummary | undefined> 
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
       const bytes = buffer.subarray(0, bytesRead);
-      if (position === 0 && (header = headerOf(bytes)) === undefined) return undefined;
+      if (position === 0 && (header = headerOf(bytes)) === undefined) break;
       for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
       position += bytesRead;
     }
-    return header === undefined ? undefined : { ...infoOfHeader(header), events: lines - 1 };
+    return { ino, size, mtimeMs, summary: header === undefined ? undefined : { ...infoOfHeader(header), events: lines - 1 } };
   } catch {
     return undefined; // unreadable (a directory, say): not a log
   } finally {
@@ -60,6 +73,8 @@ async function summaryOfFile(path: string): Promise<SessionSummary | undefined> 
  */
 export class JsonlStore implements SessionStore {
   readonly location: string;
+  /** What each file held when last counted, so listing a directory of long logs again reads only those that changed. */
+  readonly #counted = new Map<string, CountedFile>();
 
   constructor(directory: string) {
     this.location = resolve(directory);
@@ -92,7 +107,7 @@ export class JsonlStore implements SessionStore {
   async list(): Promise<SessionSummary[]> {
     const out: SessionSummary[] = [];
     for (const name of await this.#files()) {
-      const summary = await summaryOfFile(join(this.location, name));
+      const summary = await this.#summaryOf(join(this.location, name));
       if (summary !== undefined) out.push(summary);
     }
     return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
@@ -103,6 +118,21 @@ export class JsonlStore implements SessionStore {
   }
 
   async close(): Promise<void> {}
+
+  async summary(sessionId: string): Promise<SessionSummary> {
+    const path = await this.#pathOf(sessionId);
+    const summary = await this.#summaryOf(path);
+    if (summary?.sessionId !== sessionId) throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
+    return summary;
+  }
+
+  /** The summary of the file at `path`, counted again only when the file changed since it was last counted. */
+  async #summaryOf(path: string): Promise<SessionSummary | undefined> {
+    const counted = await summaryOfFile(path, this.#counted.get(path));
+    if (counted === undefined) this.#counted.delete(path);
+    else this.#counted.set(path, counted);
+    return counted?.summary;
+  }
 
   async #files(): Promise<string[]> {
     try {

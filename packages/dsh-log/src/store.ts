@@ -76,6 +76,8 @@ export interface SessionStore {
   readLines(sessionId: string): Promise<StoredLines>;
   /** Every session, oldest first. */
   list(): Promise<SessionSummary[]>;
+  /** One session's info and event count (`LOG_NOT_FOUND` if absent), without reading its events: how a caller tells that it grew. */
+  summary(sessionId: string): Promise<SessionSummary>;
   /** The session's events from `fromSeq` on, in committed batches, as other processes append them, until `signal` aborts. */
   follow(sessionId: string, options: FollowOptions): AsyncIterable<readonly LogEvent[]>;
   /** Releases the store's connections. */

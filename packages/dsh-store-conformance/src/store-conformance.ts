@@ -71,6 +71,23 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       expect(await store.list()).toEqual([{ sessionId: "s-1", createdAt: 1_700_000_000_000, events: 4 }]);
     });
 
+    it("summarizes one session as the list does, counting what was appended since it last asked", async () => {
+      const store = await fresh();
+      const created = await store.create({ registry, sessionId: "s-1", createdAt: 1_700_000_000_000 });
+      expect(await store.summary("s-1")).toEqual({ sessionId: "s-1", createdAt: 1_700_000_000_000, events: 0 });
+      await created.log.append(awkward);
+      expect(await store.summary("s-1")).toEqual({ sessionId: "s-1", createdAt: 1_700_000_000_000, events: 3 });
+      await created.log.append(storeNote.input({ text: "later" }, 4));
+      await created.log.close();
+      expect(await store.summary("s-1")).toEqual({ sessionId: "s-1", createdAt: 1_700_000_000_000, events: 4 });
+      const fork = await store.create({ registry, sessionId: "child", createdAt: 7, fork: { parentSessionId: "s-1", seed: created.log.slice(0, 2) } });
+      await fork.log.close();
+      expect(await store.summary("child")).toEqual({ sessionId: "child", createdAt: 7, parent: { sessionId: "s-1", seedLength: 2 }, events: 2 });
+      expect(await store.list()).toEqual([await store.summary("child"), await store.summary("s-1")]);
+      await expect(store.summary("missing")).rejects.toMatchObject({ code: "LOG_NOT_FOUND" });
+      await expect(store.summary("../etc/passwd")).rejects.toMatchObject({ code: "LOG_BAD_SESSION_ID" });
+    });
+
     it("refuses a taken id, an unknown one and one that could name something else", async () => {
       const store = await fresh();
       await (await store.create({ registry, sessionId: "taken" })).log.close();

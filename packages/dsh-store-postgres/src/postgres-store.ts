@@ -167,6 +167,11 @@ export class PostgresStore implements SessionStore {
     return rows.map((row) => ({ ...infoOf(row), events: row.head }));
   }
 
+  async summary(sessionId: string): Promise<SessionSummary> {
+    const row = await this.#existing(sessionId);
+    return { ...infoOf(row), events: row.head };
+  }
+
   /**
    * Follows a session: LISTEN for its notifications and catch up by seq on each. A connection the
    * server ends (a restart) is opened again and the follower catches up; one that cannot be opened

@@ -137,6 +137,11 @@ export class SqliteStore implements SessionStore {
     return rows.map((row) => ({ ...infoOf(row), events: row.head }));
   }
 
+  async summary(sessionId: string): Promise<SessionSummary> {
+    const row = this.#existing(sessionId);
+    return { ...infoOf(row), events: row.head };
+  }
+
   async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
     const info = infoOf(this.#existing(sessionId));
     const query = this.#db.prepare("SELECT line FROM dsh_events WHERE session_id = ? AND seq >= ? ORDER BY seq").pluck();
