@@ -39,6 +39,7 @@ describe("JsonlStore.summary", () => {
     const store = new JsonlStore(dir);
     const { log } = await store.create({ registry: testRegistry(), sessionId: "s", createdAt: 1 });
     await log.append([noteAdded.input({ text: "one" }), noteAdded.input({ text: "two" })]);
+    await log.close();
     const path = join(dir, "s.jsonl");
     await utimes(path, 1_000, 1_000);
     expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
@@ -49,9 +50,17 @@ describe("JsonlStore.summary", () => {
     expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
     expect((await store.list())[0]).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
     expect(await new JsonlStore(dir).summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 1 });
-    await writeFile(path, bytes);
-    await log.append(noteAdded.input({ text: "three" }));
-    await log.close();
+    // Another size, or another file renamed over it, with the same times: counted again.
+    await writeFile(path, `${bytes.replace(/\n(?=[^\n]*\n$)/, " ")} `);
+    await utimes(path, 1_000, 1_000);
+    expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 1 });
+    await writeFile(join(dir, "replacement"), bytes);
+    await utimes(join(dir, "replacement"), 1_000, 1_000);
+    await rename(join(dir, "replacement"), path);
+    expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
+    const writer = await store.open("s", { registry: testRegistry() });
+    await writer.log.append(noteAdded.input({ text: "three" }));
+    await writer.log.close();
     expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 3 });
   });
 
