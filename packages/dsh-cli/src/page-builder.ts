@@ -3,7 +3,7 @@
 // working directory and the objects folder; answers one job at a time over IPC.
 import { isDshError } from "dsh-base";
 import { openStore } from "./store.js";
-import { SessionCache, listItem, requestWire, sessionPage } from "./web-pages.js";
+import { SessionCache, imageRef, listItem, requestWire, sessionPage } from "./web-pages.js";
 import { PAGE_BUILDER_ENV, type PageJob, type PageReply } from "./page-pool.js";
 
 const [url, cwd, objects] = JSON.parse(process.env[PAGE_BUILDER_ENV]!) as [string, string, string | null];
@@ -13,6 +13,7 @@ const sessions = new SessionCache();
 async function answer(job: PageJob): Promise<unknown> {
   if (job.kind === "session") return sessionPage(store, job.sessionId, cwd, objects ?? undefined, job.pageEvents, job.at, sessions);
   if (job.kind === "wire") return requestWire(store, job.sessionId, job.request, cwd, objects ?? undefined, sessions);
+  if (job.kind === "image") return imageRef(store, job.sessionId, job.digest, sessions);
   return listItem(store, job.summary);
 }
 

@@ -2,11 +2,12 @@ import { fork, type ChildProcess } from "node:child_process";
 import type { SessionSummary } from "dsh-log";
 import { WebError, type PageChoice } from "dsh-web";
 
-/** A page to build: a page of a session, its row in the list, or one request's wire body. */
+/** A page to build: a page of a session, its row in the list, one request's wire body, or where one of its images is. */
 export type PageRequest =
   | { readonly kind: "session"; readonly sessionId: string; readonly pageEvents: number; readonly at?: PageChoice }
   | { readonly kind: "list-item"; readonly summary: SessionSummary }
-  | { readonly kind: "wire"; readonly sessionId: string; readonly request: number };
+  | { readonly kind: "wire"; readonly sessionId: string; readonly request: number }
+  | { readonly kind: "image"; readonly sessionId: string; readonly digest: string };
 
 /** A page request as sent to a child, numbered so its reply can be matched. */
 export type PageJob = PageRequest & { readonly id: number };

@@ -1,15 +1,13 @@
-import { readImage } from "dsh-attachments";
+import { readImage, type ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry } from "dsh-agent";
 import type { SessionStore, SessionSummary } from "dsh-log";
-import { messageImages } from "dsh-llm";
-import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
-import { PAGE_EVENTS, WebError, type ContinueInput, type ContinueLine, type RequestWire, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
+import { PAGE_EVENTS, type ContinueInput, type ContinueLine, type RequestWire, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
 import type { CliIo } from "./io.js";
 import type { PagePool } from "./page-pool.js";
 import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
 import { brokenLineage } from "./lineage.js";
-import { listItem, readForWeb, requestWire, sessionPage } from "./web-pages.js";
+import { imageRef, listItem, requestWire, sessionPage } from "./web-pages.js";
 import { storeWhatIf } from "./what-if/view.js";
 
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
@@ -60,10 +58,9 @@ export function storeBackend(store: SessionStore, io: CliIo, objects: string | u
       return pages === undefined ? requestWire(store, id, number, io.cwd, objects) : pages.run<RequestWire>({ kind: "wire", sessionId: id, request: number });
     },
     async image(id, digest) {
-      const { log } = await readForWeb(store, id);
-      const ref = messageImages(log.slice().filter(isSurfaceEvent).map(deriveEventMessage)).find((image) => image.digest === digest);
-      if (ref !== undefined) return { bytes: await readImage(attachments, ref), mediaType: ref.mediaType };
-      throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);
+      // Found where the session is held; the bytes are read and verified here.
+      const ref = pages === undefined ? await imageRef(store, id, digest) : await pages.run<ImageAttachmentRef>({ kind: "image", sessionId: id, digest });
+      return { bytes: await readImage(attachments, ref), mediaType: ref.mediaType };
     },
     continueSession: (id, input, emit) => continueTurn(store, id, input, emit, io, objects),
     whatIf: (id, input) => storeWhatIf(store, id, input, attachments),

@@ -2,9 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
+import { FsAttachmentStore, putImage } from "dsh-attachments";
 import { JsonlStore } from "dsh-log";
+import { makePng } from "dsh-testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionCache } from "./web-pages.js";
+import { SessionCache, imageRef } from "./web-pages.js";
 import type { MeasuredSession } from "./web-view.js";
 
 const dirs: string[] = [];
@@ -78,5 +80,25 @@ describe("SessionCache", () => {
     });
     expect(measured).toBe(1);
     await expect(cache.read(store, "missing")).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: "no session missing in this store" });
+  });
+});
+
+describe("imageRef", () => {
+  it("finds an image the session references, once per read when a cache holds the session, and no other", async () => {
+    const { store, grow } = await twoSessions();
+    const image = await putImage(new FsAttachmentStore(join(dirs[0]!, "objects")), makePng(4, 4));
+    const { log } = await store.open("a", { registry: createAgentRegistry() });
+    await log.append({ type: "user/message", data: { content: [{ type: "text", text: "what is this?" }, { type: "image", image }], source: "user" } });
+    await log.close();
+    expect(await imageRef(store, "a", image.digest)).toEqual(image);
+    const cache = new SessionCache();
+    const found = await imageRef(store, "a", image.digest, cache);
+    expect(found).toEqual(image);
+    expect(cache.images(await cache.read(store, "a"))).toBe(cache.images(await cache.read(store, "a")));
+    expect(await imageRef(store, "a", image.digest, cache)).toBe(found);
+    await grow("a");
+    expect(await imageRef(store, "a", image.digest, cache)).toEqual(image);
+    await expect(imageRef(store, "b", image.digest, cache)).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: `session b references no image ${image.digest}` });
+    await expect(imageRef(store, "missing", image.digest)).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: "no session missing in this store" });
   });
 });

@@ -2,6 +2,8 @@ import type { ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry, reconstructRequestStream } from "dsh-agent";
 import { isDshError } from "dsh-base";
 import { LogError, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
+import { messageImages } from "dsh-llm";
+import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
 import { WebError, sessionListItem, type PageChoice, type RequestWire, type SessionListItem, type SessionView } from "dsh-web";
 import { wireBody } from "./providers.js";
 import { attachmentStore } from "./session.js";
@@ -39,6 +41,7 @@ interface HeldSession {
   readonly key: string;
   readonly session: StoredSession;
   measured?: MeasuredSession;
+  images?: ReadonlyMap<string, ImageAttachmentRef>;
 }
 
 /**
@@ -69,6 +72,29 @@ export class SessionCache {
     if (held !== undefined) held.measured = measured;
     return measured;
   }
+
+  /** The images `session` (as {@link read} gave it) references, by digest, found once per read. */
+  images(session: StoredSession): ReadonlyMap<string, ImageAttachmentRef> {
+    const held = this.#last?.session === session ? this.#last : undefined;
+    const images = held?.images ?? imagesOf(session);
+    if (held !== undefined) held.images = images;
+    return images;
+  }
+}
+
+/** The images a session's messages reference, by digest (the first reference of each). */
+function imagesOf(session: StoredSession): ReadonlyMap<string, ImageAttachmentRef> {
+  const images = new Map<string, ImageAttachmentRef>();
+  for (const ref of messageImages(session.log.slice().filter(isSurfaceEvent).map(deriveEventMessage))) if (!images.has(ref.digest)) images.set(ref.digest, ref);
+  return images;
+}
+
+/** The reference of image `digest` in session `id`, for the server to serve its verified bytes; `WEB_NOT_FOUND` when the session references no such image. */
+export async function imageRef(store: SessionStore, id: string, digest: string, cache?: SessionCache): Promise<ImageAttachmentRef> {
+  const session = await (cache === undefined ? readForWeb(store, id) : cache.read(store, id));
+  const ref = (cache?.images(session) ?? imagesOf(session)).get(digest);
+  if (ref === undefined) throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);
+  return ref;
 }
 
 /**
