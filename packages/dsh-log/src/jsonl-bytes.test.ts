@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, link, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -138,14 +138,19 @@ describe("reading a JSONL log as bytes", () => {
     expect(await open()).toBe(before);
   });
 
-  it("removes temporary files a killed creation left beside the log, and only those", async () => {
+  it("removes the temporary name a creation killed after its link left on the log, and only such names", async () => {
     const path = join(dir, "session.jsonl");
     await (await createJsonlLog(path, { registry: registry() })).log.close();
     await writeFile(join(dir, ".session.jsonl.0123456789ab.tmp"), "half a header");
     await writeFile(join(dir, ".other.jsonl.0123456789ab.tmp"), "someone else's");
     await appendFile(join(dir, "notes.txt"), "keep");
+    // A log with one name had no creation cut short: the directory is not listed, and nothing is removed.
+    await (await openJsonlLog(path, { registry: registry() })).log.close();
+    expect((await readdir(dir)).sort()).toEqual([".other.jsonl.0123456789ab.tmp", ".session.jsonl.0123456789ab.tmp", "notes.txt", "session.jsonl"]);
+    await link(path, join(dir, ".session.jsonl.ba9876543210.tmp"));
     await (await openJsonlLog(path, { registry: registry() })).log.close();
     expect((await readdir(dir)).sort()).toEqual([".other.jsonl.0123456789ab.tmp", "notes.txt", "session.jsonl"]);
+    expect((await stat(path)).nlink).toBe(1);
   });
 });
 

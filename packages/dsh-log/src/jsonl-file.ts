@@ -83,10 +83,14 @@ export async function createJsonlLog(path: string, options: CreateJsonlLogOption
 /**
  * Opens an existing JSONL log for appending: every event is re-admitted, and only then is a torn
  * tail (a final line cut short, or the lines of a commit a crash cut off) truncated away (reported in
- * `recovered`); any other damage throws naming the line and leaves the file byte-identical. Temporary files a crashed creation left beside it are removed.
+ * `recovered`); any other damage throws naming the line and leaves the file byte-identical. The
+ * temporary name a creation killed between its link and its cleanup left on the file is removed.
  */
 export async function openJsonlLog(path: string, options: JsonlLogOptions): Promise<JsonlLog> {
-  closeSync(openLogFile(path));
+  // A missing file or a directory is refused before anything is locked.
+  const fd = openLogFile(path);
+  const names = fstatSync(fd).nlink;
+  closeSync(fd);
   const lock = await acquireLock(path);
   try {
     const sink = new JsonlFileSink(path, lock);
@@ -97,7 +101,9 @@ export async function openJsonlLog(path: string, options: JsonlLogOptions): Prom
       await truncate(path, tornTail.offset);
       await syncPath(path);
     }
-    await removeLeftovers(path);
+    // Only a file with a second name can have one left by its creation: listing a directory of
+    // thousands of sessions on every open would cost more than the open.
+    if (names > 1) await removeLeftovers(path);
     return { path, header, log, recovered: tornTail };
   } catch (error) {
     await lock.release();
@@ -211,7 +217,7 @@ function openFailure(path: string, error: unknown): unknown {
   return error;
 }
 
-/** Removes the `.<name>.*.tmp` files a creation of `path` killed before its link left behind. */
+/** Removes the `.<name>.*.tmp` names a creation of `path` left behind (its temporary file, linked as the log, or not). */
 async function removeLeftovers(path: string): Promise<void> {
   const prefix = `.${basename(path)}.`;
   for (const name of await readdir(dirname(path))) {
