@@ -82,11 +82,10 @@ describe("sessions in SQLite and PostgreSQL from the command line", () => {
     const sqlite = "sqlite:live.db";
     const id = idOf((await cli("run", "--store", sqlite, "--scenario", await scenario("d", steps), "Look.")).stderr)!;
     const stop = new AbortController();
-    const following = runCli(["inspect", id, "--store", sqlite, "--follow"], { cwd: cwd(), signal: stop.signal });
+    // The follower is stopped once it printed the resumed turn's answer (the test's timeout bounds the wait).
+    const following = runCli(["inspect", id, "--store", sqlite, "--follow"], { cwd: cwd(), signal: stop.signal, onStdout: (stdout) => stdout.includes('assistant: "Later answer."') && stop.abort() });
     const resumed = await cli("resume", id, "--store", sqlite, "--scenario", await scenario("e", [{ text: "Later answer." }]), "And now?");
     expect(resumed.code).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    stop.abort();
     const output = (await following).stdout;
     expect(output).toContain('user [user]: "And now?"');
     expect(output).toContain('assistant: "Later answer."');

@@ -117,10 +117,15 @@ describe("signed heads and a witness", () => {
     const { privateKey, publicKey } = keys();
     const seen: SignedHead[] = [];
     let fail = false;
+    let refused: () => void = () => undefined;
+    const witnessRefused = new Promise<void>((resolve) => (refused = resolve));
     const witness: HeadWitness = {
       append: async (head) => {
         await new Promise((resolve) => setTimeout(resolve, 5));
-        if (fail) throw new Error("disk full");
+        if (fail) {
+          refused();
+          throw new Error("disk full");
+        }
         seen.push(head);
       },
     };
@@ -136,7 +141,9 @@ describe("signed heads and a witness", () => {
     fail = true;
     const reopened = await openJsonlLog(path, { registry: testRegistry(), signing: { key: privateKey, witness } });
     await reopened.log.append(noteAdded.input({ text: "unwitnessed" }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Once the witness threw, every microtask the log runs on its refusal runs before the next turn.
+    await witnessRefused;
+    await new Promise((resolve) => setImmediate(resolve));
     await expect(reopened.log.append(noteAdded.input({ text: "refused" }))).rejects.toMatchObject({ code: "LOG_WITNESS_FAILED" });
     await expect(reopened.log.close()).rejects.toMatchObject({ code: "LOG_WITNESS_FAILED", message: expect.stringMatching(/the witness refused the head at 51 events: disk full/) });
   });
