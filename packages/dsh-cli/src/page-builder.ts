@@ -17,11 +17,19 @@ async function answer(job: PageJob): Promise<unknown> {
   return listItem(store, job.summary);
 }
 
+/** The session held is let go after this long without a job, so a `dsh web` left open gives its memory back. */
+const IDLE_MS = 5 * 60_000;
+let idle: NodeJS.Timeout | undefined;
+
 process.on("message", (job: PageJob) => {
+  clearTimeout(idle);
   void answer(job).then(
     (value): PageReply => ({ id: job.id, ok: true, value }),
     (error: unknown): PageReply => ({ id: job.id, ok: false, code: isDshError(error) ? error.code : undefined, message: error instanceof Error ? error.message : String(error) }),
-  ).then((reply) => process.send!(reply));
+  ).then((reply) => {
+    process.send!(reply);
+    idle = setTimeout(() => sessions.forget(), IDLE_MS).unref();
+  });
 });
 process.on("disconnect", () => void store.close().finally(() => process.exit(0)));
 process.send!({ id: -1, ok: true, value: "ready" } satisfies PageReply);

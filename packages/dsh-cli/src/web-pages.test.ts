@@ -44,8 +44,11 @@ describe("SessionCache", () => {
     expect(grown.log.length).toBe(2);
     expect(await cache.read(store, "a")).toBe(grown);
     expect((await cache.read(store, "b")).info.sessionId).toBe("b");
-    // Only the last session is held.
-    expect(await cache.read(store, "a")).not.toBe(grown);
+    // Only the last session is held, and none once forgotten.
+    const again = await cache.read(store, "a");
+    expect(again).not.toBe(grown);
+    cache.forget();
+    expect(await cache.read(store, "a")).not.toBe(again);
   });
 
   it("measures a session once per read, and again when it was read again", async () => {

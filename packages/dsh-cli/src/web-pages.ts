@@ -73,6 +73,11 @@ export class SessionCache {
     return measured;
   }
 
+  /** Lets the held session go (the next read reads again). */
+  forget(): void {
+    this.#last = undefined;
+  }
+
   /** The images `session` (as {@link read} gave it) references, by digest, found once per read. */
   images(session: StoredSession): ReadonlyMap<string, ImageAttachmentRef> {
     const held = this.#last?.session === session ? this.#last : undefined;
