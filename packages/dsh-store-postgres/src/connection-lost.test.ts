@@ -4,7 +4,7 @@ import { connectionLost, onLiveConnection } from "./connection-lost.js";
 const coded = (code: string) => Object.assign(new Error(`failed with ${code}`), { code });
 
 describe("connectionLost", () => {
-  it.each(["57P01", "57P02", "57P03", "08006", "08003", "ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH"])("calls %s a lost connection", (code) => {
+  it.each(["57P01", "57P02", "08006", "08003", "ECONNRESET", "EPIPE"])("calls %s a lost connection", (code) => {
     expect(connectionLost(coded(code))).toBe(true);
   });
 
@@ -13,6 +13,10 @@ describe("connectionLost", () => {
   });
 
   it.each(["23505", "40001", "57014", "42P01", "ENOENT"])("calls %s a failed statement, not a lost connection", (code) => {
+    expect(connectionLost(coded(code))).toBe(false);
+  });
+
+  it.each(["ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "57P03", "08001", "08004"])("calls %s a connection that could not be opened, not a lost one", (code) => {
     expect(connectionLost(coded(code))).toBe(false);
   });
 
@@ -28,7 +32,7 @@ describe("connectionLost", () => {
 
 describe("onLiveConnection", () => {
   it("tries a statement whose connection is lost again, up to the attempts given, and then fails with the last error", async () => {
-    const codes = ["57P01", "08006", "ECONNRESET", "ECONNREFUSED"];
+    const codes = ["57P01", "08006", "ECONNRESET", "EPIPE"];
     let calls = 0;
     await expect(onLiveConnection(3, async () => { throw coded(codes[calls++]!); })).rejects.toMatchObject({ code: "ECONNRESET" });
     expect(calls).toBe(3);

@@ -1,18 +1,22 @@
 import type pg from "pg";
 
-/** SQLSTATEs that say the server ended or refused the connection, not that the statement was wrong. */
-const SERVER_ENDED = new Set(["57P01", "57P02", "57P03"]);
-/** Socket errors that end a connection. */
-const SOCKET_ENDED = new Set(["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH"]);
+/** SQLSTATEs that say the server ended the connection (an administrator or a crash), not that the statement was wrong. */
+const SERVER_ENDED = new Set(["57P01", "57P02"]);
+/** Connection class SQLSTATEs that say a connection could not be opened, not that an open one was lost. */
+const NOT_OPENED = new Set(["08001", "08004"]);
+/** Socket errors that end an open connection. */
+const SOCKET_ENDED = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
- * Whether `error` says the connection was lost (a server restart or shutdown, a connection class
+ * Whether `error` says an open connection was lost (the server ended it, a connection class
  * SQLSTATE, a reset socket, a client `pg` already saw die) rather than that the statement failed.
+ * A connection that could not be opened (refused, timed out, the server starting up) is not lost:
+ * another try at once would fail the same way, or wait as long again.
  */
 export function connectionLost(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return SERVER_ENDED.has(code) || code.startsWith("08") || SOCKET_ENDED.has(code);
+  if (typeof code === "string") return SERVER_ENDED.has(code) || (code.startsWith("08") && !NOT_OPENED.has(code)) || SOCKET_ENDED.has(code);
   return /^Connection terminated|is not queryable$/.test(error.message);
 }
 
