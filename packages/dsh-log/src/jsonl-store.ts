@@ -9,6 +9,8 @@ import type { EventRegistry } from "./registry.js";
 import { HEADER_BYTES, headerAt, infoOfHeader, type JsonlHeader } from "./jsonl-format.js";
 import { readJsonlLines } from "./jsonl-lines.js";
 
+/** How many files `list()` summarizes at once. */
+const LIST_CONCURRENCY = 16;
 /** Bytes read at a time when counting a file's lines. */
 const COUNT_BYTES = 1 << 18;
 
@@ -39,16 +41,23 @@ interface CountedFile {
   readonly summary: SessionSummary | undefined;
 }
 
+/** Whether `now` is the file `known` counted, unchanged: the same inode, size and modification time. */
+function sameFile(known: CountedFile, now: Pick<CountedFile, "ino" | "size" | "mtimeMs"> | undefined): boolean {
+  return now !== undefined && known.ino === now.ino && known.size === now.size && known.mtimeMs === now.mtimeMs;
+}
+
 /**
  * The session a file holds and how many complete event lines follow its header, in one read;
  * `undefined` when it is not a log. A file unchanged since `known` was counted is not read again.
  */
 async function summaryOfFile(path: string, known: CountedFile | undefined): Promise<CountedFile | undefined> {
+  // One call for a file counted before, where opening it would take three.
+  if (known !== undefined && sameFile(known, await stat(path).catch(() => undefined))) return known;
   const handle = await open(path, "r");
   try {
     const { ino, size, mtimeMs } = await handle.stat();
-    if (known !== undefined && known.ino === ino && known.size === size && known.mtimeMs === mtimeMs) return known;
-    const buffer = Buffer.allocUnsafe(COUNT_BYTES);
+    // No larger than the file: listing a directory of small sessions allocates little.
+    const buffer = Buffer.allocUnsafe(Math.min(COUNT_BYTES, Math.max(HEADER_BYTES, size + 1)));
     let header: JsonlHeader | undefined;
     let lines = 0;
     for (let position = 0; ; ) {
@@ -106,9 +115,11 @@ export class JsonlStore implements SessionStore {
 
   async list(): Promise<SessionSummary[]> {
     const out: SessionSummary[] = [];
-    for (const name of await this.#files()) {
-      const summary = await this.#summaryOf(join(this.location, name));
-      if (summary !== undefined) out.push(summary);
+    const names = await this.#files();
+    // A few files at a time: the file system's thread pool works on several while one is counted.
+    for (let start = 0; start < names.length; start += LIST_CONCURRENCY) {
+      const summaries = await Promise.all(names.slice(start, start + LIST_CONCURRENCY).map((name) => this.#summaryOf(join(this.location, name))));
+      for (const summary of summaries) if (summary !== undefined) out.push(summary);
     }
     return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
   }
