@@ -34,6 +34,14 @@ describe("JsonlStore.list", () => {
   });
 });
 
+describe("JsonlStore.list of many sessions", () => {
+  it("lists each of more sessions than it counts at once, once, oldest first", async () => {
+    const store = new JsonlStore(dir);
+    for (let i = 0; i < 40; i++) await (await store.create({ registry: testRegistry(), sessionId: `s${i}`, createdAt: 100 - i })).log.close();
+    expect((await store.list()).map((session) => session.sessionId)).toEqual(Array.from({ length: 40 }, (_, i) => `s${39 - i}`));
+  });
+});
+
 describe("JsonlStore.summary", () => {
   it("counts a file again only once it changed, so asking again about a long unchanged log reads none of it", async () => {
     const store = new JsonlStore(dir);
@@ -50,14 +58,18 @@ describe("JsonlStore.summary", () => {
     expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
     expect((await store.list())[0]).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
     expect(await new JsonlStore(dir).summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 1 });
-    // Another size, or another file renamed over it, with the same times: counted again.
-    await writeFile(path, `${bytes.replace(/\n(?=[^\n]*\n$)/, " ")} `);
-    await utimes(path, 1_000, 1_000);
+    const fewer = bytes.replace(/\n(?=[^\n]*\n$)/, " ");
+    // Each of another modification time, another size and another file renamed over it, the rest as it was: counted again.
+    await utimes(path, 2_000, 2_000);
     expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 1 });
-    await writeFile(join(dir, "replacement"), bytes);
-    await utimes(join(dir, "replacement"), 1_000, 1_000);
-    await rename(join(dir, "replacement"), path);
+    await writeFile(path, `${bytes} `);
+    await utimes(path, 2_000, 2_000);
     expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 2 });
+    await writeFile(join(dir, "replacement"), `${fewer} `);
+    await utimes(join(dir, "replacement"), 2_000, 2_000);
+    await rename(join(dir, "replacement"), path);
+    expect(await store.summary("s")).toEqual({ sessionId: "s", createdAt: 1, events: 1 });
+    await writeFile(path, bytes);
     const writer = await store.open("s", { registry: testRegistry() });
     await writer.log.append(noteAdded.input({ text: "three" }));
     await writer.log.close();
