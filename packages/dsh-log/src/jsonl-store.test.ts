@@ -1,4 +1,4 @@
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, truncate, utimes, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, readdir, readlink, rename, rm, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -35,6 +35,14 @@ describe("JsonlStore.list", () => {
 });
 
 describe("JsonlStore.list of many sessions", () => {
+  it("passes over a file that cannot be opened (gone since the directory was listed), when listing and when looking a session up", async () => {
+    const store = new JsonlStore(dir);
+    await (await store.create({ registry: testRegistry(), sessionId: "kept", createdAt: 1 })).log.close();
+    await symlink(join(dir, "nowhere"), join(dir, "gone.jsonl"));
+    expect(await store.list()).toEqual([{ sessionId: "kept", createdAt: 1, events: 0 }]);
+    await expect(store.summary("missing")).rejects.toMatchObject({ code: "LOG_NOT_FOUND", message: `no session missing in ${dir}` });
+  });
+
   it("lists each of more sessions than it counts at once, once, oldest first", async () => {
     const store = new JsonlStore(dir);
     for (let i = 0; i < 40; i++) await (await store.create({ registry: testRegistry(), sessionId: `s${i}`, createdAt: 100 - i })).log.close();

@@ -9,7 +9,7 @@ import type { EventRegistry } from "./registry.js";
 import { HEADER_BYTES, headerAt, infoOfHeader, type JsonlHeader } from "./jsonl-format.js";
 import { readJsonlLines } from "./jsonl-lines.js";
 
-/** How many files `list()` summarizes at once. */
+/** How many files `list()` summarizes, or a lookup by header reads, at once. */
 const LIST_CONCURRENCY = 16;
 /** Bytes read at a time when counting a file's lines. */
 const COUNT_BYTES = 1 << 18;
@@ -21,7 +21,9 @@ function headerOf(bytes: Buffer): JsonlHeader | undefined {
 
 /** The header of the file at `path`, or `undefined` when it is not a log. */
 async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
-  const handle = await open(path, "r");
+  // A file removed since the directory was listed is not a log either.
+  const handle = await open(path, "r").catch(() => undefined);
+  if (handle === undefined) return undefined;
   try {
     const buffer = Buffer.alloc(HEADER_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
@@ -53,7 +55,8 @@ function sameFile(known: CountedFile, now: Pick<CountedFile, "ino" | "size" | "m
 async function summaryOfFile(path: string, known: CountedFile | undefined): Promise<CountedFile | undefined> {
   // One call for a file counted before, where opening it would take three.
   if (known !== undefined && sameFile(known, await stat(path).catch(() => undefined))) return known;
-  const handle = await open(path, "r");
+  const handle = await open(path, "r").catch(() => undefined);
+  if (handle === undefined) return undefined;
   try {
     const { ino, size, mtimeMs } = await handle.stat();
     // No larger than the file: listing a directory of small sessions allocates little.
@@ -158,9 +161,12 @@ export class JsonlStore implements SessionStore {
   async #pathOf(sessionId: string): Promise<string> {
     const named = join(this.location, `${checkSessionId(sessionId)}.jsonl`);
     if (await stat(named).then(() => true, () => false)) return named;
-    for (const name of await this.#files()) {
-      const path = join(this.location, name);
-      if ((await headerOfFile(path))?.sessionId === sessionId) return path;
+    const names = await this.#files();
+    for (let start = 0; start < names.length; start += LIST_CONCURRENCY) {
+      const paths = names.slice(start, start + LIST_CONCURRENCY).map((name) => join(this.location, name));
+      const headers = await Promise.all(paths.map(headerOfFile));
+      const found = headers.findIndex((header) => header?.sessionId === sessionId);
+      if (found !== -1) return paths[found]!;
     }
     throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
   }
