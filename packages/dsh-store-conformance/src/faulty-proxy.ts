@@ -11,22 +11,32 @@ export interface FaultyProxy {
   dropNextStatement(statements?: number): void;
   /** The next statement any connection sends runs on the server, but its reply is lost: the proxy closes the connection once the reply is complete. */
   loseNextReply(): void;
+  /** Lets the next `statements` statements through before the next trap set: `passNext(3); loseNextReply()` loses a fourth's reply. */
+  passNext(statements: number): void;
   /** Closes every connection and stops accepting new ones. */
   close(): Promise<void>;
 }
 
-type Trap = "drop" | "lose-reply";
+type Trap = "pass" | "drop" | "lose-reply";
 
-/** Whether `bytes`, the server's messages from a connection's start, hold a complete `ReadyForQuery` after `from` bytes. */
-function readyAfter(bytes: Buffer, from: number): boolean {
-  let at = 0;
-  while (at + 5 <= bytes.length) {
-    const end = at + 1 + bytes.readInt32BE(at + 1);
-    if (end > bytes.length) return false;
-    if (bytes[at] === 0x5a && at >= from) return true; // 'Z'
-    at = end;
+/** The server's messages on one connection, read as they arrive: how many `ReadyForQuery` messages it has sent. */
+class ServerMessages {
+  /** The start of a message not yet complete. */
+  #rest = Buffer.alloc(0);
+  ready = 0;
+
+  /** Takes `chunk` in and counts the `ReadyForQuery` ('Z') messages it completes. */
+  add(chunk: Buffer): void {
+    const bytes = Buffer.concat([this.#rest, chunk]);
+    let at = 0;
+    while (at + 5 <= bytes.length) {
+      const end = at + 1 + bytes.readInt32BE(at + 1);
+      if (end > bytes.length) break;
+      if (bytes[at] === 0x5a) this.ready++;
+      at = end;
+    }
+    this.#rest = bytes.subarray(at);
   }
-  return false;
 }
 
 /** Starts a {@link FaultyProxy} for the server `url` names, on a free loopback port. */
@@ -37,28 +47,29 @@ export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
   const server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
     sockets.add(client).add(upstream);
-    let replies = Buffer.alloc(0);
-    let ready = false;
-    let losing = -1;
+    const replies = new ServerMessages();
+    // A statement is what a connection sends once the server said it is ready for one, until the server's next `ReadyForQuery`.
+    let answered = 0;
+    let losing = false;
     const cut = () => {
       client.destroy();
       upstream.destroy();
     };
     client.on("data", (chunk) => {
-      // A statement is what a connection sends once the server said it is ready for one.
-      if (ready && traps.length > 0 && losing < 0) {
-        if (traps.shift() === "drop") return cut();
-        losing = replies.length;
+      if (replies.ready > answered) {
+        answered = replies.ready;
+        const trap = traps.shift();
+        if (trap === "drop") return cut();
+        losing = trap === "lose-reply";
       }
       upstream.write(chunk);
     });
     upstream.on("data", (chunk) => {
-      replies = Buffer.concat([replies, chunk]);
-      if (losing >= 0) {
-        if (readyAfter(replies, losing)) cut();
+      replies.add(chunk);
+      if (losing) {
+        if (replies.ready > answered) cut();
         return;
       }
-      ready ||= readyAfter(replies, 0);
       client.write(chunk);
     });
     for (const socket of [client, upstream]) {
@@ -76,6 +87,7 @@ export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
     url: proxied.toString(),
     dropNextStatement: (statements = 1) => void traps.push(...Array.from({ length: statements }, (): Trap => "drop")),
     loseNextReply: () => void traps.push("lose-reply"),
+    passNext: (statements) => void traps.push(...Array.from({ length: statements }, (): Trap => "pass")),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -111,6 +111,39 @@ describe("PostgreSQL statements whose connection is lost", () => {
     }
   });
 
+  it("creates a session again on another connection when a statement before its commit is lost, and stores it once", async () => {
+    const { proxy, store, direct, done } = await setup();
+    try {
+      const parent = await store.create({ registry: storeRegistry(), sessionId: "parent" });
+      const [first] = await parent.log.append(storeNote.input({ text: "seed" }));
+      await parent.log.close();
+      // BEGIN goes through; the insert of the session's row never arrives.
+      proxy.passNext(1);
+      proxy.dropNextStatement();
+      const fork = await store.create({ registry: storeRegistry(), sessionId: "fork", fork: { parentSessionId: "parent", seed: [first!] } });
+      await fork.log.append(storeNote.input({ text: "own" }));
+      await fork.log.close();
+      expect(await storedTexts(direct, "fork")).toEqual(["seed", "own"]);
+      expect((await direct.list()).map((session) => session.sessionId)).toEqual(["parent", "fork"]);
+    } finally {
+      await done();
+    }
+  });
+
+  it("says it cannot tell whether a session was created when the reply to its commit is lost", async () => {
+    const { proxy, store, direct, done } = await setup();
+    try {
+      // BEGIN and the insert of the session's row go through; the commit runs, its reply is lost.
+      proxy.passNext(2);
+      proxy.loseNextReply();
+      const failure = await store.create({ registry: storeRegistry(), sessionId: "s" }).then(() => undefined, (error: unknown) => error);
+      expect(failure).toMatchObject({ code: "LOG_STORE_UNAVAILABLE", message: `lost the connection while committing session s to ${store.location}: it may or may not have been committed` });
+      expect(await direct.summary("s")).toMatchObject({ sessionId: "s", events: 0 });
+    } finally {
+      await done();
+    }
+  });
+
   it("keeps a follower following when its catch-up query meets lost connections", async () => {
     const { proxy, store, direct, done } = await setup();
     try {

@@ -1,3 +1,4 @@
+import { LogError } from "dsh-log";
 import type pg from "pg";
 
 /** SQLSTATEs that say the server ended the connection (an administrator or a crash), not that the statement was wrong. */
@@ -53,21 +54,31 @@ async function begun(pool: pg.Pool): Promise<pg.PoolClient> {
 }
 
 /**
- * Runs `work` in one transaction on a pooled connection, begun on another while the ones it gets turn
- * out lost (up to `attempts` times). Should the server end the connection later (a restart), the next
- * statement fails and the pool drops it; the `error` event the client also emits is heard here.
+ * Runs `work` (which may safely run again) in one transaction on a pooled connection, and runs the
+ * whole transaction again on another, up to `attempts` times, when a connection is lost before its
+ * `COMMIT` went out: nothing of it was committed. One lost while committing leaves the outcome
+ * unknown: `LOG_STORE_UNAVAILABLE`, naming `what` was committed. The `error` event a dying client
+ * also emits is heard here, as an unheard one would crash the process.
  */
-export async function transaction<T>(pool: pg.Pool, attempts: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await onLiveConnection(attempts, () => begun(pool));
-  try {
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.off("error", ignore);
-    client.release();
+export async function transaction<T>(pool: pg.Pool, attempts: number, what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await onLiveConnection(attempts, () => begun(pool));
+    let committing = false;
+    let lost: Error | undefined;
+    try {
+      const result = await work(client);
+      committing = true;
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      if (!connectionLost(error)) throw error;
+      lost = error as Error;
+      if (committing) throw new LogError("LOG_STORE_UNAVAILABLE", `lost the connection while committing ${what}: it may or may not have been committed`, { cause: error });
+      if (attempt >= attempts) throw error;
+    } finally {
+      client.off("error", ignore);
+      client.release(lost);
+    }
   }
 }

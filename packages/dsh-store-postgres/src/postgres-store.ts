@@ -121,7 +121,7 @@ export class PostgresStore implements SessionStore {
     const log = new EventLog({ ...options, sink, events: initial.seed });
     this.#routes.set(log, route);
     const { chain, batch } = firstCommit(infoOf(row), log.slice());
-    await transaction(this.#pool, this.#attempts, async (client) => {
+    await transaction(this.#pool, this.#attempts, `session ${sessionId} to ${this.location}`, async (client) => {
       const inserted = await client.query(
         "INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES ($1, $2, $3, $4, $5, $6, true) ON CONFLICT (id) DO NOTHING",
         [row.id, row.created_at, row.parent_id, row.seed_length, row.head, row.writer_epoch],
