@@ -10,7 +10,7 @@ import { HEADER_BYTES, headerAt, infoOfHeader, type JsonlHeader } from "./jsonl-
 import { readJsonlLines } from "./jsonl-lines.js";
 
 /** How many files `list()` summarizes, or a lookup by header reads, at once. */
-const LIST_CONCURRENCY = 16;
+const FILES_AT_ONCE = 16;
 /** Bytes read at a time when counting a file's lines. */
 const COUNT_BYTES = 1 << 18;
 
@@ -32,6 +32,18 @@ async function headerOfFile(path: string): Promise<JsonlHeader | undefined> {
     return undefined; // unreadable (a directory, say): not a log
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * `work` on each of `items`, {@link FILES_AT_ONCE} at a time (the file system's thread pool works on
+ * several while one is counted), each item with its result, in order.
+ */
+async function* atOnce<T, R>(items: readonly T[], work: (item: T) => Promise<R>): AsyncGenerator<readonly [T, R]> {
+  for (let start = 0; start < items.length; start += FILES_AT_ONCE) {
+    const group = items.slice(start, start + FILES_AT_ONCE);
+    const results = await Promise.all(group.map(work));
+    for (let i = 0; i < group.length; i++) yield [group[i]!, results[i]!];
   }
 }
 
@@ -118,12 +130,7 @@ export class JsonlStore implements SessionStore {
 
   async list(): Promise<SessionSummary[]> {
     const out: SessionSummary[] = [];
-    const names = await this.#files();
-    // A few files at a time: the file system's thread pool works on several while one is counted.
-    for (let start = 0; start < names.length; start += LIST_CONCURRENCY) {
-      const summaries = await Promise.all(names.slice(start, start + LIST_CONCURRENCY).map((name) => this.#summaryOf(join(this.location, name))));
-      for (const summary of summaries) if (summary !== undefined) out.push(summary);
-    }
+    for await (const [, summary] of atOnce(await this.#paths(), (path) => this.#summaryOf(path))) if (summary !== undefined) out.push(summary);
     return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
   }
 
@@ -148,9 +155,11 @@ export class JsonlStore implements SessionStore {
     return counted?.summary;
   }
 
-  async #files(): Promise<string[]> {
+  /** The visible `.jsonl` files of the directory, by name. */
+  async #paths(): Promise<string[]> {
     try {
-      return (await readdir(this.location)).filter((name) => name.endsWith(".jsonl") && !name.startsWith(".")).sort();
+      const names = (await readdir(this.location)).filter((name) => name.endsWith(".jsonl") && !name.startsWith(".")).sort();
+      return names.map((name) => join(this.location, name));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
@@ -161,13 +170,7 @@ export class JsonlStore implements SessionStore {
   async #pathOf(sessionId: string): Promise<string> {
     const named = join(this.location, `${checkSessionId(sessionId)}.jsonl`);
     if (await stat(named).then(() => true, () => false)) return named;
-    const names = await this.#files();
-    for (let start = 0; start < names.length; start += LIST_CONCURRENCY) {
-      const paths = names.slice(start, start + LIST_CONCURRENCY).map((name) => join(this.location, name));
-      const headers = await Promise.all(paths.map(headerOfFile));
-      const found = headers.findIndex((header) => header?.sessionId === sessionId);
-      if (found !== -1) return paths[found]!;
-    }
+    for await (const [path, header] of atOnce(await this.#paths(), headerOfFile)) if (header?.sessionId === sessionId) return path;
     throw new LogError("LOG_NOT_FOUND", `no session ${sessionId} in ${this.location}`);
   }
 }
