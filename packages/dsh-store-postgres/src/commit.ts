@@ -66,8 +66,8 @@ WITH moved AS (
 )
 SELECT pg_notify($7, id) FROM moved`;
 
-/** A session row as the commit statement returns it: as it was when locked. */
-interface LockedRow {
+/** A session's head and writer epoch as read from its row (by the commit statement: as it was when locked). */
+export interface LockedRow {
   readonly id: string;
   readonly head: number;
   readonly writer_epoch: number;

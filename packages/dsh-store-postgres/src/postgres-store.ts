@@ -56,6 +56,11 @@ function infoOf(row: SessionRow): SessionInfo {
   return sessionInfo(row.id, Number(row.created_at), row.parent_id, row.seed_length);
 }
 
+/** What `list()` and `summary()` say of a session: its info and how many events its head counts. */
+function summaryOf(row: SessionRow): SessionSummary {
+  return { ...infoOf(row), events: row.head };
+}
+
 /**
  * Sessions in PostgreSQL (`pg`), for many workers on many machines. Event lines are `text`, never
  * `jsonb` (which reorders keys and drops duplicates), so a rebuild is byte-identical. Opening a
@@ -164,12 +169,12 @@ export class PostgresStore implements SessionStore {
 
   async list(): Promise<SessionSummary[]> {
     const { rows } = await this.#query<SessionRow>("SELECT * FROM dsh_sessions ORDER BY created_at, id");
-    return rows.map((row) => ({ ...infoOf(row), events: row.head }));
+    return rows.map(summaryOf);
   }
 
   async summary(sessionId: string): Promise<SessionSummary> {
     const row = await this.#existing(sessionId);
-    return { ...infoOf(row), events: row.head };
+    return summaryOf(row);
   }
 
   /**

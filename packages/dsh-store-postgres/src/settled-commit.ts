@@ -1,21 +1,14 @@
 import { LogError } from "dsh-log";
 import { staleBatchError, type PendingBatch } from "dsh-log/store";
-import { commitBatches, type TransactionClient } from "./commit.js";
+import { commitBatches, type LockedRow, type TransactionClient } from "./commit.js";
 import { connectionLost, onLiveConnection } from "./connection-lost.js";
-
-/** A session row as read to settle a commit: its head and writer epoch now. */
-interface HeadRow {
-  readonly id: string;
-  readonly head: number;
-  readonly writer_epoch: number;
-}
 
 /**
  * What became of `batch` whose commit lost its connection, given its session's row now: `undefined`
  * when it went in (only its writer's epoch moves the head, so a head at the batch's end under that
  * epoch is this batch), `"again"` when it did not and may be sent again, else why it may not.
  */
-export function settledBatch(batch: PendingBatch, row: HeadRow | undefined): Error | undefined | "again" {
+export function settledBatch(batch: PendingBatch, row: LockedRow | undefined): Error | undefined | "again" {
   if (row === undefined) return new LogError("LOG_CONFLICT", `session ${batch.sessionId} is gone from the store`);
   if (row.writer_epoch === batch.epoch && row.head === batch.events.at(-1)!.seq + 1) return undefined;
   return staleBatchError(batch, { head: row.head, epoch: row.writer_epoch }) ?? "again";
@@ -40,7 +33,7 @@ export async function commitSettled(pool: TransactionClient, batches: readonly P
     }
     const ids = open.map((i) => batches[i]!.sessionId);
     const { rows } = await onLiveConnection(attempts, () => pool.query({ text: "SELECT id, head, writer_epoch FROM dsh_sessions WHERE id = ANY($1)", values: [ids] }));
-    const now = new Map((rows as HeadRow[]).map((row) => [row.id, row]));
+    const now = new Map((rows as LockedRow[]).map((row) => [row.id, row]));
     open = open.filter((i) => {
       const settled = settledBatch(batches[i]!, now.get(batches[i]!.sessionId));
       if (settled === "again") return true;

@@ -43,6 +43,11 @@ function infoOf(row: SessionRow): SessionInfo {
   return sessionInfo(row.id, row.created_at, row.parent_id, row.seed_length);
 }
 
+/** What `list()` and `summary()` say of a session: its info and how many events its head counts. */
+function summaryOf(row: SessionRow): SessionSummary {
+  return { ...infoOf(row), events: row.head };
+}
+
 /**
  * Sessions in one SQLite file (`better-sqlite3`): event lines stored as text exactly as a JSONL file
  * holds them, committed with full fsync in WAL mode. Opening a session for writing takes a new writer
@@ -134,12 +139,12 @@ export class SqliteStore implements SessionStore {
 
   async list(): Promise<SessionSummary[]> {
     const rows = this.#db.prepare("SELECT * FROM dsh_sessions ORDER BY created_at, id").all() as SessionRow[];
-    return rows.map((row) => ({ ...infoOf(row), events: row.head }));
+    return rows.map(summaryOf);
   }
 
   async summary(sessionId: string): Promise<SessionSummary> {
     const row = this.#existing(sessionId);
-    return { ...infoOf(row), events: row.head };
+    return summaryOf(row);
   }
 
   async *follow(sessionId: string, options: FollowOptions): AsyncGenerator<readonly LogEvent[]> {
