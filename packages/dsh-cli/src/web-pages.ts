@@ -66,7 +66,7 @@ export class SessionCache {
 
   /** The measured requests of `session` (as {@link read} gave it), measured now unless they were for this read. */
   async measured(session: StoredSession, measure: () => Promise<MeasuredSession>): Promise<MeasuredSession> {
-    const held = this.#last?.session === session ? this.#last : undefined;
+    const held = this.#holding(session);
     if (held?.measured !== undefined) return held.measured;
     const measured = await measure();
     if (held !== undefined) held.measured = measured;
@@ -80,11 +80,21 @@ export class SessionCache {
 
   /** The images `session` (as {@link read} gave it) references, by digest, found once per read. */
   images(session: StoredSession): ReadonlyMap<string, ImageAttachmentRef> {
-    const held = this.#last?.session === session ? this.#last : undefined;
+    const held = this.#holding(session);
     const images = held?.images ?? imagesOf(session);
     if (held !== undefined) held.images = images;
     return images;
   }
+
+  /** What is held of `session`, if it is the session held. */
+  #holding(session: StoredSession): HeldSession | undefined {
+    return this.#last?.session === session ? this.#last : undefined;
+  }
+}
+
+/** Session `id` of `store`, through `cache` when there is one. */
+function readThrough(store: SessionStore, id: string, cache: SessionCache | undefined): Promise<StoredSession> {
+  return cache === undefined ? readForWeb(store, id) : cache.read(store, id);
 }
 
 /** The images a session's messages reference, by digest (the first reference of each). */
@@ -96,7 +106,7 @@ function imagesOf(session: StoredSession): ReadonlyMap<string, ImageAttachmentRe
 
 /** The reference of image `digest` in session `id`, for the server to serve its verified bytes; `WEB_NOT_FOUND` when the session references no such image. */
 export async function imageRef(store: SessionStore, id: string, digest: string, cache?: SessionCache): Promise<ImageAttachmentRef> {
-  const session = await (cache === undefined ? readForWeb(store, id) : cache.read(store, id));
+  const session = await readThrough(store, id, cache);
   const ref = (cache?.images(session) ?? imagesOf(session)).get(digest);
   if (ref === undefined) throw new WebError("WEB_NOT_FOUND", `session ${id} references no image ${digest}`);
   return ref;
@@ -107,7 +117,7 @@ export async function imageRef(store: SessionStore, id: string, digest: string, 
  * images served by URL from the server; with `cache`, a session read and measured before is not read or measured again.
  */
 export async function sessionPage(store: SessionStore, id: string, cwd: string, objects: string | undefined, pageEvents: number, at?: PageChoice, cache?: SessionCache): Promise<SessionView> {
-  const session = await (cache === undefined ? readForWeb(store, id) : cache.read(store, id));
+  const session = await readThrough(store, id, cache);
   const attachments = attachmentStore(cwd, objects);
   const images = (ref: ImageAttachmentRef) => `/api/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(ref.digest)}`;
   // The page asks for a request's wire body when it is opened: carrying every one would grow with the square of the session.
@@ -118,7 +128,7 @@ export async function sessionPage(store: SessionStore, id: string, cwd: string, 
 
 /** The wire body of a session's request `number` (from 1) as the page shows it; `WEB_NOT_FOUND` when there is none. */
 export async function requestWire(store: SessionStore, id: string, number: number, cwd: string, objects: string | undefined, cache?: SessionCache): Promise<RequestWire> {
-  const { log } = await (cache === undefined ? readForWeb(store, id) : cache.read(store, id));
+  const { log } = await readThrough(store, id, cache);
   let seen = 0;
   for await (const rebuilt of reconstructRequestStream(log, { only: () => ++seen === number })) return wirePreview(await wireBody(rebuilt, attachmentStore(cwd, objects)));
   throw new WebError("WEB_NOT_FOUND", `no request ${number} in session ${id}`);

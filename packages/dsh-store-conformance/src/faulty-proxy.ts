@@ -43,6 +43,9 @@ class ServerMessages {
 export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
   const target = new URL(url);
   const traps: Trap[] = [];
+  const set = (trap: Trap, statements: number) => {
+    for (let i = 0; i < statements; i++) traps.push(trap);
+  };
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
@@ -85,9 +88,9 @@ export async function startFaultyProxy(url: string): Promise<FaultyProxy> {
   proxied.port = String((server.address() as { port: number }).port);
   return {
     url: proxied.toString(),
-    dropNextStatement: (statements = 1) => void traps.push(...Array.from({ length: statements }, (): Trap => "drop")),
-    loseNextReply: () => void traps.push("lose-reply"),
-    passNext: (statements) => void traps.push(...Array.from({ length: statements }, (): Trap => "pass")),
+    dropNextStatement: (statements = 1) => set("drop", statements),
+    loseNextReply: () => set("lose-reply", 1),
+    passNext: (statements) => set("pass", statements),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
