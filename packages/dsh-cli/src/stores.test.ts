@@ -1,18 +1,12 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestPostgres, type TestPostgres } from "dsh-store-conformance/postgres-server";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testPostgres } from "dsh-store-conformance/postgres-suite";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
 
-let server: TestPostgres;
 let dir: string;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "dsh-stores-"));
   await mkdir(join(dir, "project"));

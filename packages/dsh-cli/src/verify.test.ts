@@ -3,19 +3,13 @@ import { mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTestPostgres, type TestPostgres } from "dsh-store-conformance/postgres-server";
+import { beforeEach, describe, expect, it } from "vitest";
+import { testPostgres } from "dsh-store-conformance/postgres-suite";
 import pg from "pg";
 import { runCli } from "./test-support/run-cli.js";
 
 let dir: string;
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "dsh-verify-cli-"));
   await mkdir(join(dir, "project"));

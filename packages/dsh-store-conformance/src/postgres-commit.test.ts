@@ -1,16 +1,10 @@
 import pg from "pg";
 import { PostgresStore } from "dsh-store-postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
+import { describe, expect, it } from "vitest";
+import { testPostgres } from "./postgres-suite.js";
 import { storeNote, storeRegistry, storedTexts } from "./store-registry.js";
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 
 
 /** A store on a new database, and a client of its own on the same database. */

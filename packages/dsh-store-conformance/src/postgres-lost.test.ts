@@ -1,16 +1,10 @@
 import { PostgresStore } from "dsh-store-postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFaultyProxy, type FaultyProxy } from "./faulty-proxy.js";
-import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
+import { testPostgres } from "./postgres-suite.js";
 import { storeNote, storeRegistry, storedTexts } from "./store-registry.js";
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 
 /** A store reaching a new database through a {@link FaultyProxy}, and one reaching it directly to check what is stored. */
 async function setup() {

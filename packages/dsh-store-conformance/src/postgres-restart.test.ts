@@ -1,20 +1,14 @@
 import pg from "pg";
 import { EventRegistry, defineEvent, type LogEvent } from "dsh-log";
 import { PostgresStore } from "dsh-store-postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
+import { testPostgres } from "./postgres-suite.js";
 
 const noted = defineEvent("note/added", z.strictObject({ text: z.string() }));
 const registry = () => new EventRegistry().define(noted);
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 
 /** What a server restart does to every client: each connection to `url`'s database is ended by the server. */
 async function dropConnections(url: string): Promise<number> {

@@ -1,17 +1,11 @@
 import pg from "pg";
 import { EventLog } from "dsh-log";
 import { PostgresStore } from "dsh-store-postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
+import { describe, expect, it } from "vitest";
+import { testPostgres } from "./postgres-suite.js";
 import { storeNote, storeRegistry, storedTexts } from "./store-registry.js";
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 
 
 /** A store, a session "s" with one note, and a client of the caller's own on the same database. */

@@ -1,20 +1,14 @@
 import pg from "pg";
 import { verifyLines } from "dsh-log";
 import { PostgresStore } from "dsh-store-postgres";
-import { startTestPostgres, type TestPostgres } from "./postgres-server.js";
+import { testPostgres } from "./postgres-suite.js";
 import { captureLog } from "dsh-testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { describeChainConformance } from "./store-chain-conformance.js";
 import { describeStoreConformance, factoryModule, type StoreHarness } from "./store-conformance.js";
 import { storeNote, storeRegistry } from "./store-registry.js";
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server.stop();
-});
+const server = testPostgres();
 
 const urls = new WeakMap<object, string>();
 
