@@ -1,0 +1,154 @@
+import { MemoryAttachmentStore, putImage } from "dsh-attachments";
+import { RequestFreezer, type Message } from "dsh-llm";
+import { makePng } from "dsh-testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { JoinedBytes } from "./joined-bytes.js";
+import { serializeRequest } from "./serialize.js";
+import { serializeRequestPlain } from "./test-support/plain-serialize.js";
+
+const bytes = (text: string) => Buffer.from(text);
+
+/** What `write` puts between `[` and `]`, as text. */
+function written(joined: JoinedBytes, open: readonly string[]): string {
+  const openBytes = open.map(bytes);
+  const target = Buffer.alloc(joined.length(openBytes) + 2, "_");
+  const end = joined.write(target, 1, openBytes);
+  expect(end).toBe(target.length - 1);
+  return target.toString("utf8", 1, end);
+}
+
+describe("JoinedBytes", () => {
+  const [a, b, c, d] = [{}, {}, {}, {}];
+
+  it("joins held messages with commas and leaves open places for bytes given at each write", () => {
+    const joined = new JoinedBytes();
+    expect(written(joined, [])).toBe("");
+    joined.push(a, bytes("A"));
+    joined.push(b, undefined);
+    joined.push(c, bytes("CC"));
+    joined.push(d, undefined);
+    expect(written(joined, ["b1", "d1"])).toBe("A,b1,CC,d1");
+    expect(written(joined, ["", "x"])).toBe("A,,CC,x");
+    expect(joined.openPlaces(4)).toEqual([1, 3]);
+    expect(joined.openPlaces(3)).toEqual([1]);
+    expect(joined.openPlaces(1)).toEqual([]);
+  });
+
+  it("counts the messages a list shares with the held ones, by identity and in order", () => {
+    const joined = new JoinedBytes();
+    joined.push(a, bytes("A"));
+    joined.push(b, bytes("B"));
+    expect(joined.sharedWith([a, b, c])).toBe(2);
+    expect(joined.sharedWith([a])).toBe(1);
+    expect(joined.sharedWith([a, c, b])).toBe(1);
+    expect(joined.sharedWith([{ ...a }, b])).toBe(0);
+    expect(joined.sharedWith([])).toBe(0);
+  });
+
+  it("forgets what follows the messages it keeps, open places included, and goes on from there", () => {
+    const joined = new JoinedBytes();
+    joined.push(a, bytes("A"));
+    joined.push(b, undefined);
+    joined.push(c, bytes("C"));
+    joined.keep(1);
+    expect(joined.openPlaces(9)).toEqual([]);
+    expect(joined.sharedWith([a, b])).toBe(1);
+    joined.push(d, bytes("D"));
+    expect(written(joined, [])).toBe("A,D");
+    joined.keep(0);
+    expect(written(joined, [])).toBe("");
+    joined.push(c, bytes("C"));
+    expect(written(joined, [])).toBe("C");
+  });
+
+  it("keeps every byte when it grows past what it holds", () => {
+    const joined = new JoinedBytes();
+    const parts = Array.from({ length: 60 }, (_, i) => String(i).repeat(100 + i));
+    for (const part of parts) joined.push({}, bytes(part));
+    expect(written(joined, [])).toBe(parts.join(","));
+  });
+});
+
+const text = fc.string({ maxLength: 10 });
+const textMessage: fc.Arbitrary<Message> = fc.oneof(
+  fc.record({ role: fc.constant("user" as const), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { minLength: 1, maxLength: 2 }), source: fc.constant("user") }),
+  fc.record({
+    role: fc.constant("assistant" as const),
+    content: fc.array(fc.oneof(fc.record({ type: fc.constant("text" as const), text }), fc.record({ type: fc.constant("tool-call" as const), callId: fc.constant("c"), name: fc.constant("a"), arguments: fc.constant("{}") })), {
+      maxLength: 2,
+    }),
+    source: fc.constant("model"),
+  }),
+  fc.record({ role: fc.constant("tool" as const), callId: fc.constant("c"), toolName: fc.constant("a"), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { maxLength: 2 }), isError: fc.boolean(), source: fc.constant("tool") }),
+);
+
+/** A step of a session: more messages after the last request's, or a compaction that keeps a part of them (from `from`, `count` of them) before new ones. */
+const step = fc.record({ from: fc.nat(4), count: fc.nat(6), compact: fc.boolean(), added: fc.array(fc.oneof({ weight: 4, arbitrary: textMessage }, { weight: 1, arbitrary: fc.constant("image" as const) }), { maxLength: 3 }) });
+
+describe("serializeRequest over one session's requests", () => {
+  it("writes the bytes of the straightforward serializer at every request, through growth, compaction and images", async () => {
+    const attachments = new MemoryAttachmentStore();
+    const image = await putImage(attachments, makePng(2, 2));
+    const imageMessage = (): Message => ({ role: "user", content: [{ type: "text", text: "see" }, { type: "image", image }], source: "user" });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
+        const freezer = new RequestFreezer();
+        const config = { provider: "p", model: "m" };
+        let history: Message[] = [{ role: "system", content: "s", source: "system-prompt" }];
+        for (const { from, count, compact, added } of steps) {
+          const kept = compact ? [history[0]!, ...history.slice(1 + from, 1 + from + count)] : history;
+          history = [...kept, ...added.map((message) => (message === "image" ? imageMessage() : structuredClone(message)))];
+          const request = freezer.freeze({ config, messages: history });
+          for (const dialect of ["deepseek", "openai"] as const) {
+            expect(await serializeRequest(request, { dialect, attachments })).toBe(await serializeRequestPlain(request, { dialect, attachments }));
+          }
+        }
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("serializes each message once per session and dialect, however many requests repeat it", async () => {
+    let reads = 0;
+    const counted = (text: string): Message => ({ role: "user", content: [{ type: "text", get text() { reads++; return text; } }], source: "user" });
+    const freezer = new RequestFreezer();
+    const config = { provider: "p", model: "m" };
+    const first = freezer.freeze({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, counted("a"), counted("b")] });
+    const second = freezer.freeze({ config, messages: [...first.messages, counted("c")] });
+    await serializeRequest(first, { dialect: "openai" });
+    await serializeRequest(second, { dialect: "openai" });
+    for (const request of [second, first, second]) {
+      const before = reads;
+      const bytes = await serializeRequest(request, { dialect: "openai" });
+      expect(reads).toBe(before);
+      expect(bytes).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
+    }
+    expect(reads).toBeGreaterThan(0);
+  });
+
+  it("gives serializations of one session in flight at once their own bytes, while each reads an image", async () => {
+    const attachments = new MemoryAttachmentStore();
+    const image = await putImage(attachments, makePng(3, 2));
+    const branches = fc.array(fc.array(textMessage, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(textMessage, { maxLength: 4 }), branches, fc.array(textMessage, { minLength: 1, maxLength: 4 }), async (history, [first, ...others], more) => {
+        const freezer = new RequestFreezer();
+        const config = { provider: "p", model: "m" };
+        const shared: Message[] = [{ role: "system", content: "s", source: "system-prompt" }, { role: "user", content: [{ type: "image", image }], source: "user" }, ...history];
+        const warmed = freezer.freeze({ config, messages: [...shared, ...structuredClone(first!)] });
+        await serializeRequest(warmed, { dialect: "deepseek", attachments });
+        // One request goes on from the warmed one, the others diverge after the shared part; the image
+        // they hold is read afresh by each, so they interleave, and one that finishes first leaves the
+        // others fewer messages joined than they started from.
+        const requests = [
+          freezer.freeze({ config, messages: [...warmed.messages, ...structuredClone(more)] }),
+          ...others.map((tail) => freezer.freeze({ config, messages: [...shared, ...structuredClone(tail)] })),
+        ];
+        const expected = await Promise.all(requests.map((request) => serializeRequestPlain(request, { dialect: "deepseek", attachments })));
+        expect(await Promise.all(requests.map((request) => serializeRequest(request, { dialect: "deepseek", attachments })))).toEqual(expected);
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 100) },
+    );
+  });
+});
