@@ -1,7 +1,6 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, holdsImage, imageBase64, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { LlmError, holdsImage, imageBase64, joinedBody, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
-import { JoinedBytes } from "./joined-bytes.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
 export type Dialect = "deepseek" | "openai";
@@ -98,52 +97,19 @@ export async function serializeMessage(message: Message, options: SerializeOptio
   return JSON.stringify(await wireMessage(message, options));
 }
 
-/** The joined bytes of each session's messages, one per fragment memo (that is, per session and dialect). */
-const joinedByMemo = new WeakMap<Map<object, Buffer>, JoinedBytes>();
-
-/** The joined bytes of the session that owns `memo`; fresh ones for a request of no session. */
-function joinedBytesOf(memo: Map<object, Buffer> | undefined): JoinedBytes {
-  if (memo === undefined) return new JoinedBytes();
-  let joined = joinedByMemo.get(memo);
-  if (joined === undefined) joinedByMemo.set(memo, (joined = new JoinedBytes()));
-  return joined;
-}
-
 /**
  * The exact HTTP body this adapter sends for `request`, as UTF-8 bytes: compact JSON with a fixed key
  * order, no `undefined`, extensions with sorted keys, images as verified data URLs. Messages are
- * serialized once and reused across requests, and the bytes of the messages a request repeats from
- * the one before are copied in one piece, so a rebuild of a long session costs what its new messages
- * cost, plus one copy of the body. The caller owns the returned buffer, which shares nothing with
- * any other call.
+ * serialized once per session, and the bytes of the messages a request repeats from the one before
+ * are copied in one piece, so a rebuild of a long session costs what its new messages cost, plus one
+ * copy of the body. The caller owns the returned buffer, which shares nothing with any other call.
  */
 export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions): Promise<Buffer> {
   const { head, tail } = envelopeBytes(request, options.dialect);
-  const memo = requestMemo<Buffer>(request, FRAGMENTS[options.dialect]);
-  const joined = joinedBytesOf(memo);
+  const key = FRAGMENTS[options.dialect];
+  const memo = requestMemo<Buffer>(request, key);
   const { messages } = request;
-  // The bytes of the joined messages that are not kept (an image, read afresh) and of the messages
-  // past them; a cached message costs no await.
-  const from = joined.sharedWith(messages);
-  const open: Buffer[] = [];
-  for (const index of joined.openPlaces(from)) open.push(await messageBytes(messages[index]!, options, memo));
-  const fresh: Buffer[] = [];
-  for (const message of messages.slice(from)) fresh.push(memo?.get(message) ?? (await messageBytes(message, options, memo)));
-  // From here on nothing awaits, so no other serialization of the session changes the joined bytes
-  // under this one; one that did while this one awaited leaves fewer of them shared: start again.
-  if (joined.sharedWith(messages) < from) return serializeRequestBytes(request, options);
-  joined.keep(from);
-  for (let index = from; index < messages.length; index++) {
-    const message = messages[index]!;
-    const bytes = fresh[index - from]!;
-    const kept = memo?.get(message) === bytes;
-    joined.push(message, kept ? bytes : undefined);
-    if (!kept) open.push(bytes);
-  }
-  const body = Buffer.allocUnsafe(head.length + joined.length(open) + tail.length);
-  const at = joined.write(body, head.copy(body, 0), open);
-  tail.copy(body, at);
-  return body;
+  return joinedBody(request, { key, head, tail, cached: (index) => memo?.get(messages[index]!), serialize: (index) => messageBytes(messages[index]!, options, memo) });
 }
 
 /** The body's bytes before and after the messages, cached per frozen config and tool list: they repeat across a session. */

@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, holdsImage, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, holdsImage, joinedBody, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
 import { breakpointsFor } from "./breakpoints.js";
 import { messageItems } from "./items.js";
 
@@ -79,32 +79,29 @@ function envelope(request: FrozenGenerateOptions, breakpoints: boolean): Wire {
   return wire;
 }
 
-const COMMA = Buffer.from(",");
+const TAIL = Buffer.from("]}");
 
 /**
  * The exact HTTP body this adapter sends for `request`, as UTF-8 bytes: compact JSON, keys in a
  * fixed order with `input` last, so each request of a session is the previous one's bytes with new
  * items appended (until a breakpoint moves). `store` is always `false` and nothing names an earlier
- * response: the model sees only what the log holds. Unmarked messages are serialized once and reused.
+ * response: the model sees only what the log holds. Unmarked messages are serialized once per
+ * session, and the items a request repeats from the one before are copied in one piece.
  */
 export async function serializeRequestBytes(request: FrozenGenerateOptions, options: ResponsesSerializeOptions = {}): Promise<Buffer> {
   const head = JSON.stringify(envelope(request, options.breakpoints ?? false));
-  const marks = breakpointsFor(request.messages, request.config.cachePolicy, options.breakpoints ?? false, request.config.model);
-  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"input":[`)];
-  let first = true;
+  const { messages } = request;
+  const marks = breakpointsFor(messages, request.config.cachePolicy, options.breakpoints ?? false, request.config.model);
+  for (let index = 1; index < messages.length; index++) if (messages[index]!.role === "system") throw invalid("a system message may only be the first message");
   const memo = requestMemo<Buffer>(request, FRAGMENTS);
-  for (const [index, message] of request.messages.entries()) {
-    if (index > 0 && message.role === "system") throw invalid("a system message may only be the first message");
-    const mark = marks.has(index);
-    // A cached message costs no await: a long history is one synchronous pass.
-    const bytes = (mark ? undefined : memo?.get(message)) ?? (await itemBytes(message, options.attachments, mark, memo));
-    if (bytes.length === 0) continue;
-    if (!first) parts.push(COMMA);
-    parts.push(bytes);
-    first = false;
-  }
-  parts.push(Buffer.from("]}"));
-  return Buffer.concat(parts);
+  return joinedBody(request, {
+    key: FRAGMENTS,
+    head: Buffer.from(`${head.slice(0, -1)},"input":[`),
+    tail: TAIL,
+    marked: [...marks],
+    cached: (index) => (marks.has(index) ? undefined : memo?.get(messages[index]!)),
+    serialize: (index) => itemBytes(messages[index]!, options.attachments, marks.has(index), memo),
+  });
 }
 
 /**

@@ -1,74 +1,10 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
-import { RequestFreezer, type Message } from "dsh-llm";
+import { RequestFreezer, type FrozenGenerateOptions, type Message } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JoinedBytes } from "./joined-bytes.js";
 import { serializeRequest } from "./serialize.js";
 import { serializeRequestPlain } from "./test-support/plain-serialize.js";
-
-const bytes = (text: string) => Buffer.from(text);
-
-/** What `write` puts between `[` and `]`, as text. */
-function written(joined: JoinedBytes, open: readonly string[]): string {
-  const openBytes = open.map(bytes);
-  const target = Buffer.alloc(joined.length(openBytes) + 2, "_");
-  const end = joined.write(target, 1, openBytes);
-  expect(end).toBe(target.length - 1);
-  return target.toString("utf8", 1, end);
-}
-
-describe("JoinedBytes", () => {
-  const [a, b, c, d] = [{}, {}, {}, {}];
-
-  it("joins held messages with commas and leaves open places for bytes given at each write", () => {
-    const joined = new JoinedBytes();
-    expect(written(joined, [])).toBe("");
-    joined.push(a, bytes("A"));
-    joined.push(b, undefined);
-    joined.push(c, bytes("CC"));
-    joined.push(d, undefined);
-    expect(written(joined, ["b1", "d1"])).toBe("A,b1,CC,d1");
-    expect(written(joined, ["", "x"])).toBe("A,,CC,x");
-    expect(joined.openPlaces(4)).toEqual([1, 3]);
-    expect(joined.openPlaces(3)).toEqual([1]);
-    expect(joined.openPlaces(1)).toEqual([]);
-  });
-
-  it("counts the messages a list shares with the held ones, by identity and in order", () => {
-    const joined = new JoinedBytes();
-    joined.push(a, bytes("A"));
-    joined.push(b, bytes("B"));
-    expect(joined.sharedWith([a, b, c])).toBe(2);
-    expect(joined.sharedWith([a])).toBe(1);
-    expect(joined.sharedWith([a, c, b])).toBe(1);
-    expect(joined.sharedWith([{ ...a }, b])).toBe(0);
-    expect(joined.sharedWith([])).toBe(0);
-  });
-
-  it("forgets what follows the messages it keeps, open places included, and goes on from there", () => {
-    const joined = new JoinedBytes();
-    joined.push(a, bytes("A"));
-    joined.push(b, undefined);
-    joined.push(c, bytes("C"));
-    joined.keep(1);
-    expect(joined.openPlaces(9)).toEqual([]);
-    expect(joined.sharedWith([a, b])).toBe(1);
-    joined.push(d, bytes("D"));
-    expect(written(joined, [])).toBe("A,D");
-    joined.keep(0);
-    expect(written(joined, [])).toBe("");
-    joined.push(c, bytes("C"));
-    expect(written(joined, [])).toBe("C");
-  });
-
-  it("keeps every byte when it grows past what it holds", () => {
-    const joined = new JoinedBytes();
-    const parts = Array.from({ length: 60 }, (_, i) => String(i).repeat(100 + i));
-    for (const part of parts) joined.push({}, bytes(part));
-    expect(written(joined, [])).toBe(parts.join(","));
-  });
-});
 
 const text = fc.string({ maxLength: 10 });
 const textMessage: fc.Arbitrary<Message> = fc.oneof(
@@ -150,5 +86,12 @@ describe("serializeRequest over one session's requests", () => {
       }),
       { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 100) },
     );
+  });
+
+  it("serializes a request of frozen messages that no freezer froze afresh each time", async () => {
+    const messages = [Object.freeze({ role: "user" as const, content: Object.freeze([Object.freeze({ type: "text" as const, text: "hi" })]), source: "user" })];
+    const request = { config: { provider: "p", model: "m" }, messages } as unknown as FrozenGenerateOptions;
+    expect(await serializeRequest(request, { dialect: "openai" })).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
+    expect(await serializeRequest(request, { dialect: "openai" })).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
   });
 });

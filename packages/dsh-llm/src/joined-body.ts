@@ -1,0 +1,64 @@
+import { JoinedBytes } from "./joined-bytes.js";
+import { requestMemo, type FrozenGenerateOptions } from "./request.js";
+
+/** How an adapter's messages become bytes, for {@link joinedBody}: each message's bytes on their own, and whether they may be kept. */
+export interface JoinedBodyParts {
+  /** The memo key of the adapter's per-message bytes (one per wire format): the joined bytes are kept beside that memo. */
+  readonly key: symbol;
+  /** What comes before the messages' bytes in the body. */
+  readonly head: Buffer;
+  /** What comes after them. */
+  readonly tail: Buffer;
+  /** The places whose bytes this request makes afresh although they may be kept at other places (a breakpoint's), if any. */
+  readonly marked?: readonly number[] | undefined;
+  /** The kept bytes of the message at `index` when they hold at that place in this request; none when they must be made afresh. */
+  cached(index: number): Buffer | undefined;
+  /** The bytes of the message at `index`, made afresh (and kept by the adapter when they may be reused). */
+  serialize(index: number): Promise<Buffer>;
+}
+
+/** The joined bytes of each session, one per memo of per-message bytes (that is, per session and wire format). */
+const joinedByMemo = new WeakMap<Map<object, unknown>, JoinedBytes>();
+
+function joinedBytesOf(request: FrozenGenerateOptions, key: symbol): JoinedBytes {
+  const memo = requestMemo<unknown>(request, key);
+  if (memo === undefined) return new JoinedBytes();
+  let joined = joinedByMemo.get(memo);
+  if (joined === undefined) joinedByMemo.set(memo, (joined = new JoinedBytes()));
+  return joined;
+}
+
+/**
+ * A request body for adapters that serialize each message on its own: `head`, the messages' bytes
+ * joined by commas (empty ones left out), `tail`. Per session, the joined bytes of the last request
+ * are kept, so the part a request repeats from the one before is copied in one piece and only what
+ * is new is looked up; bytes that are not kept (an image, a marked message) are made afresh at every
+ * request. The caller owns the returned buffer.
+ */
+export async function joinedBody(request: FrozenGenerateOptions, parts: JoinedBodyParts): Promise<Buffer> {
+  const joined = joinedBytesOf(request, parts.key);
+  const { messages } = request;
+  // Starts where the messages stop being shared, or earlier: at an open place whose bytes may now be
+  // kept, or at a held place that this request marks.
+  const shared = joined.sharedWith(messages);
+  const open = joined.openPlaces(shared);
+  const from = Math.min(shared, ...open.filter((index) => parts.cached(index) !== undefined), ...(parts.marked ?? []).filter((index) => !open.includes(index)));
+  const given: Buffer[] = [];
+  for (const index of joined.openPlaces(from)) given.push(await parts.serialize(index));
+  const fresh: Buffer[] = [];
+  for (let index = from; index < messages.length; index++) fresh.push(parts.cached(index) ?? (await parts.serialize(index)));
+  // From here on nothing awaits, so no other serialization of the session changes the joined bytes
+  // under this one; one that did while this one awaited leaves fewer of them shared: start again.
+  if (joined.sharedWith(messages) < from) return joinedBody(request, parts);
+  joined.keep(from);
+  for (let index = from; index < messages.length; index++) {
+    const bytes = fresh[index - from]!;
+    const kept = parts.cached(index) === bytes;
+    joined.push(messages[index]!, kept ? bytes : undefined);
+    if (!kept) given.push(bytes);
+  }
+  const body = Buffer.allocUnsafe(parts.head.length + joined.length(given) + parts.tail.length);
+  const at = joined.write(body, parts.head.copy(body, 0), given);
+  parts.tail.copy(body, at);
+  return body;
+}
