@@ -1,5 +1,4 @@
-import { JoinedBytes } from "./joined-bytes.js";
-import { requestMemo, type FrozenGenerateOptions } from "./request.js";
+import { requestJoinedBytes, type FrozenGenerateOptions } from "./request.js";
 
 /** How an adapter's messages become bytes, for {@link joinedBody}: each message's bytes on their own, and whether they may be kept. */
 export interface JoinedBodyParts {
@@ -17,17 +16,6 @@ export interface JoinedBodyParts {
   serialize(index: number): Promise<Buffer>;
 }
 
-/** The joined bytes of each session, one per memo of per-message bytes (that is, per session and wire format). */
-const joinedByMemo = new WeakMap<Map<object, unknown>, JoinedBytes>();
-
-function joinedBytesOf(request: FrozenGenerateOptions, key: symbol): JoinedBytes {
-  const memo = requestMemo<unknown>(request, key);
-  if (memo === undefined) return new JoinedBytes();
-  let joined = joinedByMemo.get(memo);
-  if (joined === undefined) joinedByMemo.set(memo, (joined = new JoinedBytes()));
-  return joined;
-}
-
 /**
  * A request body for adapters that serialize each message on its own: `head`, the messages' bytes
  * joined by commas (empty ones left out), `tail`. Per session, the joined bytes of the last request
@@ -36,7 +24,7 @@ function joinedBytesOf(request: FrozenGenerateOptions, key: symbol): JoinedBytes
  * request. The caller owns the returned buffer.
  */
 export async function joinedBody(request: FrozenGenerateOptions, parts: JoinedBodyParts): Promise<Buffer> {
-  const joined = joinedBytesOf(request, parts.key);
+  const joined = requestJoinedBytes(request, parts.key);
   const { messages } = request;
   // Starts where the messages stop being shared, or earlier: at an open place whose bytes may now be
   // kept, or at a held place that this request marks.

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { llmCallConfigSchema, type LlmCallConfig } from "./config.js";
 import { LlmError } from "./errors.js";
 import { deepFreeze, type DeepReadonly } from "./freeze.js";
+import { JoinedBytes } from "./joined-bytes.js";
 import { messageSchema, type Message } from "./messages.js";
 import { toolSchemaSchema, type ToolSchema } from "./tools.js";
 
@@ -50,6 +51,9 @@ function check(schema: z.ZodType, value: unknown, what: string | (() => string))
   }
 }
 
+/** The joined bytes a freezer keeps for `key`, made on first use: private to the freezer, reached only from here. */
+let joinedBytesOf: (freezer: RequestFreezer, key: symbol) => JoinedBytes;
+
 /**
  * Validates and deep-freezes requests, remembering what it accepted last: the config, the tool list
  * and the messages (in a private array that is never frozen: V8 reads frozen arrays several times
@@ -65,6 +69,7 @@ export class RequestFreezer {
   /** The members of `#messages`, for a list that reorders or drops some of them (a compaction). */
   #known = new Set<unknown>();
   readonly #memos = new Map<symbol, Map<object, unknown>>();
+  readonly #joined = new Map<symbol, JoinedBytes>();
 
   /**
    * A cache an adapter keeps for this session under its own `key` (the wire bytes of each message,
@@ -75,6 +80,14 @@ export class RequestFreezer {
     let memo = this.#memos.get(key);
     if (memo === undefined) this.#memos.set(key, (memo = new Map()));
     return memo as Map<object, V>;
+  }
+
+  static {
+    joinedBytesOf = (freezer, key) => {
+      let joined = freezer.#joined.get(key);
+      if (joined === undefined) freezer.#joined.set(key, (joined = new JoinedBytes()));
+      return joined;
+    };
   }
 
   /**
@@ -144,6 +157,12 @@ export class RequestFreezer {
  */
 export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
   return new RequestFreezer().freeze(options);
+}
+
+/** The joined bytes kept beside the memo `key` of the session whose freezer froze `request`; fresh ones for a request frozen otherwise. */
+export function requestJoinedBytes(request: FrozenGenerateOptions, key: symbol): JoinedBytes {
+  const freezer = frozenRequests.get(request);
+  return freezer === undefined ? new JoinedBytes() : joinedBytesOf(freezer, key);
 }
 
 /** The memo `key` of the session whose freezer froze `request` (see {@link RequestFreezer.memo}); none for a request frozen otherwise. */
