@@ -78,8 +78,18 @@ function wrap(block: { [key: string]: WireValue } | undefined): { [key: string]:
   return block === undefined ? [] : [block];
 }
 
+/** One dsh message laid out: the role its blocks are sent under, the blocks, and (when known) each block's JSON without a marker. */
+export interface LaidMessage {
+  readonly role: "user" | "assistant";
+  readonly blocks: readonly { readonly [key: string]: WireValue }[];
+  readonly texts?: readonly string[] | undefined;
+}
+
+/** How a layout gets each message's blocks: made afresh, or taken from a session's cache (synchronously when kept). */
+export type BlocksOf = (message: Message) => LaidMessage | Promise<LaidMessage>;
+
 /** The wire blocks of one dsh message, and the role they are sent under. */
-async function messageBlocks(message: Message, attachments: AttachmentStore | undefined): Promise<{ role: "user" | "assistant"; blocks: { [key: string]: WireValue }[] }> {
+export async function messageBlocks(message: Message, attachments: AttachmentStore | undefined): Promise<{ role: "user" | "assistant"; blocks: { [key: string]: WireValue }[] }> {
   switch (message.role) {
     case "user":
       return { role: "user", blocks: await userBlocks(message.content, attachments) };
@@ -105,6 +115,11 @@ async function messageBlocks(message: Message, attachments: AttachmentStore | un
  * message: the session stays sendable, and the rule is a pure function of the logged message.
  */
 export async function layoutRequest(messages: readonly Message[], tools: readonly ToolSchema[] | undefined, attachments: AttachmentStore | undefined): Promise<WireLayout> {
+  return (await layoutWith(messages, tools, (message) => messageBlocks(message, attachments))).layout;
+}
+
+/** {@link layoutRequest} with each message's blocks from `blocksOf`, and the JSON of each block where `blocksOf` gave it (by block index). */
+export async function layoutWith(messages: readonly Message[], tools: readonly ToolSchema[] | undefined, blocksOf: BlocksOf): Promise<{ layout: WireLayout; texts: (string | undefined)[] }> {
   const blocks: WireBlock[] = [];
   for (const tool of tools ?? []) {
     blocks.push({ value: { name: tool.name, description: tool.description, input_schema: canonicalJson(tool.parameters) }, section: "tools", message: -1, source: undefined, markable: true });
@@ -116,20 +131,25 @@ export async function layoutRequest(messages: readonly Message[], tools: readonl
     if (sendableText(first.content)) blocks.push({ value: { type: "text", text: first.content }, section: "system", message: -1, source: first.source, markable: true });
   }
   const roles: ("user" | "assistant")[] = [];
-  await layoutMessages(messages, start, attachments, blocks, roles);
-  return { blocks, roles };
+  const texts: (string | undefined)[] = Array.from(blocks, () => undefined);
+  await layoutMessages(messages, start, blocksOf, { blocks, roles }, texts);
+  return { layout: { blocks, roles }, texts };
 }
 
-/** Lays out `messages` from `start` on after `blocks` and `roles`, appending to both. */
-async function layoutMessages(messages: readonly Message[], start: number, attachments: AttachmentStore | undefined, blocks: WireBlock[], roles: ("user" | "assistant")[]): Promise<void> {
+/** Lays out `messages` from `start` on after the blocks and roles of `into`, appending to both (and each block's JSON, where known, to `texts`). */
+async function layoutMessages(messages: readonly Message[], start: number, blocksOf: BlocksOf, into: { blocks: WireBlock[]; roles: ("user" | "assistant")[] }, texts?: (string | undefined)[]): Promise<void> {
+  const { blocks, roles } = into;
   for (let i = start; i < messages.length; i++) {
     const message = messages[i]!;
-    const { role, blocks: own } = await messageBlocks(message, attachments);
+    const laid = blocksOf(message);
+    // A kept message costs no await: a long history is one synchronous pass.
+    const { role, blocks: own, texts: ownTexts } = laid instanceof Promise ? await laid : laid;
     if (own.length === 0) continue;
     if (roles.at(-1) !== role) roles.push(role);
-    for (const value of own) {
+    for (const [j, value] of own.entries()) {
       const markable = value.type !== "thinking" && value.type !== "redacted_thinking";
       blocks.push({ value, section: "messages", message: roles.length - 1, source: message.source, markable });
+      texts?.push(ownTexts?.[j]);
     }
   }
 }
@@ -140,8 +160,7 @@ async function layoutMessages(messages: readonly Message[], start: number, attac
  * of the last message's role joins its wire message). A system message here is `LLM_INVALID_REQUEST`.
  */
 export async function extendLayout(layout: WireLayout, messages: readonly Message[], attachments: AttachmentStore | undefined): Promise<WireLayout> {
-  const blocks = [...layout.blocks];
-  const roles = [...layout.roles];
-  await layoutMessages(messages, 0, attachments, blocks, roles);
-  return { blocks, roles };
+  const into = { blocks: [...layout.blocks], roles: [...layout.roles] };
+  await layoutMessages(messages, 0, (message) => messageBlocks(message, attachments), into);
+  return into;
 }

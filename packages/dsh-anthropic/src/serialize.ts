@@ -1,10 +1,10 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields } from "dsh-llm";
-import { layoutRequest, type WireBlock, type WireLayout } from "./blocks.js";
+import { LlmError, addExtensionFields, canonicalJson, holdsImage, requestMemo, type FrozenGenerateOptions, type Message, type OwnFields } from "dsh-llm";
+import { layoutWith, messageBlocks, type LaidMessage, type WireBlock, type WireLayout } from "./blocks.js";
 import { breakpointPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
 import { thinkingFields } from "./thinking.js";
-import { writeWireJson, type WireValue } from "./wire-json.js";
+import { RawJson, writeWireJson, type WireValue } from "./wire-json.js";
 
 /** Options of {@link serializeRequest}. */
 export interface SerializeOptions {
@@ -39,18 +39,50 @@ export function wireBlockJson(block: WireBlock, ttl: string | undefined): string
   return writeWireJson(sent(block, ttl));
 }
 
-/** The wire `system`, `tools` and `messages` of a layout, with markers on the chosen blocks. */
-function sections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: WireValue[]; tools: WireValue[]; messages: WireValue[] } {
+/** The wire `system` and `tools` of a layout, with markers on the chosen blocks. */
+function staticSections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: WireValue[]; tools: WireValue[] } {
   const system: WireValue[] = [];
   const tools: WireValue[] = [];
-  const messages: { role: string; content: WireValue[] }[] = layout.roles.map((role) => ({ role, content: [] }));
   layout.blocks.forEach((block, i) => {
-    const value = sent(block, marks.has(i) ? ttl : undefined);
-    if (block.section === "tools") tools.push(value);
-    else if (block.section === "system") system.push(value);
-    else messages[block.message]!.content.push(value);
+    if (block.section === "tools") tools.push(sent(block, marks.has(i) ? ttl : undefined));
+    else if (block.section === "system") system.push(sent(block, marks.has(i) ? ttl : undefined));
   });
-  return { system, tools, messages };
+  return { system, tools };
+}
+
+/**
+ * The JSON of the wire `messages` of a layout, with markers on the chosen blocks: what
+ * `writeWireJson` writes for them, each unmarked block's JSON taken from `texts`.
+ */
+function messagesJson(layout: WireLayout, texts: readonly (string | undefined)[], marks: ReadonlySet<number>, ttl: string): string {
+  const out: string[] = ["["];
+  let open = -1;
+  layout.blocks.forEach((block, i) => {
+    if (block.section !== "messages") return;
+    if (block.message !== open) {
+      out.push(open === -1 ? "" : "]},", `{"role":${JSON.stringify(layout.roles[block.message])},"content":[`);
+      open = block.message;
+    } else out.push(",");
+    // Every message block was laid out with its JSON (see laidMessage).
+    out.push(marks.has(i) ? wireBlockJson(block, ttl) : texts[i]!);
+  });
+  out.push(open === -1 ? "]" : "]}]");
+  return out.join("");
+}
+
+/** The key of the session memo of each frozen, image-free message laid out with its blocks' JSON: a message never changes, so it is laid out once per session. */
+const LAID = Symbol("messages laid out");
+
+/** `message` laid out, from the session's memo when kept there; laid out afresh (and kept when it may be) otherwise. */
+function laidMessage(message: Message, attachments: AttachmentStore | undefined, memo: Map<object, LaidMessage> | undefined): LaidMessage | Promise<LaidMessage> {
+  return memo?.get(message) ?? layOut(message, attachments, memo);
+}
+
+async function layOut(message: Message, attachments: AttachmentStore | undefined, memo: Map<object, LaidMessage> | undefined): Promise<LaidMessage> {
+  const { role, blocks } = await messageBlocks(message, attachments);
+  const laid = { role, blocks, texts: blocks.map((value) => writeWireJson(value)) };
+  if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, laid);
+  return laid;
 }
 
 /** The fields after `messages`: sampling, stop sequences, thinking, then extensions with sorted keys. */
@@ -87,12 +119,15 @@ export async function serializeRequest(request: FrozenGenerateOptions, options: 
   const { config } = request;
   if (config.maxTokens === undefined) throw new LlmError("LLM_INVALID_REQUEST", "config.maxTokens is required by the Messages API");
   const catalog = options.catalog ?? CLAUDE_MODELS;
-  const layout = await layoutRequest(request.messages, request.tools, options.attachments);
-  const { system, tools, messages } = sections(layout, new Set(placeBreakpoints(request, layout)), config.cacheTtl ?? "5m");
+  const memo = requestMemo<LaidMessage>(request, LAID);
+  const { layout, texts } = await layoutWith(request.messages, request.tools, (message) => laidMessage(message, options.attachments, memo));
+  const marks = new Set(placeBreakpoints(request, layout));
+  const ttl = config.cacheTtl ?? "5m";
+  const { system, tools } = staticSections(layout, marks, ttl);
   const body: Wire = { model: config.model, max_tokens: config.maxTokens };
   if (system.length > 0) body.system = system;
   if (tools.length > 0) body.tools = tools;
-  body.messages = messages;
+  body.messages = new RawJson(messagesJson(layout, texts, marks, ttl));
   return writeWireJson({ ...body, ...tailFields(request, config.maxTokens, catalog) });
 }
 

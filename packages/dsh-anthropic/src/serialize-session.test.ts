@@ -1,0 +1,106 @@
+import { MemoryAttachmentStore, putImage } from "dsh-attachments";
+import { RequestFreezer, freezeRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
+import { makePng } from "dsh-testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { layoutRequest } from "./blocks.js";
+import { placeBreakpoints, serializeRequest } from "./serialize.js";
+import { writeWireJson, type WireValue } from "./wire-json.js";
+
+/** The wire `messages` of a request as the straightforward way writes them: every block laid out and written afresh, as one value. */
+async function plainMessages(request: FrozenGenerateOptions, attachments: MemoryAttachmentStore): Promise<string> {
+  const layout = await layoutRequest(request.messages, request.tools, attachments);
+  const marks = new Set(placeBreakpoints(request, layout));
+  const messages = layout.roles.map((role) => ({ role, content: [] as WireValue[] }));
+  layout.blocks.forEach((block, i) => {
+    if (block.section !== "messages") return;
+    messages[block.message]!.content.push(marks.has(i) ? { ...block.value, cache_control: { type: "ephemeral", ttl: request.config.cacheTtl ?? "5m" } } : block.value);
+  });
+  return writeWireJson(messages);
+}
+
+const text = fc.oneof(fc.constant(""), fc.constant(" "), fc.string({ maxLength: 6 }));
+const message: fc.Arbitrary<Message | "image"> = fc.oneof(
+  fc.record({ role: fc.constant("user" as const), content: fc.tuple(fc.record({ type: fc.constant("text" as const), text })), source: fc.constantFrom("user", "compaction") }),
+  fc.record({
+    role: fc.constant("assistant" as const),
+    content: fc.array(
+      fc.oneof(
+        fc.record({ type: fc.constant("text" as const), text }),
+        fc.record({ type: fc.constant("reasoning" as const), text, signature: fc.constant("sig") }),
+        fc.record({ type: fc.constant("tool-call" as const), callId: fc.constant("c"), name: fc.constant("t"), arguments: fc.constantFrom("{}", '{"a": 1}', "oops") }),
+      ),
+      { maxLength: 3 },
+    ),
+    source: fc.constant("model"),
+  }),
+  fc.record({ role: fc.constant("tool" as const), callId: fc.constant("c"), toolName: fc.constant("t"), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { maxLength: 2 }), isError: fc.boolean(), source: fc.constant("tool") }),
+  fc.constant("image" as const),
+);
+
+/** A step of a session: new messages after the last request's, or a compaction that keeps some of them (after the system prompt) first. */
+const step = fc.record({ from: fc.nat(4), count: fc.nat(6), compact: fc.boolean(), added: fc.array(message, { maxLength: 4 }) });
+
+describe("serializeRequest over one session's requests", () => {
+  it("writes what the same request frozen alone writes, at every request, as breakpoints move and images are read afresh", async () => {
+    const attachments = new MemoryAttachmentStore();
+    const image = await putImage(attachments, makePng(2, 2));
+    const imageMessage = (): Message => ({ role: "user", content: [{ type: "text", text: "see" }, { type: "image", image }], source: "user" });
+    const tools = [{ name: "t", description: "a tool", parameters: { type: "object" } }];
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), fc.constantFrom("rolling-v1", "system-and-last-user-v1", undefined), fc.boolean(), async (steps, cachePolicy, withTools) => {
+        const freezer = new RequestFreezer();
+        const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, ...(cachePolicy === undefined ? {} : { cachePolicy }) };
+        let history: Message[] = [{ role: "system", content: "s", source: "system-prompt" }];
+        for (const { from, count, compact, added } of steps) {
+          const kept = compact ? [history[0]!, ...history.slice(1 + from, 1 + from + count)] : history;
+          history = [...kept, ...added.map((m) => (m === "image" ? imageMessage() : structuredClone(m)))];
+          const options = { config, messages: history, ...(withTools ? { tools } : {}) };
+          const request = freezer.freeze(options);
+          const expected = await serializeRequest(freezeRequest(structuredClone(options)) as FrozenGenerateOptions, { attachments });
+          expect(expected).toContain(`"messages":${await plainMessages(request, attachments)},`);
+          expect(await serializeRequest(request, { attachments })).toBe(expected);
+          expect(await serializeRequest(request, { attachments })).toBe(expected);
+        }
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("lays out each message once per session, however many requests repeat it", async () => {
+    let reads = 0;
+    const counted = (text: string): Message => ({ role: "user", content: [{ type: "text", get text() { reads++; return text; } }], source: "user" });
+    const freezer = new RequestFreezer();
+    const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, cachePolicy: "rolling-v1" };
+    const answer: Message = { role: "assistant", content: [{ type: "text", text: "ok" }], source: "model" };
+    const first = freezer.freeze({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, counted("a"), answer, counted("b")] });
+    const second = freezer.freeze({ config, messages: [...first.messages, { role: "assistant", content: [{ type: "text", text: "fine" }], source: "model" }, counted("c")] });
+    const bodies = new Map([
+      [first, await serializeRequest(first)],
+      [second, await serializeRequest(second)],
+    ]);
+    for (const request of [second, first, second]) {
+      const before = reads;
+      expect(await serializeRequest(request)).toBe(bodies.get(request));
+      expect(reads).toBe(before);
+    }
+    expect(bodies.get(second)).toContain('"text":"c","cache_control"');
+  });
+
+  it("lays out a request of frozen messages that no freezer froze afresh each time", async () => {
+    const messages = [Object.freeze({ role: "user" as const, content: Object.freeze([Object.freeze({ type: "text" as const, text: "hi" })]), source: "user" })];
+    const request = { config: { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64 }, messages } as unknown as FrozenGenerateOptions;
+    expect(await serializeRequest(request)).toBe(await serializeRequest(request));
+    expect(await serializeRequest(request)).toContain('"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]');
+  });
+
+  it("marks the last tool when there is no system prompt", async () => {
+    const tools = [
+      { name: "a", description: "first", parameters: { type: "object" } },
+      { name: "b", description: "second", parameters: { type: "object" } },
+    ];
+    const request = freezeRequest({ config: { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, cachePolicy: "rolling-v1" }, messages: [{ role: "user", content: [{ type: "text", text: "hi" }], source: "user" }], tools });
+    const body = JSON.parse(await serializeRequest(request)) as { tools: { cache_control?: unknown }[] };
+    expect(body.tools.map((tool) => tool.cache_control)).toEqual([undefined, { type: "ephemeral", ttl: "5m" }]);
+  });
+});
