@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { AdapterSerializeRow } from "./adapter-serialize.js";
 import type { AppendResult } from "./append.js";
 import { anthropicCacheBench } from "./anthropic-cache.js";
 import { buildCost } from "./build-cost.js";
@@ -267,7 +268,16 @@ try {
   console.log(`\n11. One session's step (build, freeze, serialize) right after a major GC that freed another session of ${cliff.messages} messages, against its steady steps (medians)`);
   console.log(table([["messages", "steady step ms", "step after GC ms", "after GC / steady"], [String(cliff.messages), fmt(cliff.steadyMs), fmt(cliff.afterGcMs), fmt(cliff.ratio)]]));
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, gemini, cliff };
+  const adapters = JSON.parse(run("adapter-serialize.ts", "--adapters", quick ? "1000" : "1000,10000", quick ? "5" : "15")) as AdapterSerializeRow[];
+  console.log("\n14. One request's body by adapter in a growing session: with the session's caches, against the same request frozen alone (medians, alternating)");
+  console.log(
+    table([
+      ["adapter", "prior messages", "session ms", "alone ms", "alone / session", "identical"],
+      ...adapters.map((row) => [row.adapter, String(row.priorMessages), fmt(row.sessionMs), fmt(row.aloneMs), fmt(row.ratio), String(row.identical)]),
+    ]),
+  );
+
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, gemini, cliff, adapters };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {
