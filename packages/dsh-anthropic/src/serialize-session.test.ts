@@ -1,6 +1,6 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { RequestFreezer, freezeRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
-import { makePng } from "dsh-testkit";
+import { frozenUserMessage, makePng, nextHistory, readCounter, sessionSteps } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { layoutRequest } from "./blocks.js";
@@ -38,9 +38,6 @@ const message: fc.Arbitrary<Message | "image"> = fc.oneof(
   fc.constant("image" as const),
 );
 
-/** A step of a session: new messages after the last request's, or a compaction that keeps some of them (after the system prompt) first. */
-const step = fc.record({ from: fc.nat(4), count: fc.nat(6), compact: fc.boolean(), added: fc.array(message, { maxLength: 4 }) });
-
 describe("serializeRequest over one session's requests", () => {
   it("writes what the same request frozen alone writes, at every request, as breakpoints move and images are read afresh", async () => {
     const attachments = new MemoryAttachmentStore();
@@ -48,13 +45,12 @@ describe("serializeRequest over one session's requests", () => {
     const imageMessage = (): Message => ({ role: "user", content: [{ type: "text", text: "see" }, { type: "image", image }], source: "user" });
     const tools = [{ name: "t", description: "a tool", parameters: { type: "object" } }];
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), fc.constantFrom("rolling-v1", "system-and-last-user-v1", undefined), fc.boolean(), async (steps, cachePolicy, withTools) => {
+      fc.asyncProperty(sessionSteps(message, 4), fc.constantFrom("rolling-v1", "system-and-last-user-v1", undefined), fc.boolean(), async (steps, cachePolicy, withTools) => {
         const freezer = new RequestFreezer();
         const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, ...(cachePolicy === undefined ? {} : { cachePolicy }) };
         let history: Message[] = [{ role: "system", content: "s", source: "system-prompt" }];
-        for (const { from, count, compact, added } of steps) {
-          const kept = compact ? [history[0]!, ...history.slice(1 + from, 1 + from + count)] : history;
-          history = [...kept, ...added.map((m) => (m === "image" ? imageMessage() : structuredClone(m)))];
+        for (const step of steps) {
+          history = nextHistory(history, step, imageMessage);
           const options = { config, messages: history, ...(withTools ? { tools } : {}) };
           const request = freezer.freeze(options);
           const expected = await serializeRequest(freezeRequest(structuredClone(options)) as FrozenGenerateOptions, { attachments });
@@ -68,27 +64,26 @@ describe("serializeRequest over one session's requests", () => {
   });
 
   it("lays out each message once per session, however many requests repeat it", async () => {
-    let reads = 0;
-    const counted = (text: string): Message => ({ role: "user", content: [{ type: "text", get text() { reads++; return text; } }], source: "user" });
+    const counter = readCounter();
     const freezer = new RequestFreezer();
     const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, cachePolicy: "rolling-v1" };
     const answer: Message = { role: "assistant", content: [{ type: "text", text: "ok" }], source: "model" };
-    const first = freezer.freeze({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, counted("a"), answer, counted("b")] });
-    const second = freezer.freeze({ config, messages: [...first.messages, { role: "assistant", content: [{ type: "text", text: "fine" }], source: "model" }, counted("c")] });
+    const first = freezer.freeze({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, counter.message("a"), answer, counter.message("b")] });
+    const second = freezer.freeze({ config, messages: [...first.messages, { role: "assistant", content: [{ type: "text", text: "fine" }], source: "model" }, counter.message("c")] });
     const bodies = new Map([
       [first, await serializeRequest(first)],
       [second, await serializeRequest(second)],
     ]);
     for (const request of [second, first, second]) {
-      const before = reads;
+      const before = counter.reads;
       expect(await serializeRequest(request)).toBe(bodies.get(request));
-      expect(reads).toBe(before);
+      expect(counter.reads).toBe(before);
     }
     expect(bodies.get(second)).toContain('"text":"c","cache_control"');
   });
 
   it("lays out a request of frozen messages that no freezer froze afresh each time", async () => {
-    const messages = [Object.freeze({ role: "user" as const, content: Object.freeze([Object.freeze({ type: "text" as const, text: "hi" })]), source: "user" })];
+    const messages = [frozenUserMessage("hi")];
     const request = { config: { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64 }, messages } as unknown as FrozenGenerateOptions;
     expect(await serializeRequest(request)).toBe(await serializeRequest(request));
     expect(await serializeRequest(request)).toContain('"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]');

@@ -1,6 +1,6 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { RequestFreezer, type FrozenGenerateOptions, type Message } from "dsh-llm";
-import { makePng } from "dsh-testkit";
+import { frozenUserMessage, makePng, nextHistory, readCounter, sessionSteps } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { serializeRequest } from "./serialize.js";
@@ -19,22 +19,18 @@ const textMessage: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ role: fc.constant("tool" as const), callId: fc.constant("c"), toolName: fc.constant("a"), content: fc.array(fc.record({ type: fc.constant("text" as const), text }), { maxLength: 2 }), isError: fc.boolean(), source: fc.constant("tool") }),
 );
 
-/** A step of a session: more messages after the last request's, or a compaction that keeps a part of them (from `from`, `count` of them) before new ones. */
-const step = fc.record({ from: fc.nat(4), count: fc.nat(6), compact: fc.boolean(), added: fc.array(fc.oneof({ weight: 4, arbitrary: textMessage }, { weight: 1, arbitrary: fc.constant("image" as const) }), { maxLength: 3 }) });
-
 describe("serializeRequest over one session's requests", () => {
   it("writes the bytes of the straightforward serializer at every request, through growth, compaction and images", async () => {
     const attachments = new MemoryAttachmentStore();
     const image = await putImage(attachments, makePng(2, 2));
     const imageMessage = (): Message => ({ role: "user", content: [{ type: "text", text: "see" }, { type: "image", image }], source: "user" });
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
+      fc.asyncProperty(sessionSteps(fc.oneof({ weight: 4, arbitrary: textMessage }, { weight: 1, arbitrary: fc.constant("image" as const) })), async (steps) => {
         const freezer = new RequestFreezer();
         const config = { provider: "p", model: "m" };
         let history: Message[] = [{ role: "system", content: "s", source: "system-prompt" }];
-        for (const { from, count, compact, added } of steps) {
-          const kept = compact ? [history[0]!, ...history.slice(1 + from, 1 + from + count)] : history;
-          history = [...kept, ...added.map((message) => (message === "image" ? imageMessage() : structuredClone(message)))];
+        for (const step of steps) {
+          history = nextHistory(history, step, imageMessage);
           const request = freezer.freeze({ config, messages: history });
           for (const dialect of ["deepseek", "openai"] as const) {
             expect(await serializeRequest(request, { dialect, attachments })).toBe(await serializeRequestPlain(request, { dialect, attachments }));
@@ -46,21 +42,20 @@ describe("serializeRequest over one session's requests", () => {
   });
 
   it("serializes each message once per session and dialect, however many requests repeat it", async () => {
-    let reads = 0;
-    const counted = (text: string): Message => ({ role: "user", content: [{ type: "text", get text() { reads++; return text; } }], source: "user" });
+    const counter = readCounter();
     const freezer = new RequestFreezer();
     const config = { provider: "p", model: "m" };
-    const first = freezer.freeze({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, counted("a"), counted("b")] });
-    const second = freezer.freeze({ config, messages: [...first.messages, counted("c")] });
+    const first = freezer.freeze({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, counter.message("a"), counter.message("b")] });
+    const second = freezer.freeze({ config, messages: [...first.messages, counter.message("c")] });
     await serializeRequest(first, { dialect: "openai" });
     await serializeRequest(second, { dialect: "openai" });
     for (const request of [second, first, second]) {
-      const before = reads;
+      const before = counter.reads;
       const bytes = await serializeRequest(request, { dialect: "openai" });
-      expect(reads).toBe(before);
+      expect(counter.reads).toBe(before);
       expect(bytes).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
     }
-    expect(reads).toBeGreaterThan(0);
+    expect(counter.reads).toBeGreaterThan(0);
   });
 
   it("gives serializations of one session in flight at once their own bytes, while each reads an image", async () => {
@@ -89,7 +84,7 @@ describe("serializeRequest over one session's requests", () => {
   });
 
   it("serializes a request of frozen messages that no freezer froze afresh each time", async () => {
-    const messages = [Object.freeze({ role: "user" as const, content: Object.freeze([Object.freeze({ type: "text" as const, text: "hi" })]), source: "user" })];
+    const messages = [frozenUserMessage("hi")];
     const request = { config: { provider: "p", model: "m" }, messages } as unknown as FrozenGenerateOptions;
     expect(await serializeRequest(request, { dialect: "openai" })).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
     expect(await serializeRequest(request, { dialect: "openai" })).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
