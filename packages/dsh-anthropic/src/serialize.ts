@@ -44,8 +44,8 @@ function staticSections(layout: WireLayout, marks: ReadonlySet<number>, ttl: str
   const system: WireValue[] = [];
   const tools: WireValue[] = [];
   layout.blocks.forEach((block, i) => {
-    if (block.section === "tools") tools.push(sent(block, marks.has(i) ? ttl : undefined));
-    else if (block.section === "system") system.push(sent(block, marks.has(i) ? ttl : undefined));
+    if (block.section === "messages") return;
+    (block.section === "tools" ? tools : system).push(sent(block, marks.has(i) ? ttl : undefined));
   });
   return { system, tools };
 }
