@@ -1,6 +1,14 @@
+import { createHash } from "node:crypto";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { CACHE_UNIT, PrefixCache } from "./prefix-cache.js";
+import { describe, expect, it, vi } from "vitest";
+import { CACHE_UNIT, OPENAI_GRANULARITY, PrefixCache, type Granularity } from "./prefix-cache.js";
+
+/** Counts the hashes the cache makes: a prompt that repeats the last one's start must not hash it again. */
+const hashes = vi.hoisted(() => ({ made: 0 }));
+vi.mock("node:crypto", async (original) => {
+  const crypto = await original<typeof import("node:crypto")>();
+  return { ...crypto, createHash: (algorithm: string) => (hashes.made++, crypto.createHash(algorithm)) };
+});
 
 const tokens = (length: number, salt = 0) => Array.from({ length }, (_, i) => (i * 7 + salt) % 50_000);
 
@@ -47,6 +55,67 @@ describe("PrefixCache", () => {
     cache.serve("m", tokens(128, 1));
     cache.serve("m", tokens(128, 2));
     expect(cache.serve("m", tokens(128, 1))).toBe(0);
+  });
+});
+
+/** The keys of a prompt's whole prefixes, hashed from scratch: what a saved cache file holds. */
+function chainKeys(start: string, prompt: readonly number[], grain: Granularity): string[] {
+  const keys: string[] = [];
+  let previous = createHash("sha256").update(start).digest("hex");
+  for (let end = grain.first, from = 0; end <= prompt.length; from = end, end += grain.unit) {
+    previous = createHash("sha256").update(previous).update(Uint32Array.from(prompt.slice(from, end))).digest("hex");
+    keys.push(previous);
+  }
+  return keys;
+}
+
+describe("PrefixCache keys", () => {
+  const small: Granularity = { first: 8, unit: 4 };
+  /** A prompt from the one before: cut, grown, changed at one place, or new. */
+  const edit = fc.record({ keep: fc.nat(), change: fc.option(fc.nat()), grow: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 40 }) });
+
+  it("are the chain of every whole prefix however the prompts before it started, and hits are unchanged", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(edit, fc.boolean(), fc.constantFrom("m", "n")), { minLength: 1, maxLength: 12 }), (edits) => {
+        const cache = new PrefixCache();
+        const entries = new Set<string>();
+        let prompt: number[] = [];
+        for (const [{ keep, change, grow }, useSmall, model] of edits) {
+          prompt = [...prompt.slice(0, keep % (prompt.length + 1)), ...grow];
+          if (change !== null && prompt.length > 0) prompt[change % prompt.length] = 7;
+          const grain = useSmall ? small : undefined;
+          const keys = chainKeys(useSmall ? `8/4:${model}` : model, prompt, grain ?? { first: CACHE_UNIT, unit: CACHE_UNIT });
+          const hits = keys.findIndex((key) => !entries.has(key));
+          const expected = hits === -1 ? keys.length : hits;
+          const unit = useSmall ? small : { first: CACHE_UNIT, unit: CACHE_UNIT };
+          expect(cache.serve(model, prompt, grain)).toBe(expected === 0 ? 0 : unit.first + (expected - 1) * unit.unit);
+          for (const key of keys) entries.delete(key), entries.add(key);
+          expect(cache.keys()).toEqual([...entries]);
+        }
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("hash only the prefixes a prompt does not share with the last one served from the same start", () => {
+    const cache = new PrefixCache();
+    const base = tokens(1024 + 128 * 3);
+    cache.serve("m", base, OPENAI_GRANULARITY);
+    hashes.made = 0;
+    cache.serve("m", tokens(1024 + 128 * 5), OPENAI_GRANULARITY);
+    expect(hashes.made).toBe(2);
+    hashes.made = 0;
+    const changed = tokens(1024 + 128 * 5);
+    changed[1024 + 130] = 1;
+    cache.serve("m", changed, OPENAI_GRANULARITY);
+    expect(hashes.made).toBe(4);
+    // Another start (the default grain) hashes its own chain; its start key is one hash more.
+    hashes.made = 0;
+    cache.serve("m", tokens(128));
+    expect(hashes.made).toBe(3);
+    hashes.made = 0;
+    cache.serve("m", tokens(192));
+    expect(hashes.made).toBe(1);
   });
 });
 

@@ -16,6 +16,12 @@ export const OPENAI_GRANULARITY: Granularity = Object.freeze({ first: 1024, unit
 
 type Tokens = ArrayLike<number> & { slice(start: number, end: number): ArrayLike<number> };
 
+/** The last prompt hashed under one chain start: its tokens and the key of each whole prefix it has. */
+interface Hashed {
+  readonly tokens: Uint32Array;
+  readonly keys: readonly string[];
+}
+
 /**
  * A prefix cache over token sequences, one namespace per model. Every whole 64-token prefix of a
  * served prompt is stored under a hash chain (each unit's hash covers the model and all units
@@ -24,6 +30,8 @@ type Tokens = ArrayLike<number> & { slice(start: number, end: number): ArrayLike
 export class PrefixCache {
   readonly #entries = new Set<string>();
   readonly #maxEntries: number;
+  /** Per chain start, the last prompt hashed: a prompt that repeats its start reuses those keys. */
+  readonly #last = new Map<string, Hashed>();
 
   constructor(maxEntries = 1_000_000) {
     this.#maxEntries = maxEntries;
@@ -37,11 +45,12 @@ export class PrefixCache {
   serve(model: string, tokens: Tokens, grain: Granularity = DEEPSEEK): number {
     let hit = 0;
     let missed = false;
-    for (const [length, key] of chain(model, tokens, grain)) {
-      if (!missed && this.#entries.has(key)) hit = length;
+    const keys = this.#chain(model, tokens, grain);
+    keys.forEach((key, i) => {
+      if (!missed && this.#entries.has(key)) hit = grain.first + i * grain.unit;
       else missed = true;
       this.#refresh(key);
-    }
+    });
     this.#evict();
     return hit;
   }
@@ -67,6 +76,30 @@ export class PrefixCache {
     return hit;
   }
 
+  /**
+   * The key of each whole prefix of `tokens` that `grain` stores, shortest first: each a hash of the
+   * key before it and the tokens since. The keys of the prefixes it shares with the last prompt of the
+   * same start are that prompt's (the same tokens after the same key hash alike); only the rest is hashed.
+   */
+  #chain(model: string, tokens: Tokens, grain: Granularity): string[] {
+    // DeepSeek's chain starts from the model alone, as it did before other granularities existed.
+    const start = grain === DEEPSEEK ? model : `${grain.first}/${grain.unit}:${model}`;
+    const current = Uint32Array.from(tokens);
+    const last = this.#last.get(start);
+    const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
+    const keys: string[] = [];
+    let end = grain.first;
+    for (; end <= shared && keys.length < last!.keys.length; end += grain.unit) keys.push(last!.keys[keys.length]!);
+    let previous = keys.at(-1) ?? createHash("sha256").update(start).digest("hex");
+    for (; end <= current.length; end += grain.unit) {
+      const from = keys.length === 0 ? 0 : end - grain.unit;
+      previous = createHash("sha256").update(previous).update(current.subarray(from, end)).digest("hex");
+      keys.push(previous);
+    }
+    this.#last.set(start, { tokens: current, keys });
+    return keys;
+  }
+
   #refresh(key: string): void {
     this.#entries.delete(key);
     this.#entries.add(key);
@@ -90,13 +123,10 @@ export class PrefixCache {
   }
 }
 
-function* chain(model: string, tokens: Tokens, grain: Granularity): Generator<[number, string]> {
-  // DeepSeek's chain starts from the model alone, as it did before other granularities existed.
-  let previous = createHash("sha256").update(grain === DEEPSEEK ? model : `${grain.first}/${grain.unit}:${model}`).digest("hex");
-  let start = 0;
-  for (let end = grain.first; end <= tokens.length; end += grain.unit) {
-    previous = createHash("sha256").update(previous).update(Uint32Array.from(tokens.slice(start, end))).digest("hex");
-    start = end;
-    yield [end, previous];
-  }
+/** How many leading tokens two prompts share. */
+function commonPrefix(a: Uint32Array, b: Uint32Array): number {
+  const limit = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < limit && a[i] === b[i]) i++;
+  return i;
 }
