@@ -5,12 +5,25 @@ import { createAgentRegistry } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { readJsonlLog, type EventLog } from "dsh-log";
 import { makePng } from "dsh-testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MeasuredPrompt } from "./cache-report.js";
 import { measuredPrompts } from "./measured-prompts.js";
 import { attachmentStore } from "./session.js";
 import { runCli } from "./test-support/run-cli.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
+
+/** Counts the messages the simulator tokenizes as Chat Completions messages. */
+const tokenized = vi.hoisted(() => ({ messages: 0 }));
+vi.mock("dsh-simulator", async (original) => {
+  const simulator = await original<typeof import("dsh-simulator")>();
+  return {
+    ...simulator,
+    promptTokens: (body: { messages?: unknown }) => {
+      tokenized.messages += Array.isArray(body.messages) ? body.messages.length : 0;
+      return simulator.promptTokens(body);
+    },
+  };
+});
 
 let dir: string;
 const project = () => join(dir, "project");
@@ -144,5 +157,37 @@ describe("measuredPrompts", () => {
     expect(rebuilt).toHaveLength(7);
     expect(whole.reads()).toBe(7);
     expect(appended.reads()).toBe(2);
+  });
+});
+
+describe("tokenizedRequests", () => {
+  const tokensOf = async (log: EventLog, extend: boolean) => {
+    const out = [];
+    for await (const request of tokenizedRequests(log, attachmentStore(project(), undefined), { extend })) out.push({ ...request, tokens: Array.from(request.tokens) });
+    return out;
+  };
+
+  it("with extend, yields the bodies and tokens of tokenizing every request whole, across new headers, compaction and images", async () => {
+    for (const path of [await chatSession("extend-chat"), await apiSession("sim-anthropic", "extend-messages")]) {
+      const log = await load(path);
+      const whole = await tokensOf(log, false);
+      expect(whole.length).toBeGreaterThanOrEqual(7);
+      expect(await tokensOf(log, true)).toEqual(whole);
+    }
+  });
+
+  it("with extend, tokenizes a Chat Completions request that only adds messages from its new messages", async () => {
+    const steps = Array.from({ length: 8 }, (_, i) => ({ text: `Looking ${i}.`, toolCalls: [{ name: "list_dir", arguments: { path: `d${i}` } }] }));
+    const path = join(dir, "extend-long.jsonl");
+    expect((await cli("run", "--scenario", await scenario("extend-long", [...steps, { text: "Done." }]), "--log", path, "List them.")).code).toBe(0);
+    const log = await load(path);
+    tokenized.messages = 0;
+    const requests = await tokensOf(log, true);
+    expect(requests).toHaveLength(9);
+    // The first request whole, then each later one's new answer and tool result: the last request's messages, each once.
+    expect(tokenized.messages).toBe(requests.at(-1)!.request.request.messages.length);
+    tokenized.messages = 0;
+    await tokensOf(log, false);
+    expect(tokenized.messages).toBe(requests.reduce((sum, request) => sum + request.request.request.messages.length, 0));
   });
 });

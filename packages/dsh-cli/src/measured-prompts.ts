@@ -3,15 +3,12 @@ import type { AttachmentStore } from "dsh-attachments";
 import type { RequestHeaderSnapshot } from "dsh-header";
 import { RequestFreezer, type Message } from "dsh-llm";
 import type { EventLog } from "dsh-log";
-import { serializeMessage } from "dsh-openai-compatible";
-import { serializeMessageItems } from "dsh-openai-responses";
-import { promptTokens, responsesPromptTokens } from "dsh-simulator";
 import type { AppendList } from "dsh-surface";
 import type { MeasuredPrompt } from "./cache-report.js";
 import { extendGeminiTail, geminiTailOf, type GeminiTail } from "./gemini-measure.js";
 import { extendRendered, renderedWhole, type RenderedMessages } from "./messages-measure.js";
 import { wireBody, wireOf, type WireApi } from "./providers.js";
-import { commonPrefix, wireTokens } from "./tokenized.js";
+import { appendedTokens, commonPrefix, wireTokens, type AppendOnlyApi } from "./tokenized.js";
 
 /** What a request was built from, and its prompt's tokens while they are at hand. */
 interface Measured {
@@ -25,18 +22,10 @@ interface Measured {
   readonly gemini?: GeminiTail | undefined;
 }
 
-/** The APIs whose body is the wire JSON of its messages one after another, each tokenized apart. */
-type AppendOnlyApi = Extract<WireApi, { readonly api: "chat-completions" | "responses" }>;
-
 function appendOnly(wire: WireApi): wire is AppendOnlyApi {
   return wire.api === "chat-completions" || wire.api === "responses";
 }
 
-/** The prompt tokens one message adds to a Chat Completions body (its message) or a Responses body (its input items). */
-async function appendedTokens(wire: AppendOnlyApi, message: Message, attachments: AttachmentStore): Promise<number> {
-  if (wire.api === "chat-completions") return promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] }).length;
-  return responsesPromptTokens({ input: JSON.parse(`[${await serializeMessageItems(message, { attachments })}]`) }).length;
-}
 
 /**
  * Every request of `log` measured for the cache report, as `measured(tokenizedRequests(...))` measures
@@ -73,7 +62,7 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
     if (appendOnly(wire) && last !== undefined && fresh !== undefined) {
       if (fresh.length > 0) appended.freeze({ config: snapshot.header.config, messages: fresh });
       let count = last.promptTokens;
-      for (const message of fresh) count += await appendedTokens(wire, message, attachments);
+      for (const message of fresh) count += (await appendedTokens(wire, message, attachments)).length;
       yield { request, promptTokens: count, sharedTokens: last.promptTokens };
       last = { snapshot, messages, promptTokens: count, tokens: undefined, rendered: undefined };
       continue;

@@ -1,10 +1,13 @@
 import { reconstructRequestStream, type ReconstructedRequest } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
+import type { Message } from "dsh-llm";
 import type { EventLog } from "dsh-log";
+import { serializeMessage } from "dsh-openai-compatible";
+import { serializeMessageItems } from "dsh-openai-responses";
 import { geminiPromptTokens, promptTokens, renderMessagesPrompt, responsesPromptTokens, type MessagesBody } from "dsh-simulator";
 import type { MeasuredPrompt } from "./cache-report.js";
 import type { MessagesPrompt } from "./messages-misses.js";
-import { wireBody, wireOf, type LoggedRequest } from "./providers.js";
+import { wireBody, wireOf, type LoggedRequest, type WireApi } from "./providers.js";
 
 /** A rebuilt request and its prompt tokens (and, for the Messages API, its blocks). */
 export interface TokenizedRequest {
@@ -30,14 +33,65 @@ export function wireTokens(rebuilt: LoggedRequest, wire: string, time: number): 
   return { tokens, messages: { blocks, model: rebuilt.request.config.model, time } };
 }
 
+/** The APIs whose body is the wire JSON of its messages one after another, each tokenized apart. */
+export type AppendOnlyApi = Extract<WireApi, { readonly api: "chat-completions" | "responses" }>;
+
+/** The prompt tokens one message adds to a Chat Completions body (its message) or a Responses body (its input items). */
+export async function appendedTokens(wire: AppendOnlyApi, message: Message, attachments: AttachmentStore): Promise<Uint32Array> {
+  if (wire.api === "chat-completions") return promptTokens({ messages: [JSON.parse(await serializeMessage(message, { dialect: wire.dialect, attachments }))] });
+  return responsesPromptTokens({ input: JSON.parse(`[${await serializeMessageItems(message, { attachments })}]`) });
+}
+
+/** Whether `list` starts with every item of `start`, the same objects in the same places. */
+function startsWith(list: readonly Message[], start: readonly Message[]): boolean {
+  if (start.length > list.length) return false;
+  for (let i = 0; i < start.length; i++) if (list[i] !== start[i]) return false;
+  return true;
+}
+
+/** The last Chat Completions request tokenized: what the next one may extend. */
+interface Extendable {
+  readonly header: LoggedRequest["snapshot"]["header"];
+  readonly messages: readonly Message[];
+  readonly tokens: Uint32Array;
+}
+
+/** The tokens of `last`'s prompt followed by those of each message of `messages` after its own. */
+async function extendedTokens(last: Extendable, messages: readonly Message[], api: AppendOnlyApi, attachments: AttachmentStore): Promise<Uint32Array> {
+  const added: Uint32Array[] = [];
+  for (let i = last.messages.length; i < messages.length; i++) added.push(await appendedTokens(api, messages[i]!, attachments));
+  const tokens = new Uint32Array(added.reduce((sum, part) => sum + part.length, last.tokens.length));
+  tokens.set(last.tokens);
+  let at = last.tokens.length;
+  for (const part of added) {
+    tokens.set(part, at);
+    at += part.length;
+  }
+  return tokens;
+}
+
 /**
  * Every request of `log`, rebuilt, with its exact wire body and its prompt tokens as the simulator
- * counts them (for the Messages API, its cache blocks too), one at a time.
+ * counts them (for the Messages API, its cache blocks too), one at a time. With `extend`, a Chat
+ * Completions request under the same header as the one before, holding all of that one's messages
+ * and more, is counted as its prompt plus each new message's tokens (the simulator tokenizes each
+ * message apart), not parsed and tokenized whole: the same tokens, in time that grows with what is new.
  */
-export async function* tokenizedRequests(log: EventLog, attachments: AttachmentStore): AsyncGenerator<TokenizedRequest & { readonly wire: string }> {
+export async function* tokenizedRequests(log: EventLog, attachments: AttachmentStore, options: { readonly extend?: boolean } = {}): AsyncGenerator<TokenizedRequest & { readonly wire: string }> {
+  let last: Extendable | undefined;
   for await (const rebuilt of reconstructRequestStream(log)) {
     const wire = await wireBody(rebuilt, attachments);
-    yield { request: rebuilt, wire, ...wireTokens(rebuilt, wire, log.get(rebuilt.dispatchSeq)!.time) };
+    const { header } = rebuilt.snapshot;
+    const { messages } = rebuilt.request;
+    const api = wireOf(rebuilt);
+    if (options.extend !== true || api.api !== "chat-completions") {
+      yield { request: rebuilt, wire, ...wireTokens(rebuilt, wire, log.get(rebuilt.dispatchSeq)!.time) };
+      continue;
+    }
+    const extending = last !== undefined && last.header === header && startsWith(messages, last.messages);
+    const tokens = extending ? await extendedTokens(last!, messages, api, attachments) : promptTokens(JSON.parse(wire) as MessagesBody);
+    last = { header, messages, tokens };
+    yield { request: rebuilt, wire, tokens };
   }
 }
 

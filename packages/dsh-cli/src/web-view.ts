@@ -71,7 +71,7 @@ async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: 
   const requests: RequestWithImages[] = [];
   const previews: RequestWire[] = [];
   async function* captured() {
-    for await (const tokenized of tokenizedRequests(log, attachments)) {
+    for await (const tokenized of tokenizedRequests(log, attachments, { extend: true })) {
       requests.push({ ...tokenized.request, images: messageImages(tokenized.request.request.messages) });
       // The page shows the start of a long body; holding every body whole would grow with the square of a long session.
       previews.push(wirePreview(tokenized.wire));

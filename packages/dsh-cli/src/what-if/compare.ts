@@ -61,7 +61,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
   // The request each row is about: `cacheRows` yields a row for each request as it reads it.
   const pending: WireRequest[] = [];
   async function* rebuilt(): AsyncGenerator<WireRequest> {
-    for await (const request of tokenizedRequests(log, attachments)) {
+    for await (const request of tokenizedRequests(log, attachments, { extend: true })) {
       pending.push(request);
       yield request;
     }
