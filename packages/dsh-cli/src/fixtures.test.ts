@@ -65,6 +65,17 @@ describe("dsh fixture on a recorded session", () => {
     expect(again).toMatchObject({ code: 0, stdout: "fixture fixture: unchanged (6 requests)\n" });
   });
 
+  it("records a session of more steps than the default limit without --max-steps: the limit is read off its turns", async () => {
+    const project = await sampleProject();
+    const dir = join(project, "..", "long-fixture");
+    const steps = Array.from({ length: 20 }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ name: "list_dir", arguments: { path: "." } }] }));
+    await writeFile(join(project, "..", "long.json"), JSON.stringify({ responses: [...steps, { text: "Done." }] }));
+    expect((await runCli(["run", "--scenario", "../long.json", "--max-steps", "40", "--log", "../long.jsonl", "look"], { cwd: project })).code).toBe(0);
+    const recorded = await runCli(["fixture", "record", "../long.jsonl", dir], { cwd: project });
+    expect(recorded).toMatchObject({ code: 0, stderr: "", stdout: expect.stringMatching(/\nfixture long-fixture: unchanged \(21 requests\)\n$/) });
+    expect(JSON.parse(await readFile(join(dir, "fixture.json"), "utf8"))).toMatchObject({ agent: { maxSteps: 21 } });
+  });
+
   it("shows a change to the CLI's own tools against a real-tools fixture, and refuses bad input with one line", async () => {
     const copy = join(await mkdtemp(join(tmpdir(), "dsh-fx-")), "tool-session");
     await cp(join(PROJECT_FIXTURES, "tool-session"), copy, { recursive: true });

@@ -19,6 +19,7 @@ import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
 import { terminalApprover } from "./approve.js";
 import type { McpTools } from "dsh-mcp";
 import { SIGNING_OPTIONS, SIGNING_USAGE } from "./signing.js";
+import { DEFAULT_MAX_STEPS } from "./step-limit.js";
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are dsh, a careful assistant with a read-only view of the user's working directory. " +
@@ -39,7 +40,7 @@ export const PROVIDER_OPTIONS = {
 
 /** The `parseArgs` options of the agent's settings: the step limit, compaction and trimming. */
 export const AGENT_SETTING_OPTIONS = {
-  "max-steps": { type: "string", default: "16" },
+  "max-steps": { type: "string", default: String(DEFAULT_MAX_STEPS) },
   "context-window": { type: "string" },
   "compact-at": { type: "string", default: "0.8" },
   "trim-results": { type: "string" },
@@ -143,7 +144,7 @@ export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-wi
   if (!(threshold > 0 && threshold <= 1)) throw new CliError("--compact-at takes a share of the context window, above 0 and at most 1", EXIT.usage);
   const maxChars = wholeNumber(values["trim-results"], "--trim-results", 1);
   if (maxChars !== undefined && contextWindow === undefined) throw new CliError("--trim-results relieves pressure on a context window: give --context-window too", EXIT.usage);
-  const maxSteps = wholeNumber(values["max-steps"], "--max-steps", 1) ?? 16;
+  const maxSteps = wholeNumber(values["max-steps"], "--max-steps", 1) ?? DEFAULT_MAX_STEPS;
   if (contextWindow === undefined) return { maxSteps };
   return { maxSteps, compaction: { contextWindow, threshold, ...(maxChars === undefined ? {} : { trim: { maxChars } }) } };
 }
@@ -242,4 +243,13 @@ export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" 
 /** Continues an opened session with one turn on the terminal (resume, or a fork with a prompt), closing it on every path. */
 export function continueSession(session: OpenedSession, prompt: string, values: TurnValues, io: CliIo): Promise<number> {
   return withContinuedAgent(session, values, io, async (agent) => runTurn(agent, session.location, await turnInput(prompt, values, io), io));
+}
+
+/**
+ * The agent settings a replay of a recorded session takes from the flags: those of {@link agentSettings},
+ * with a step limit only when `--max-steps` gives one (else the replay reads it off the log: `recordedStepLimit`).
+ */
+export function replaySettings(values: Pick<TurnValues, "max-steps" | "context-window" | "compact-at" | "trim-results">): { readonly maxSteps?: number; readonly compaction?: CompactionOptions } {
+  const { maxSteps, ...rest } = agentSettings(values);
+  return values["max-steps"] === undefined ? rest : { ...rest, maxSteps };
 }

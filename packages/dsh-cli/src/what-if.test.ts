@@ -132,6 +132,26 @@ describe("dsh what-if", () => {
     expect(await firstDifference(session.log, [...digests, wireSha256("{}")], attachments)).toBe(6);
   });
 
+  it("replays with the step limit the recording shows when --max-steps is not given", async () => {
+    // Twenty tool steps, past the default limit of 16, then a turn that stopped at a limit of 3.
+    const steps = (count: number) => Array.from({ length: count }, (_, i) => ({ text: `Step ${i}.`, toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }));
+    const scenario = join(dir, "long.json");
+    await writeFile(scenario, JSON.stringify({ responses: [...steps(20), { text: "Done." }] }));
+    const log = join(dir, "long.jsonl");
+    expect((await runCli(["run", "--scenario", scenario, "--max-steps", "30", "--log", log, "read it"], { cwd: dir })).code).toBe(0);
+    const long = await whatIf([log, "--at", "0", "--system", "You are brief."]);
+    expect(long.whatIf.requests).toHaveLength(21);
+    expect(long.notes).toEqual([]);
+    await writeFile(scenario, JSON.stringify({ responses: steps(3) }));
+    const resumed = await runCli(["resume", log, "--scenario", scenario, "--max-steps", "3", "again"], { cwd: dir });
+    expect(resumed.stderr).toContain("dsh: turn 1 max-steps after 3 step(s)");
+    const stopped = await whatIf([log, "--at", String(long.fork + 1), "--system", "You are brief."]);
+    expect(stopped.whatIf.requests.filter((request) => request.turn === 1)).toHaveLength(3);
+    expect(stopped.notes).toEqual([]);
+    // Both turns replayed at once need two limits.
+    expect(await runCli(["what-if", log, "--at", "0", "--system", "x"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: the recorded turns ran under different step limits \(turn 1 stopped at its limit after 3 step\(s\), turn 0 ran 21\)/) });
+  });
+
   it("refuses bad arguments in one line each", async () => {
     const { log } = await twoTurns();
     const run = (args: readonly string[]) => runCli(["what-if", log, ...args], { cwd: dir });

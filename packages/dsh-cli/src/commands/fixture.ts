@@ -4,8 +4,9 @@ import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type 
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { currentAdapter } from "../providers.js";
-import { agentSettings } from "../session-runner.js";
+import { replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
+import { recordedStepLimit } from "../step-limit.js";
 import { readSessionRef, sessionRef } from "../store.js";
 import { workspaceTools } from "../workspace-tools.js";
 
@@ -53,12 +54,15 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
   const workdir = values.workdir === undefined ? undefined : resolve(io.cwd, values.workdir);
   const { sessionId, createdAt, parent } = session.info;
   const header = { format: "dsh-log", version: 1, sessionId, createdAt, ...(parent === undefined ? {} : { parent }) } as const;
-  const manifest = await recordFixture({ header, events: session.log.slice() }, dir, {
+  const events = session.log.slice();
+  // The step limit is not logged: without --max-steps, the one the recorded turns show.
+  const agent = replaySettings(values);
+  const manifest = await recordFixture({ header, events }, dir, {
     ...(values.name === undefined ? {} : { name: values.name }),
     cwd: workdir ?? io.cwd,
     tools: values.tools,
     ...(workdir === undefined ? {} : { workdir }),
-    agent: agentSettings(values),
+    agent: agent.maxSteps === undefined ? { ...agent, maxSteps: recordedStepLimit(events) } : agent,
     attachments: attachmentStore(io.cwd, values.objects),
   });
   const report = await checkFixture(dir, cliReplay);

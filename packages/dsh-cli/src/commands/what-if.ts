@@ -5,7 +5,7 @@ import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
 import { priceOf, readJsonOption, readPricesFile } from "../prices.js";
-import { agentSettings } from "../session-runner.js";
+import { replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
 import type { ModelledRequest } from "../what-if/compare.js";
@@ -114,7 +114,7 @@ export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise
   const result = await whatIf(session.log, {
     at: Number(values.at),
     change,
-    agent: agentSettings({ "max-steps": values["max-steps"], "context-window": values["context-window"] }),
+    agent: replaySettings({ "max-steps": values["max-steps"], "context-window": values["context-window"] }),
     attachments: attachmentStore(io.cwd, values.objects),
     priceOf: priceOf(file),
   });

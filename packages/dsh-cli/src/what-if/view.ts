@@ -3,7 +3,7 @@ import type { SessionStore } from "dsh-log";
 import { WebError, type WhatIfCells, type WhatIfInput, type WhatIfView } from "dsh-web";
 import { CliError } from "../cli-error.js";
 import { priceOf } from "../prices.js";
-import { agentSettings } from "../session-runner.js";
+import { replaySettings } from "../session-runner.js";
 import { readForWeb } from "../web-pages.js";
 import type { ModelledRequest, ModelledSession } from "./compare.js";
 import { pairedSteps, whatIf, type WhatIfReport } from "./what-if.js";
@@ -37,12 +37,12 @@ export function whatIfView(report: WhatIfReport): WhatIfView {
   };
 }
 
-/** The web backend's what-if over a store's session, with the catalogs' prices and the CLI's default agent settings. */
+/** The web backend's what-if over a store's session, with the catalogs' prices, the CLI's default agent settings and the step limit the recording shows. */
 export async function storeWhatIf(store: SessionStore, id: string, input: WhatIfInput, attachments: AttachmentStore): Promise<WhatIfView> {
   const { log } = await readForWeb(store, id);
   try {
     const change = "system" in input ? { kind: "system" as const, text: input.system } : { kind: "model" as const, model: input.model };
-    return whatIfView(await whatIf(log, { at: input.at, change, agent: agentSettings({}), attachments, priceOf: priceOf(undefined) }));
+    return whatIfView(await whatIf(log, { at: input.at, change, agent: replaySettings({}), attachments, priceOf: priceOf(undefined) }));
   } catch (error) {
     if (error instanceof CliError) throw new WebError("WEB_BAD_REQUEST", error.message);
     throw error;

@@ -4,6 +4,7 @@ import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import { wireBody, wireSha256 } from "../providers.js";
+import { recordedStepLimit } from "../step-limit.js";
 import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
 import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
 
@@ -37,6 +38,7 @@ export interface WhatIfReport {
 export interface WhatIfOptions {
   readonly at: number;
   readonly change: WhatIfChange;
+  /** The agent settings the session ran with; without a step limit, the one its turns from the fork on show. */
   readonly agent: FixtureAgentSettings;
   readonly attachments: AttachmentStore;
   readonly priceOf: PriceOf;
@@ -107,7 +109,9 @@ export async function firstDifference(log: EventLog, bodyDigests: readonly strin
 export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<WhatIfReport> {
   const events = log.slice();
   const fork = forkPoint(events, options.at);
-  const settings = { agent: options.agent, attachments: options.attachments };
+  // The step limit is not logged: without one, the limit the recorded turns from the fork on show.
+  const agent = options.agent.maxSteps === undefined ? { ...options.agent, maxSteps: recordedStepLimit(events.slice(fork)) } : options.agent;
+  const settings = { agent, attachments: options.attachments };
   const recorded = await modelSession(log, options.attachments, options.priceOf);
   // The replay without a change must send exactly the recorded bytes: compared as they come, untokenized.
   const baseline = (await replayWithChange(events, fork, { kind: "none" }, settings)).log;

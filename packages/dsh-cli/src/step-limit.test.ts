@@ -1,0 +1,49 @@
+import type { LogEvent } from "dsh-log";
+import { describe, expect, it } from "vitest";
+import { CliError, EXIT } from "./cli-error.js";
+import { DEFAULT_MAX_STEPS, recordedStepLimit } from "./step-limit.js";
+
+/** The step and turn events of turns that ran `steps` steps each and ended for `reason`. */
+function turns(...ran: readonly (readonly [steps: number, reason: string])[]): LogEvent[] {
+  const events: LogEvent[] = [];
+  const add = (type: string, data: object) => events.push({ seq: events.length, type, time: 0, data } as LogEvent);
+  ran.forEach(([steps, reason], turn) => {
+    add("turn/start", { turn });
+    for (let step = 0; step < steps; step++) add("step/start", { turn, step });
+    add("turn/end", { turn, reason });
+  });
+  return events;
+}
+
+function refusal(events: readonly LogEvent[]): CliError {
+  try {
+    recordedStepLimit(events);
+  } catch (error) {
+    if (error instanceof CliError) return error;
+  }
+  throw new Error("no refusal");
+}
+
+describe("recordedStepLimit", () => {
+  it("is the default while every turn fits in it, and the longest turn beyond it", () => {
+    expect(recordedStepLimit([])).toBe(DEFAULT_MAX_STEPS);
+    expect(recordedStepLimit(turns([3, "completed"], [DEFAULT_MAX_STEPS, "completed"]))).toBe(DEFAULT_MAX_STEPS);
+    expect(recordedStepLimit(turns([3, "completed"], [40, "completed"], [5, "error"]))).toBe(40);
+    // A turn the log does not end (a crash) needs its steps too.
+    expect(recordedStepLimit(turns([2, "completed"]).concat(turns([30, "completed"]).slice(0, -1)))).toBe(30);
+  });
+
+  it("is exactly the steps of a turn that stopped at its limit, below the default too", () => {
+    expect(recordedStepLimit(turns([2, "completed"], [4, "max-steps"], [4, "completed"]))).toBe(4);
+    expect(recordedStepLimit(turns([25, "max-steps"], [25, "max-steps"]))).toBe(25);
+  });
+
+  it("refuses turns no one limit replays, naming them", () => {
+    const past = refusal(turns([4, "max-steps"], [6, "completed"]));
+    expect(past.exitCode).toBe(EXIT.usage);
+    expect(past.message).toBe(
+      "the recorded turns ran under different step limits (turn 0 stopped at its limit after 4 step(s), turn 1 ran 6): no one --max-steps replays them as recorded",
+    );
+    expect(refusal(turns([4, "max-steps"], [2, "completed"], [5, "max-steps"])).message).toContain("(turn 0 stopped at its limit after 4 step(s), turn 2 stopped at its limit after 5)");
+  });
+});

@@ -1,0 +1,42 @@
+import { stepStartEvent, turnEndEvent } from "dsh-agent";
+import type { LogEvent } from "dsh-log";
+import { CliError, EXIT } from "./cli-error.js";
+
+/** The step limit `dsh run` and `dsh resume` give a turn when `--max-steps` is not given. */
+export const DEFAULT_MAX_STEPS = 16;
+
+/** A turn and how many steps it ran. */
+interface TurnSteps {
+  readonly turn: number;
+  readonly steps: number;
+}
+
+/**
+ * The step limit under which the turns of `events` replay as they were recorded; the limit itself is
+ * not logged. A turn that stopped at its limit ran with exactly its steps; a turn that ended otherwise
+ * needs at least its steps, and the default limit is assumed when every turn fits in it. A usage error
+ * when no one limit fits the turns (a turn stopped at a limit another turn ran past).
+ */
+export function recordedStepLimit(events: readonly LogEvent[]): number {
+  const steps = new Map<number, number>();
+  for (const event of events) if (stepStartEvent.is(event)) steps.set(event.data.turn, Math.max(steps.get(event.data.turn) ?? 0, event.data.step + 1));
+  let longest: TurnSteps | undefined;
+  for (const [turn, count] of steps) if (longest === undefined || count > longest.steps) longest = { turn, steps: count };
+  let stopped: TurnSteps | undefined;
+  for (const event of events) {
+    if (!turnEndEvent.is(event) || event.data.reason !== "max-steps") continue;
+    const turn = { turn: event.data.turn, steps: steps.get(event.data.turn) ?? 0 };
+    if (stopped !== undefined && stopped.steps !== turn.steps) throw differentLimits(stopped, `turn ${turn.turn} stopped at its limit after ${turn.steps}`);
+    stopped = turn;
+  }
+  if (stopped === undefined) return Math.max(DEFAULT_MAX_STEPS, longest?.steps ?? 0);
+  if (longest !== undefined && longest.steps > stopped.steps) throw differentLimits(stopped, `turn ${longest.turn} ran ${longest.steps}`);
+  return stopped.steps;
+}
+
+function differentLimits(stopped: TurnSteps, other: string): CliError {
+  return new CliError(
+    `the recorded turns ran under different step limits (turn ${stopped.turn} stopped at its limit after ${stopped.steps} step(s), ${other}): no one --max-steps replays them as recorded`,
+    EXIT.usage,
+  );
+}
