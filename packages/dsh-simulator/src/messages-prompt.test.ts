@@ -1,9 +1,60 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
 import { renderMessagesPrompt, renderPromptParts, type PromptPart } from "./messages-prompt.js";
 import { tokenize } from "./prompt.js";
 
+/** Counts the hashes made: a prompt that repeats the last one's start must not hash it again. */
+const hashes = vi.hoisted(() => ({ made: 0 }));
+vi.mock("node:crypto", async (original) => {
+  const crypto = await original<typeof import("node:crypto")>();
+  return { ...crypto, createHash: (algorithm: string) => (hashes.made++, crypto.createHash(algorithm)) };
+});
+
+/** User text blocks, one per text, and what each renders as. */
+const userParts = (texts: readonly string[]): PromptPart[] => texts.map((text, i) => ({ path: `messages.${i}.content.0`, block: { type: "text", text }, kind: { of: "message", opens: "user" } }));
+
+/** The blocks of a prompt of user texts for `model`, tokenized and hashed from scratch. */
+function fromScratch(model: string, texts: readonly string[]) {
+  let hash = createHash("sha256").update(model).digest("hex");
+  let tokens = 0;
+  return texts.map((text, i) => {
+    hash = createHash("sha256").update(hash).update(`<|user|>${text}`).digest("hex");
+    tokens += tokenize(`<|user|>${text}`).length;
+    return { path: `messages.${i}.content.0`, block: { type: "text", text }, cumulativeTokens: tokens, prefixKey: hash, ttl: undefined };
+  });
+}
+
 describe("renderPromptParts", () => {
+  it("renders each prompt as from scratch whatever was rendered before it, for any model", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom("m", "n"), fc.nat(), fc.array(fc.constantFrom("a", "b", "ab", "Hi."), { maxLength: 5 })), { minLength: 1, maxLength: 8 }), (steps) => {
+        const prompts = new Map<string, string[]>();
+        for (const [model, keep, added] of steps) {
+          const before = prompts.get(model) ?? [];
+          const texts = [...before.slice(0, keep % (before.length + 1)), ...added];
+          prompts.set(model, texts);
+          const out: number[] = [];
+          expect(renderPromptParts(model, userParts(texts), undefined, out)).toEqual(fromScratch(model, texts));
+          expect(out).toEqual(texts.flatMap((text) => [...tokenize(`<|user|>${text}`)]));
+        }
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("hashes only the blocks past the start a prompt repeats of the last one rendered for its model", () => {
+    renderPromptParts("repeat", userParts(["one", "two", "three"]));
+    hashes.made = 0;
+    renderPromptParts("repeat", userParts(["one", "two", "three", "four"]));
+    // The model's own start, then the new block.
+    expect(hashes.made).toBe(2);
+    hashes.made = 0;
+    renderPromptParts("repeat", userParts(["one", "2", "three", "four"]));
+    expect(hashes.made).toBe(4);
+  });
+
+
   it("renders each block as the simulated model reads it, chaining each prefix's hash from the model's", () => {
     const parts: PromptPart[] = [
       // A tool definition: a name, a description and a schema, as the simulator reads a body's tools.

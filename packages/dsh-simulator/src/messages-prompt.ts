@@ -78,6 +78,17 @@ export interface PromptPart {
   readonly kind: { readonly of: "tool" } | { readonly of: "system" } | { readonly of: "message"; readonly opens?: string };
 }
 
+/** A whole prompt as rendered: each part's text, its tokens and the prefix key through it. */
+interface RenderedPrompt {
+  readonly texts: string[];
+  readonly tokens: Uint32Array[];
+  readonly keys: string[];
+}
+
+/** The last whole prompt rendered for each model (a few models at most): consecutive requests repeat all but their newest blocks. */
+const lastPrompts = new Map<string, RenderedPrompt>();
+const LAST_PROMPTS = 16;
+
 function partText(part: PromptPart): string {
   const { kind, block } = part;
   if (kind.of === "tool") return renderTool(block);
@@ -92,18 +103,31 @@ function partText(part: PromptPart): string {
  * appended to `tokensOut` when given. A prompt rendered in two calls equals the prompt rendered in one.
  */
 export function renderPromptParts(model: string, parts: readonly PromptPart[], after?: RenderedBlock, tokensOut?: number[]): RenderedBlock[] {
+  // A whole prompt that repeats the start of the last one for its model reuses that start's tokens and keys.
+  const last = after === undefined ? lastPrompts.get(model) : undefined;
+  let same = last !== undefined;
   let hash = after?.prefixKey ?? createHash("sha256").update(model).digest("hex");
   let tokens = after?.cumulativeTokens ?? 0;
-  return parts.map((part) => {
+  const rendered: RenderedPrompt = { texts: [], tokens: [], keys: [] };
+  const blocks = parts.map((part, i): RenderedBlock => {
     const text = partText(part);
-    const own = tokenize(text);
+    same &&= last!.texts[i] === text;
+    const own = same ? last!.tokens[i]! : Uint32Array.from(tokenize(text));
+    hash = same ? last!.keys[i]! : createHash("sha256").update(hash).update(text).digest("hex");
     tokens += own.length;
     if (tokensOut !== undefined) for (const token of own) tokensOut.push(token);
-    hash = createHash("sha256").update(hash).update(text).digest("hex");
+    rendered.texts.push(text);
+    rendered.tokens.push(own);
+    rendered.keys.push(hash);
     const marker = part.block.cache_control;
     const ttl = marker === undefined || marker === null ? undefined : marker.ttl === "1h" ? "1h" : "5m";
     return { path: part.path, block: part.block, cumulativeTokens: tokens, prefixKey: hash, ttl };
   });
+  if (after === undefined) {
+    if (!lastPrompts.has(model) && lastPrompts.size >= LAST_PROMPTS) lastPrompts.clear();
+    lastPrompts.set(model, rendered);
+  }
+  return blocks;
 }
 
 /** A Messages API body's blocks in Anthropic's order: tools, system, messages. */

@@ -119,6 +119,58 @@ describe("PrefixCache keys", () => {
   });
 });
 
+describe("PrefixCache marked keys", () => {
+  /** The key of each segment end, hashed from scratch. */
+  function segmentKeys(model: string, prompt: readonly number[], ends: readonly number[]): string[] {
+    let previous = createHash("sha256").update(`marked:${model}`).digest("hex");
+    return ends.map((end, i) => (previous = createHash("sha256").update(previous).update(Uint32Array.from(prompt.slice(ends[i - 1] ?? 0, end))).digest("hex")));
+  }
+  /** A prompt cut into segments, some marked: the one before with its tail cut, grown, or changed in one place. */
+  const step = fc.record({ keep: fc.nat(), change: fc.option(fc.nat()), grow: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 30 }), cuts: fc.array(fc.nat({ max: 6 }), { maxLength: 8 }), marks: fc.array(fc.boolean(), { maxLength: 8 }) });
+
+  it("are the chain of every segment end however the prompts before it were cut, and hits are unchanged", () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 10 }), fc.nat({ max: 12 }), (steps, minimum) => {
+        const cache = new PrefixCache();
+        const entries = new Set<string>();
+        let prompt: number[] = [];
+        let ends: number[] = [];
+        for (const { keep, change, grow, cuts, marks } of steps) {
+          const kept = keep % (ends.length + 1);
+          prompt = [...prompt.slice(0, ends[kept - 1] ?? 0), ...grow];
+          if (change !== null && prompt.length > 0) prompt[change % prompt.length] = 9;
+          // The kept segments' ends, then new ends within what grew.
+          ends = ends.slice(0, kept);
+          for (const cut of cuts) ends.push(Math.min(prompt.length, (ends.at(-1) ?? 0) + cut));
+          const keys = segmentKeys("m", prompt, ends);
+          let expected = 0;
+          keys.forEach((key, i) => {
+            if (ends[i]! >= minimum && entries.has(key)) expected = ends[i]!;
+          });
+          expect(cache.serveMarked("m", prompt, ends, marks, minimum)).toBe(expected);
+          keys.forEach((key, i) => {
+            if (ends[i]! >= minimum && marks[i] === true) entries.delete(key), entries.add(key);
+          });
+          expect(cache.keys()).toEqual([...entries]);
+        }
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },
+    );
+  });
+
+  it("hash only the segments past what a prompt shares with the last one from the same start", () => {
+    const cache = new PrefixCache();
+    cache.serveMarked("m", tokens(300), [100, 200, 300], [true, true, true], 0);
+    hashes.made = 0;
+    cache.serveMarked("m", tokens(400), [100, 200, 300, 400], [true, true, true, true], 0);
+    expect(hashes.made).toBe(1);
+    hashes.made = 0;
+    // The same tokens cut elsewhere from the second segment on.
+    cache.serveMarked("m", tokens(400), [100, 250, 400], [true, true, true], 0);
+    expect(hashes.made).toBe(2);
+  });
+});
+
 function commonPrefix(a: readonly number[], b: readonly number[]): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;

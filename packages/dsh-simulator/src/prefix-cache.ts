@@ -20,6 +20,8 @@ type Tokens = ArrayLike<number> & { slice(start: number, end: number): ArrayLike
 interface Hashed {
   readonly tokens: Uint32Array;
   readonly keys: readonly string[];
+  /** For a prompt hashed at its segments' ends, those ends. */
+  readonly ends?: readonly number[];
 }
 
 /**
@@ -30,8 +32,9 @@ interface Hashed {
 export class PrefixCache {
   readonly #entries = new Set<string>();
   readonly #maxEntries: number;
-  /** Per chain start, the last prompt hashed: a prompt that repeats its start reuses those keys. */
-  readonly #last = new Map<string, Hashed>();
+  /** Per chain start, the last prompt hashed in units and the last hashed at segment ends: a prompt that repeats its start reuses those keys. */
+  readonly #lastUnits = new Map<string, Hashed>();
+  readonly #lastSegments = new Map<string, Hashed>();
 
   constructor(maxEntries = 1_000_000) {
     this.#maxEntries = maxEntries;
@@ -63,17 +66,34 @@ export class PrefixCache {
    */
   serveMarked(model: string, tokens: Tokens, ends: readonly number[], marked: readonly boolean[], minimum: number): number {
     let hit = 0;
-    let hash = createHash("sha256").update(`marked:${model}`).digest("hex");
-    let start = 0;
-    ends.forEach((end, i) => {
-      hash = createHash("sha256").update(hash).update(Uint32Array.from(tokens.slice(start, end))).digest("hex");
-      start = end;
+    this.#segmentKeys(`marked:${model}`, tokens, ends).forEach((key, i) => {
+      const end = ends[i]!;
       if (end < minimum) return;
-      if (this.#entries.has(hash)) hit = end;
-      if (marked[i] === true) this.#refresh(hash);
+      if (this.#entries.has(key)) hit = end;
+      if (marked[i] === true) this.#refresh(key);
     });
     this.#evict();
     return hit;
+  }
+
+  /**
+   * The key of each segment end of `tokens`: a hash of the key before it and the segment's tokens.
+   * Segments the last prompt of the same start ended at the same place, within what the two share,
+   * keep that prompt's keys; only the rest is hashed.
+   */
+  #segmentKeys(start: string, tokens: Tokens, ends: readonly number[]): string[] {
+    const current = Uint32Array.from(tokens);
+    const last = this.#lastSegments.get(start);
+    const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
+    const keys: string[] = [];
+    while (last !== undefined && keys.length < last.keys.length && ends[keys.length] === last.ends![keys.length] && ends[keys.length]! <= shared) keys.push(last.keys[keys.length]!);
+    let previous = keys.at(-1) ?? createHash("sha256").update(start).digest("hex");
+    for (let i = keys.length; i < ends.length; i++) {
+      previous = createHash("sha256").update(previous).update(current.subarray(i === 0 ? 0 : ends[i - 1]!, ends[i]!)).digest("hex");
+      keys.push(previous);
+    }
+    this.#lastSegments.set(start, { tokens: current, keys, ends });
+    return keys;
   }
 
   /**
@@ -85,7 +105,7 @@ export class PrefixCache {
     // DeepSeek's chain starts from the model alone, as it did before other granularities existed.
     const start = grain === DEEPSEEK ? model : `${grain.first}/${grain.unit}:${model}`;
     const current = Uint32Array.from(tokens);
-    const last = this.#last.get(start);
+    const last = this.#lastUnits.get(start);
     const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
     const keys: string[] = [];
     let end = grain.first;
@@ -96,7 +116,7 @@ export class PrefixCache {
       previous = createHash("sha256").update(previous).update(current.subarray(from, end)).digest("hex");
       keys.push(previous);
     }
-    this.#last.set(start, { tokens: current, keys });
+    this.#lastUnits.set(start, { tokens: current, keys });
     return keys;
   }
 

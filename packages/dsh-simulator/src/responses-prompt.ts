@@ -31,11 +31,20 @@ export function encryptReasoning(id: string, text: string): string {
   return `${Buffer.from(text).toString("base64url")}.${mac}`;
 }
 
+/** Reasoning already checked, by item id and encrypted content: each request sends back every earlier item. */
+const decrypted = new Map<string, string | undefined>();
+const DECRYPTED_ENTRIES = 8192;
+
 /** The reasoning text of an encrypted content issued for item `id`, or `undefined` when it does not verify. */
 export function decryptReasoning(id: string, content: string): string | undefined {
+  const key = `${id.length}:${id}${content}`;
+  if (decrypted.has(key)) return decrypted.get(key);
   const [data = "", mac] = content.split(".");
   const text = Buffer.from(data, "base64url").toString("utf8");
-  return mac !== undefined && encryptReasoning(id, text) === content ? text : undefined;
+  const verified = mac !== undefined && encryptReasoning(id, text) === content ? text : undefined;
+  if (decrypted.size >= DECRYPTED_ENTRIES) decrypted.clear();
+  decrypted.set(key, verified);
+  return verified;
 }
 
 /** The input items of a body (a string input is one user message). */

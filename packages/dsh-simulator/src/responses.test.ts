@@ -123,4 +123,13 @@ describe("the simulator's reasoning envelope", () => {
     expect(requiredReasoning("fc_abc123_0_rs")).toBe("rs_abc123");
     expect(requiredReasoning("fc_abc123_0")).toBeUndefined();
   });
+
+  it("answers a content it checked before alike, and never for another item whose id and content join to the same text", () => {
+    const content = encryptReasoning("rs_a", "secret plan");
+    expect(decryptReasoning("rs_a", content)).toBe("secret plan");
+    expect(decryptReasoning("rs_a", content)).toBe("secret plan");
+    expect(decryptReasoning("rs_", `a${content}`)).toBeUndefined();
+    expect(decryptReasoning("rs_a", `${content}x`)).toBeUndefined();
+    expect(decryptReasoning("rs_a", `${content}x`)).toBeUndefined();
+  });
 });
