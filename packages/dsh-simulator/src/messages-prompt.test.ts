@@ -54,6 +54,30 @@ describe("renderPromptParts", () => {
     expect(hashes.made).toBe(4);
   });
 
+  it("neither reads nor keeps the last prompt when it renders blocks after another block", () => {
+    const whole = renderPromptParts("after", userParts(["one", "two"]));
+    const [x] = renderPromptParts("elsewhere", userParts(["x"]));
+    const [after] = renderPromptParts("after", userParts(["one"]), x);
+    expect(after!.prefixKey).toBe(createHash("sha256").update(x!.prefixKey).update("<|user|>one").digest("hex"));
+    expect(after!.cumulativeTokens).toBe(x!.cumulativeTokens + tokenize("<|user|>one").length);
+    hashes.made = 0;
+    expect(renderPromptParts("after", userParts(["one", "two", "three"])).slice(0, 2)).toEqual(whole);
+    expect(hashes.made).toBe(2);
+  });
+
+  it("keeps the last prompt of a few models only", () => {
+    renderPromptParts("first", userParts(["one"]));
+    for (let i = 0; i < 16; i++) renderPromptParts(`other ${i}`, userParts(["one"]));
+    hashes.made = 0;
+    renderPromptParts("first", userParts(["one"]));
+    expect(hashes.made).toBe(2);
+  });
+
+  it("reads a null cache marker as none", () => {
+    const [block] = renderPromptParts("m", [{ path: "system.0", block: { type: "text", text: "Hi.", cache_control: null }, kind: { of: "system" } }]);
+    expect(block!.ttl).toBeUndefined();
+  });
+
 
   it("renders each block as the simulated model reads it, chaining each prefix's hash from the model's", () => {
     const parts: PromptPart[] = [

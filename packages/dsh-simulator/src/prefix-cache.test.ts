@@ -50,11 +50,16 @@ describe("PrefixCache", () => {
     expect(cache.serve("a", tokens(256))).toBe(256);
   });
 
-  it("forgets the oldest entries beyond its capacity", () => {
+  it("forgets the oldest entries beyond its capacity, and reads nothing past a prefix it forgot", () => {
     const cache = new PrefixCache(2);
     cache.serve("m", tokens(128, 1));
     cache.serve("m", tokens(128, 2));
+    expect(cache.keys()).toHaveLength(2);
+    expect(cache.serve("m", tokens(128, 2))).toBe(128);
     expect(cache.serve("m", tokens(128, 1))).toBe(0);
+    // Three units in a cache of two keeps the last two: the first is gone, so nothing is read.
+    cache.serve("m", tokens(192, 3));
+    expect(cache.serve("m", tokens(192, 3))).toBe(0);
   });
 });
 
@@ -97,6 +102,13 @@ describe("PrefixCache keys", () => {
     );
   });
 
+  it("start DeepSeek's chain from the model alone and other granularities' from theirs, as saved cache files hold them", () => {
+    const cache = new PrefixCache();
+    cache.serve("m", tokens(130));
+    cache.serve("m", tokens(1024 + 128), OPENAI_GRANULARITY);
+    expect(cache.keys()).toEqual([...chainKeys("m", tokens(130), { first: CACHE_UNIT, unit: CACHE_UNIT }), ...chainKeys("1024/128:m", tokens(1024 + 128), OPENAI_GRANULARITY)]);
+  });
+
   it("hash only the prefixes a prompt does not share with the last one served from the same start", () => {
     const cache = new PrefixCache();
     const base = tokens(1024 + 128 * 3);
@@ -109,6 +121,13 @@ describe("PrefixCache keys", () => {
     changed[1024 + 130] = 1;
     cache.serve("m", changed, OPENAI_GRANULARITY);
     expect(hashes.made).toBe(4);
+    const start = "1024/128:m";
+    expect(new Set(cache.keys())).toEqual(new Set([...chainKeys(start, base, OPENAI_GRANULARITY), ...chainKeys(start, tokens(1024 + 128 * 5), OPENAI_GRANULARITY), ...chainKeys(start, changed, OPENAI_GRANULARITY)]));
+    // One prefix shared, the next hashed from its key.
+    const one = new PrefixCache();
+    one.serve("m", tokens(1024 + 10), OPENAI_GRANULARITY);
+    one.serve("m", tokens(1024 + 256), OPENAI_GRANULARITY);
+    expect(one.keys()).toEqual(chainKeys(start, tokens(1024 + 256), OPENAI_GRANULARITY));
     // Another start (the default grain) hashes its own chain; its start key is one hash more.
     hashes.made = 0;
     cache.serve("m", tokens(128));

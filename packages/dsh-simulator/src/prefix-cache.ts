@@ -86,10 +86,11 @@ export class PrefixCache {
     const last = this.#lastSegments.get(start);
     const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
     const keys: string[] = [];
-    while (last !== undefined && keys.length < last.keys.length && ends[keys.length] === last.ends![keys.length] && ends[keys.length]! <= shared) keys.push(last.keys[keys.length]!);
+    // Past the last prompt's segments its ends are `undefined`, which no end equals and which is no length.
+    while (last !== undefined && ends[keys.length] === last.ends![keys.length] && ends[keys.length]! <= shared) keys.push(last.keys[keys.length]!);
     let previous = keys.at(-1) ?? createHash("sha256").update(start).digest("hex");
     for (let i = keys.length; i < ends.length; i++) {
-      previous = createHash("sha256").update(previous).update(current.subarray(i === 0 ? 0 : ends[i - 1]!, ends[i]!)).digest("hex");
+      previous = createHash("sha256").update(previous).update(current.subarray(ends[i - 1] ?? 0, ends[i])).digest("hex");
       keys.push(previous);
     }
     this.#lastSegments.set(start, { tokens: current, keys, ends });
@@ -109,7 +110,8 @@ export class PrefixCache {
     const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
     const keys: string[] = [];
     let end = grain.first;
-    for (; end <= shared && keys.length < last!.keys.length; end += grain.unit) keys.push(last!.keys[keys.length]!);
+    // Tokens the two share lie inside the last prompt, so each of these prefixes has a key there.
+    for (; end <= shared; end += grain.unit) keys.push(last!.keys[keys.length]!);
     let previous = keys.at(-1) ?? createHash("sha256").update(start).digest("hex");
     for (; end <= current.length; end += grain.unit) {
       const from = keys.length === 0 ? 0 : end - grain.unit;
