@@ -11,6 +11,7 @@ import { measuredPrompts } from "./measured-prompts.js";
 import { attachmentStore } from "./session.js";
 import { runCli } from "./test-support/run-cli.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
+import { forkPoint, replayWithChange } from "./what-if/replay.js";
 
 /** Counts the messages the simulator tokenizes as Chat Completions messages. */
 const tokenized = vi.hoisted(() => ({ messages: 0 }));
@@ -174,6 +175,17 @@ describe("tokenizedRequests", () => {
       expect(whole.length).toBeGreaterThanOrEqual(7);
       expect(await tokensOf(log, true)).toEqual(whole);
     }
+  });
+
+  it("with extend, tokenizes whole a request whose header has new tools though its messages only grow", async () => {
+    const recorded = await load(await chatSession("extend-tools"));
+    const events = recorded.slice();
+    const tools = [{ name: "only_tool", description: "The one tool now.", parameters: { type: "object" } }];
+    const attachments = attachmentStore(project(), undefined);
+    const changed = (await replayWithChange(events, forkPoint(events, 1), { kind: "tools", tools }, { agent: { maxSteps: 16 }, attachments })).log;
+    const whole = await tokensOf(changed, false);
+    expect(whole.some((request) => request.wire.includes("only_tool"))).toBe(true);
+    expect(await tokensOf(changed, true)).toEqual(whole);
   });
 
   it("with extend, tokenizes a Chat Completions request that only adds messages from its new messages", async () => {

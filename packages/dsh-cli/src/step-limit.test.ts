@@ -45,5 +45,7 @@ describe("recordedStepLimit", () => {
       "the recorded turns ran under different step limits (turn 0 stopped at its limit after 4 step(s), turn 1 ran 6): no one --max-steps replays them as recorded",
     );
     expect(refusal(turns([4, "max-steps"], [2, "completed"], [5, "max-steps"])).message).toContain("(turn 0 stopped at its limit after 4 step(s), turn 2 stopped at its limit after 5)");
+    // Of two longest turns, the first is named.
+    expect(refusal(turns([3, "max-steps"], [7, "completed"], [7, "completed"])).message).toContain("turn 1 ran 7)");
   });
 });

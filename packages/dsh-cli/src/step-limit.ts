@@ -22,6 +22,7 @@ export function recordedStepLimit(events: readonly LogEvent[]): number {
   for (const event of events) if (stepStartEvent.is(event)) steps.set(event.data.turn, Math.max(steps.get(event.data.turn) ?? 0, event.data.step + 1));
   let longest: TurnSteps | undefined;
   for (const [turn, count] of steps) if (longest === undefined || count > longest.steps) longest = { turn, steps: count };
+  // A turn stopped at its limit ran a step at least, so `longest` is set wherever `stopped` is.
   let stopped: TurnSteps | undefined;
   for (const event of events) {
     if (!turnEndEvent.is(event) || event.data.reason !== "max-steps") continue;
@@ -30,7 +31,7 @@ export function recordedStepLimit(events: readonly LogEvent[]): number {
     stopped = turn;
   }
   if (stopped === undefined) return Math.max(DEFAULT_MAX_STEPS, longest?.steps ?? 0);
-  if (longest !== undefined && longest.steps > stopped.steps) throw differentLimits(stopped, `turn ${longest.turn} ran ${longest.steps}`);
+  if (longest!.steps > stopped.steps) throw differentLimits(stopped, `turn ${longest!.turn} ran ${longest!.steps}`);
   return stopped.steps;
 }
 
