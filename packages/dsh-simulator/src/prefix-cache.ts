@@ -14,14 +14,13 @@ const DEEPSEEK: Granularity = { first: CACHE_UNIT, unit: CACHE_UNIT };
 /** OpenAI's documented rule: prompts of 1024 tokens or more, matched in 128-token increments. */
 export const OPENAI_GRANULARITY: Granularity = Object.freeze({ first: 1024, unit: 128 });
 
-type Tokens = ArrayLike<number> & { slice(start: number, end: number): ArrayLike<number> };
+type Tokens = ArrayLike<number>;
 
-/** The last prompt hashed under one chain start: its tokens and the key of each whole prefix it has. */
+/** The last prompt hashed from one start: its tokens, the ends it was hashed at and the key of each. */
 interface Hashed {
   readonly tokens: Uint32Array;
+  readonly ends: readonly number[];
   readonly keys: readonly string[];
-  /** For a prompt hashed at its segments' ends, those ends. */
-  readonly ends?: readonly number[];
 }
 
 /**
@@ -32,7 +31,7 @@ interface Hashed {
 export class PrefixCache {
   readonly #entries = new Set<string>();
   readonly #maxEntries: number;
-  /** Per chain start, the last prompt hashed in units and the last hashed at segment ends: a prompt that repeats its start reuses those keys. */
+  /** Per start, the last prompt hashed in units and the last hashed at marked segments' ends: a prompt that repeats its start reuses their keys. */
   readonly #lastUnits = new Map<string, Hashed>();
   readonly #lastSegments = new Map<string, Hashed>();
 
@@ -66,7 +65,7 @@ export class PrefixCache {
    */
   serveMarked(model: string, tokens: Tokens, ends: readonly number[], marked: readonly boolean[], minimum: number): number {
     let hit = 0;
-    this.#segmentKeys(`marked:${model}`, tokens, ends).forEach((key, i) => {
+    this.#keysAt(this.#lastSegments, `marked:${model}`, tokens, ends).forEach((key, i) => {
       const end = ends[i]!;
       if (end < minimum) return;
       if (this.#entries.has(key)) hit = end;
@@ -77,49 +76,33 @@ export class PrefixCache {
   }
 
   /**
-   * The key of each segment end of `tokens`: a hash of the key before it and the segment's tokens.
-   * Segments the last prompt of the same start ended at the same place, within what the two share,
-   * keep that prompt's keys; only the rest is hashed.
+   * The key of each end of `ends` in `tokens`: a hash of the key before it and the tokens since, from
+   * a key of `start` alone. Ends the last prompt of the same start (kept in `lasts`) had at the same
+   * places, within the tokens the two share, keep that prompt's keys; only the rest is hashed.
    */
-  #segmentKeys(start: string, tokens: Tokens, ends: readonly number[]): string[] {
+  #keysAt(lasts: Map<string, Hashed>, start: string, tokens: Tokens, ends: readonly number[]): string[] {
     const current = Uint32Array.from(tokens);
-    const last = this.#lastSegments.get(start);
+    const last = lasts.get(start);
     const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
     const keys: string[] = [];
-    // Past the last prompt's segments its ends are `undefined`, which no end equals and which is no length.
-    while (last !== undefined && ends[keys.length] === last.ends![keys.length] && ends[keys.length]! <= shared) keys.push(last.keys[keys.length]!);
+    // Past the last prompt's ends is `undefined`, which no end equals and which is no length.
+    while (last !== undefined && ends[keys.length] === last.ends[keys.length] && ends[keys.length]! <= shared) keys.push(last.keys[keys.length]!);
     let previous = keys.at(-1) ?? createHash("sha256").update(start).digest("hex");
     for (let i = keys.length; i < ends.length; i++) {
       previous = createHash("sha256").update(previous).update(current.subarray(ends[i - 1] ?? 0, ends[i])).digest("hex");
       keys.push(previous);
     }
-    this.#lastSegments.set(start, { tokens: current, keys, ends });
+    lasts.set(start, { tokens: current, ends, keys });
     return keys;
   }
 
-  /**
-   * The key of each whole prefix of `tokens` that `grain` stores, shortest first: each a hash of the
-   * key before it and the tokens since. The keys of the prefixes it shares with the last prompt of the
-   * same start are that prompt's (the same tokens after the same key hash alike); only the rest is hashed.
-   */
+  /** The key of each whole prefix of `tokens` that `grain` stores, shortest first. */
   #chain(model: string, tokens: Tokens, grain: Granularity): string[] {
     // DeepSeek's chain starts from the model alone, as it did before other granularities existed.
     const start = grain === DEEPSEEK ? model : `${grain.first}/${grain.unit}:${model}`;
-    const current = Uint32Array.from(tokens);
-    const last = this.#lastUnits.get(start);
-    const shared = last === undefined ? 0 : commonPrefix(last.tokens, current);
-    const keys: string[] = [];
-    let end = grain.first;
-    // Tokens the two share lie inside the last prompt, so each of these prefixes has a key there.
-    for (; end <= shared; end += grain.unit) keys.push(last!.keys[keys.length]!);
-    let previous = keys.at(-1) ?? createHash("sha256").update(start).digest("hex");
-    for (; end <= current.length; end += grain.unit) {
-      const from = keys.length === 0 ? 0 : end - grain.unit;
-      previous = createHash("sha256").update(previous).update(current.subarray(from, end)).digest("hex");
-      keys.push(previous);
-    }
-    this.#lastUnits.set(start, { tokens: current, keys });
-    return keys;
+    const ends: number[] = [];
+    for (let end = grain.first; end <= tokens.length; end += grain.unit) ends.push(end);
+    return this.#keysAt(this.#lastUnits, start, tokens, ends);
   }
 
   #refresh(key: string): void {
