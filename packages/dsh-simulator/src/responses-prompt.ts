@@ -31,20 +31,27 @@ export function encryptReasoning(id: string, text: string): string {
   return `${Buffer.from(text).toString("base64url")}.${mac}`;
 }
 
-/** Reasoning already checked, by item id and encrypted content: each request sends back every earlier item. */
-const decrypted = new Map<string, string | undefined>();
-const DECRYPTED_ENTRIES = 8192;
+/** Reasoning contents already verified, by item id and content: each request sends back every earlier item. */
+const verified = new Set<string>();
+let verifiedChars = 0;
+/** How many characters of keys are kept before they are dropped and verified again as they come. */
+const VERIFIED_CHARS = 1 << 24;
 
 /** The reasoning text of an encrypted content issued for item `id`, or `undefined` when it does not verify. */
 export function decryptReasoning(id: string, content: string): string | undefined {
-  const key = `${id.length}:${id}${content}`;
-  if (decrypted.has(key)) return decrypted.get(key);
   const [data = "", mac] = content.split(".");
   const text = Buffer.from(data, "base64url").toString("utf8");
-  const verified = mac !== undefined && encryptReasoning(id, text) === content ? text : undefined;
-  if (decrypted.size >= DECRYPTED_ENTRIES) decrypted.clear();
-  decrypted.set(key, verified);
-  return verified;
+  // The id's length first, so no two pairs join to the same key.
+  const key = `${id.length}:${id}${content}`;
+  if (verified.has(key)) return text;
+  if (mac === undefined || encryptReasoning(id, text) !== content) return undefined;
+  if (verifiedChars + key.length > VERIFIED_CHARS) {
+    verified.clear();
+    verifiedChars = 0;
+  }
+  verified.add(key);
+  verifiedChars += key.length;
+  return text;
 }
 
 /** The input items of a body (a string input is one user message). */

@@ -141,4 +141,17 @@ describe("the simulator's reasoning envelope", () => {
     expect(decryptReasoning("rs_a", `${content}x`)).toBeUndefined();
     expect(decryptReasoning("rs_a", `${content}x`)).toBeUndefined();
   });
+
+  it("keeps what it verified up to a bound: a huge content makes it verify the others again", () => {
+    const small = encryptReasoning("rs_small", "a short plan");
+    expect(decryptReasoning("rs_small", small)).toBe("a short plan");
+    const huge = "x".repeat(13_000_000);
+    expect(decryptReasoning("rs_huge", encryptReasoning("rs_huge", huge))).toBe(huge);
+    macs.made = 0;
+    expect(decryptReasoning("rs_small", small)).toBe("a short plan");
+    expect(macs.made).toBe(1);
+    macs.made = 0;
+    expect(decryptReasoning("rs_small", small)).toBe("a short plan");
+    expect(macs.made).toBe(0);
+  });
 });
