@@ -128,6 +128,13 @@ describe("PrefixCache keys", () => {
     one.serve("m", tokens(1024 + 10), OPENAI_GRANULARITY);
     one.serve("m", tokens(1024 + 256), OPENAI_GRANULARITY);
     expect(one.keys()).toEqual(chainKeys(start, tokens(1024 + 256), OPENAI_GRANULARITY));
+    // The last prompts of a few starts only are kept.
+    const many = new PrefixCache();
+    many.serve("first", tokens(128));
+    for (let i = 0; i < 16; i++) many.serve(`model ${i}`, tokens(128));
+    hashes.made = 0;
+    many.serve("first", tokens(128));
+    expect(hashes.made).toBe(3);
     // Another start (the default grain) hashes its own chain; its start key is one hash more.
     hashes.made = 0;
     cache.serve("m", tokens(128));

@@ -16,6 +16,9 @@ export const OPENAI_GRANULARITY: Granularity = Object.freeze({ first: 1024, unit
 
 type Tokens = ArrayLike<number>;
 
+/** How many starts (models and granularities) keep their last prompt: a client naming ever new models cannot grow the cache past its entries. */
+const LAST_STARTS = 16;
+
 /** The last prompt hashed from one start: its tokens, the ends it was hashed at and the key of each. */
 interface Hashed {
   readonly tokens: Uint32Array;
@@ -92,6 +95,7 @@ export class PrefixCache {
       previous = createHash("sha256").update(previous).update(current.subarray(ends[i - 1] ?? 0, ends[i])).digest("hex");
       keys.push(previous);
     }
+    if (!lasts.has(start) && lasts.size >= LAST_STARTS) lasts.clear();
     lasts.set(start, { tokens: current, ends, keys });
     return keys;
   }
