@@ -3,8 +3,8 @@ import { serializeRequest } from "dsh-gemini";
 import { freezeRequest, type Message } from "dsh-llm";
 import { geminiPromptTokens } from "dsh-simulator";
 import { describe, expect, it } from "vitest";
-import { extendGeminiTail, geminiTailOf } from "./gemini-measure.js";
-import { commonPrefix } from "./tokenized.js";
+import { extendGeminiTail, extendGeminiTokens, geminiTailOf } from "./gemini-measure.js";
+import { commonPrefix } from "./common-prefix.js";
 
 const config = { provider: "gemini", model: "gemini-3.8-flash" } as const;
 const tools = [{ name: "f", description: "A tool", parameters: { type: "object", properties: {} } }];
@@ -50,6 +50,20 @@ describe("extendGeminiTail", () => {
           const again = await extendGeminiTail(extended.tail, after.length, session.slice(end));
           expect(again.promptTokens).toBe((await wholeTokens(session)).length);
         }
+      }
+    }
+  });
+});
+
+describe("extendGeminiTokens", () => {
+  it("gives a request that only adds messages the tokens of its whole body, at every cut and every length", async () => {
+    const attachments = new MemoryAttachmentStore();
+    for (let cut = 2; cut < session.length; cut++) {
+      const before = await wholeTokens(session.slice(0, cut));
+      for (let end = cut + 1; end <= session.length; end++) {
+        const extended = await extendGeminiTokens(await geminiTailOf(session.slice(0, cut), attachments), before, session.slice(cut, end));
+        expect([cut, end, ...extended.tokens]).toEqual([cut, end, ...(await wholeTokens(session.slice(0, end)))]);
+        if (end < session.length) expect([...(await extendGeminiTokens(extended.tail, extended.tokens, session.slice(end))).tokens]).toEqual([...(await wholeTokens(session))]);
       }
     }
   });

@@ -2,7 +2,7 @@ import type { AttachmentStore } from "dsh-attachments";
 import { GeminiContents, type WireContent } from "dsh-gemini";
 import type { Message } from "dsh-llm";
 import { geminiPromptTokens } from "dsh-simulator";
-import { commonPrefix } from "./tokenized.js";
+import { commonPrefix } from "./common-prefix.js";
 
 /**
  * A Gemini request as the cache report last measured it: its contents, kept growing, and the tokens
@@ -24,20 +24,32 @@ export async function geminiTailOf(messages: readonly Message[], attachments: At
   return { contents, lastTokens: contentsTokens(contents.contents.slice(-1)) };
 }
 
+/** `tail`'s contents once `fresh` messages join them, tokenized from its last content on, and the new tail. */
+async function extendContents(tail: GeminiTail, fresh: readonly Message[]): Promise<{ readonly tail: GeminiTail; readonly changed: Uint32Array }> {
+  const { contents } = tail;
+  const from = contents.contents.length - 1;
+  for (const message of fresh) await contents.add(message);
+  return { tail: { contents, lastTokens: contentsTokens(contents.contents.slice(-1)) }, changed: contentsTokens(contents.contents.slice(from)) };
+}
+
 /**
  * A request that only adds `fresh` messages to the one measured as `tail` (whose prompt had
  * `previousTokens`): its prompt tokens and the tokens it shares with that one. Only the contents from
  * the last one on are rendered: the new messages may join it, and every content before is unchanged.
  */
 export async function extendGeminiTail(tail: GeminiTail, previousTokens: number, fresh: readonly Message[]): Promise<{ readonly tail: GeminiTail; readonly promptTokens: number; readonly sharedTokens: number }> {
-  const { contents, lastTokens } = tail;
-  const from = contents.contents.length - 1;
-  for (const message of fresh) await contents.add(message);
-  const changed = contentsTokens(contents.contents.slice(from));
+  const { lastTokens } = tail;
+  const extended = await extendContents(tail, fresh);
   const kept = previousTokens - lastTokens.length;
-  return {
-    tail: { contents, lastTokens: contentsTokens(contents.contents.slice(-1)) },
-    promptTokens: kept + changed.length,
-    sharedTokens: kept + commonPrefix(lastTokens, changed),
-  };
+  return { tail: extended.tail, promptTokens: kept + extended.changed.length, sharedTokens: kept + commonPrefix(lastTokens, extended.changed) };
+}
+
+/** The same request's prompt tokens themselves, from the previous prompt's (`previous`), rendering only as {@link extendGeminiTail} does. */
+export async function extendGeminiTokens(tail: GeminiTail, previous: Uint32Array, fresh: readonly Message[]): Promise<{ readonly tail: GeminiTail; readonly tokens: Uint32Array }> {
+  const kept = previous.length - tail.lastTokens.length;
+  const extended = await extendContents(tail, fresh);
+  const tokens = new Uint32Array(kept + extended.changed.length);
+  tokens.set(previous.subarray(0, kept));
+  tokens.set(extended.changed, kept);
+  return { tail: extended.tail, tokens };
 }

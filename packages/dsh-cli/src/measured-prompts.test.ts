@@ -13,8 +13,8 @@ import { runCli } from "./test-support/run-cli.js";
 import { measured, tokenizedRequests } from "./tokenized.js";
 import { forkPoint, replayWithChange } from "./what-if/replay.js";
 
-/** Counts the messages the simulator tokenizes as Chat Completions messages. */
-const tokenized = vi.hoisted(() => ({ messages: 0 }));
+/** Counts the messages the simulator tokenizes as Chat Completions messages, and the Gemini contents. */
+const tokenized = vi.hoisted(() => ({ messages: 0, contents: 0 }));
 vi.mock("dsh-simulator", async (original) => {
   const simulator = await original<typeof import("dsh-simulator")>();
   return {
@@ -22,6 +22,10 @@ vi.mock("dsh-simulator", async (original) => {
     promptTokens: (body: { messages?: unknown }) => {
       tokenized.messages += Array.isArray(body.messages) ? body.messages.length : 0;
       return simulator.promptTokens(body);
+    },
+    geminiPromptTokens: (body: { contents?: unknown }) => {
+      tokenized.contents += Array.isArray(body.contents) ? body.contents.length : 0;
+      return simulator.geminiPromptTokens(body);
     },
   };
 });
@@ -169,7 +173,7 @@ describe("tokenizedRequests", () => {
   };
 
   it("with extend, yields the bodies and tokens of tokenizing every request whole, across new headers, compaction and images", async () => {
-    for (const path of [await chatSession("extend-chat"), await apiSession("sim-anthropic", "extend-messages")]) {
+    for (const path of [await chatSession("extend-chat"), await apiSession("sim-anthropic", "extend-messages"), await apiSession("sim-gemini", "extend-gemini")]) {
       const log = await load(path);
       const whole = await tokensOf(log, false);
       expect(whole.length).toBeGreaterThanOrEqual(7);
@@ -201,5 +205,20 @@ describe("tokenizedRequests", () => {
     tokenized.messages = 0;
     await tokensOf(log, false);
     expect(tokenized.messages).toBe(requests.reduce((sum, request) => sum + request.request.request.messages.length, 0));
+  });
+
+  it("with extend, renders a Gemini request that only adds messages from the previous one's last content on", async () => {
+    const steps = Array.from({ length: 8 }, (_, i) => ({ text: `Looking ${i}.`, toolCalls: [{ name: "list_dir", arguments: { path: `d${i}` } }] }));
+    const path = join(dir, "extend-gemini-long.jsonl");
+    expect((await cli("run", "--provider", "sim-gemini", "--scenario", await scenario("extend-gemini-long", [...steps, { text: "Done." }]), "--log", path, "List them.")).code).toBe(0);
+    const log = await load(path);
+    tokenized.contents = 0;
+    const requests = await tokensOf(log, true);
+    expect(requests).toHaveLength(9);
+    const contents = requests.map((request) => (JSON.parse(request.wire) as { contents: unknown[] }).contents.length);
+    // The first request whole and its last content; then for each later one its last content, and the
+    // contents from the previous one's last on.
+    expect(tokenized.contents).toBe(contents[0]! + 1 + contents.slice(1).reduce((sum, count, i) => sum + 1 + count - contents[i]! + 1, 0));
+    expect(tokenized.contents).toBeLessThan(contents.reduce((sum, count) => sum + count, 0));
   });
 });

@@ -8,7 +8,8 @@ import type { MeasuredPrompt } from "./cache-report.js";
 import { extendGeminiTail, geminiTailOf, type GeminiTail } from "./gemini-measure.js";
 import { extendRendered, renderedWhole, type RenderedMessages } from "./messages-measure.js";
 import { wireBody, wireOf, type WireApi } from "./providers.js";
-import { appendedTokens, commonPrefix, wireTokens, type AppendOnlyApi } from "./tokenized.js";
+import { commonPrefix } from "./common-prefix.js";
+import { appendedTokens, wireTokens, type AppendOnlyApi } from "./tokenized.js";
 
 /** What a request was built from, and its prompt's tokens while they are at hand. */
 interface Measured {

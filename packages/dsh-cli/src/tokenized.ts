@@ -6,6 +6,8 @@ import { serializeMessage } from "dsh-openai-compatible";
 import { serializeMessageItems } from "dsh-openai-responses";
 import { geminiPromptTokens, promptTokens, renderMessagesPrompt, responsesPromptTokens, type MessagesBody } from "dsh-simulator";
 import type { MeasuredPrompt } from "./cache-report.js";
+import { commonPrefix } from "./common-prefix.js";
+import { extendGeminiTokens, geminiTailOf, type GeminiTail } from "./gemini-measure.js";
 import type { MessagesPrompt } from "./messages-misses.js";
 import { wireBody, wireOf, type LoggedRequest, type WireApi } from "./providers.js";
 
@@ -49,11 +51,12 @@ function startsWith(list: readonly Message[], start: readonly Message[]): boolea
   return true;
 }
 
-/** The last Chat Completions request tokenized: what the next one may extend. */
+/** The last request tokenized, for the next one to extend: its header, messages and prompt tokens, and for Gemini its contents. */
 interface Extendable {
   readonly header: LoggedRequest["snapshot"]["header"];
   readonly messages: readonly Message[];
   readonly tokens: Uint32Array;
+  readonly gemini?: GeminiTail | undefined;
 }
 
 /** The tokens of `last`'s prompt followed by those of each message of `messages` after its own. */
@@ -70,37 +73,49 @@ async function extendedTokens(last: Extendable, messages: readonly Message[], ap
   return tokens;
 }
 
+/** The APIs whose prompt {@link tokenizedRequests} can extend from the request before. */
+type ExtendableApi = Extract<WireApi, { readonly api: "chat-completions" | "gemini" }>;
+
+/**
+ * The prompt tokens of a Chat Completions or Gemini request (`wire` its body): extended from `last`
+ * when it only adds messages to that one under the same header, else those of its whole body.
+ */
+async function extendableTokens(last: Extendable | undefined, rebuilt: LoggedRequest, wire: string, api: ExtendableApi, attachments: AttachmentStore): Promise<Extendable> {
+  const { header } = rebuilt.snapshot;
+  const { messages } = rebuilt.request;
+  const extending = last !== undefined && last.header === header && startsWith(messages, last.messages);
+  if (api.api === "gemini") {
+    if (extending && last!.gemini !== undefined) {
+      const { tail, tokens } = await extendGeminiTokens(last!.gemini, last!.tokens, messages.slice(last!.messages.length));
+      return { header, messages, tokens, gemini: tail };
+    }
+    return { header, messages, tokens: geminiPromptTokens(JSON.parse(wire) as MessagesBody), gemini: await geminiTailOf(messages, attachments) };
+  }
+  const tokens = extending ? await extendedTokens(last!, messages, api, attachments) : promptTokens(JSON.parse(wire) as MessagesBody);
+  return { header, messages, tokens };
+}
+
 /**
  * Every request of `log`, rebuilt, with its exact wire body and its prompt tokens as the simulator
  * counts them (for the Messages API, its cache blocks too), one at a time. With `extend`, a Chat
- * Completions request under the same header as the one before, holding all of that one's messages
- * and more, is counted as its prompt plus each new message's tokens (the simulator tokenizes each
- * message apart), not parsed and tokenized whole: the same tokens, in time that grows with what is new.
+ * Completions or Gemini request under the same header as the one before, holding all of that one's
+ * messages and more, is counted from what it adds (the simulator tokenizes each message, each
+ * Gemini content, apart: a Gemini request renders its contents from the previous one's last on, which
+ * new messages may join), not parsed and tokenized whole: the same tokens, in time that grows with
+ * what is new.
  */
 export async function* tokenizedRequests(log: EventLog, attachments: AttachmentStore, options: { readonly extend?: boolean } = {}): AsyncGenerator<TokenizedRequest & { readonly wire: string }> {
   let last: Extendable | undefined;
   for await (const rebuilt of reconstructRequestStream(log)) {
     const wire = await wireBody(rebuilt, attachments);
-    const { header } = rebuilt.snapshot;
-    const { messages } = rebuilt.request;
     const api = wireOf(rebuilt);
-    if (options.extend !== true || api.api !== "chat-completions") {
+    if (options.extend !== true || (api.api !== "chat-completions" && api.api !== "gemini")) {
       yield { request: rebuilt, wire, ...wireTokens(rebuilt, wire, log.get(rebuilt.dispatchSeq)!.time) };
       continue;
     }
-    const extending = last !== undefined && last.header === header && startsWith(messages, last.messages);
-    const tokens = extending ? await extendedTokens(last!, messages, api, attachments) : promptTokens(JSON.parse(wire) as MessagesBody);
-    last = { header, messages, tokens };
-    yield { request: rebuilt, wire, tokens };
+    last = await extendableTokens(last, rebuilt, wire, api, attachments);
+    yield { request: rebuilt, wire, tokens: last.tokens };
   }
-}
-
-/** How many leading items two token lists share. */
-export function commonPrefix(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const limit = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < limit && a[i] === b[i]) i++;
-  return i;
 }
 
 /** Tokenized requests measured for the cache report: each one's size and the tokens it shares with the one before. */

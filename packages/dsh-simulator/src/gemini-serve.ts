@@ -28,8 +28,13 @@ export interface GeminiCacheOutcome {
 export function serveGeminiCache(cache: PrefixCache, body: GeminiBody, model: string): GeminiCacheOutcome {
   const segments = renderGeminiPrompt(body);
   const { tokens } = segmentsTokens(segments);
+  return { promptTokens: tokens.length, cachedTokens: serveGeminiTokens(cache, tokens, model), prompt: segments.join("") };
+}
+
+/** {@link serveGeminiCache} for a prompt already counted ({@link geminiPromptTokens}): how many of its leading tokens were cached. */
+export function serveGeminiTokens(cache: PrefixCache, tokens: ArrayLike<number>, model: string): number {
   const grain: Granularity = { first: geminiCacheMinimum(model), unit: 128 };
-  return { promptTokens: tokens.length, cachedTokens: cache.serve(`gemini:${model}`, tokens, grain), prompt: segments.join("") };
+  return cache.serve(`gemini:${model}`, tokens, grain);
 }
 
 /** The prompt tokens of a Gemini body, as the simulator counts them (for `dsh cache`). */

@@ -7,4 +7,4 @@ export { CACHE_TTL_MS, ExplicitCache, LOOKBACK_BLOCKS, type CacheOutcome } from 
 export { MAX_CACHE_MARKERS, minCacheableTokens } from "./messages-rules.js";
 export { responsesPromptTokens, serveResponsesCache, type ResponsesCacheOutcome } from "./responses-serve.js";
 export { MAX_RESPONSES_BREAKPOINTS } from "./responses-rules.js";
-export { geminiCacheMinimum, geminiPromptTokens, serveGeminiCache, type GeminiCacheOutcome } from "./gemini-serve.js";
+export { geminiCacheMinimum, geminiPromptTokens, serveGeminiCache, serveGeminiTokens, type GeminiCacheOutcome } from "./gemini-serve.js";

@@ -1,4 +1,4 @@
-import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveGeminiCache, serveResponsesCache } from "dsh-simulator";
+import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveGeminiTokens, serveResponsesCache } from "dsh-simulator";
 import type { TokenizedRequest } from "../tokenized.js";
 import { wireOf } from "../providers.js";
 
@@ -38,10 +38,8 @@ export class CacheModel {
       const outcome = serveResponsesCache(this.#prefix, body, body.prompt_cache_options?.mode !== "explicit");
       return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
     }
-    if (wire.api === "gemini") {
-      const outcome = serveGeminiCache(this.#prefix, JSON.parse(request.wire) as Parameters<typeof serveGeminiCache>[1], model);
-      return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
-    }
+    // A Gemini request's tokens are its body's as the simulator counts them.
+    if (wire.api === "gemini") return { promptTokens, cacheReadTokens: serveGeminiTokens(this.#prefix, request.tokens, model), cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
     const grain = wire.api === "chat-completions" && wire.dialect === "openai" ? OPENAI_GRANULARITY : undefined;
     const read = this.#prefix.serve(model, request.tokens, grain);
     return { promptTokens, cacheReadTokens: read, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
