@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { canonical, contentsOf, geminiExploreView, renderGeminiPrompt, signPayload, signedPayload } from "./gemini-prompt.js";
 import { geminiVerdict, signsCalls } from "./gemini-rules.js";
-import { geminiCacheMinimum, geminiPromptTokens, geminiRoute } from "./gemini-serve.js";
+import { geminiCacheMinimum, geminiPromptTokens, geminiRoute, serveGeminiCache, serveGeminiTokens } from "./gemini-serve.js";
+import { PrefixCache } from "./prefix-cache.js";
 import { geminiFrames, type GeminiAnswer } from "./gemini-stream.js";
 import { segmentsTokens } from "./prompt.js";
 
@@ -63,6 +64,22 @@ describe("the Gemini prompt as the simulator reads it", () => {
         { role: "tool", content: "" },
       ],
     });
+  });
+
+  it("serves counted tokens from the implicit cache as it serves the body they were counted from", () => {
+    const long = "word ".repeat(1200);
+    const bodies = [1, 2, 3].map((turns) => ({ contents: Array.from({ length: turns }, (_, i) => ({ role: i % 2 === 0 ? "user" : "model", parts: [{ text: `${long}${i}` }] })) }));
+    const fromBodies = new PrefixCache();
+    const fromTokens = new PrefixCache();
+    for (const model of ["gemini-2.5-flash", "gemini-3-flash"]) {
+      for (const body of [...bodies, bodies[0]!]) {
+        const served = serveGeminiCache(fromBodies, body, model);
+        expect(serveGeminiTokens(fromTokens, geminiPromptTokens(body), model)).toBe(served.cachedTokens);
+      }
+    }
+    expect(fromTokens.keys()).toEqual(fromBodies.keys());
+    expect(fromTokens.keys().length).toBeGreaterThan(10);
+    expect(serveGeminiTokens(fromTokens, geminiPromptTokens(bodies[2]!), "gemini-2.5-flash")).toBeGreaterThan(2048);
   });
 
   it("routes only the streaming path and decodes the model", () => {
