@@ -114,6 +114,8 @@ export async function startProvider(providerName: string, values: ProviderValues
       ...(recordTo === undefined ? {} : { recordTo }),
       // A provider's cache outlives the client: the embedded simulator's lives in the working directory.
       cacheFile: resolve(io.cwd, SIMULATOR_CACHE_FILE),
+      // Nothing reads its exchanges' bodies, which grow with the square of a long session.
+      keepBodies: false,
     });
   }
   const simulatorUrl = simulator === undefined ? undefined : profile.wire.api === "messages" ? simulator.origin : profile.wire.api === "gemini" ? `${simulator.origin}/v1beta` : simulator.url;

@@ -51,6 +51,24 @@ describe("the simulator", () => {
     );
   });
 
+  it("keeps each exchange's figures but not its body when told to keep no bodies, and answers alike", async () => {
+    const payloads = [body([{ role: "system", content: system }, { role: "user", content: "one" }]), body([{ role: "system", content: system }, { role: "user", content: "two" }])];
+    const answers = async (keepBodies: boolean) => {
+      simulator = await startSimulator({ scenario: { responses: [{ text: "a" }, { text: "b" }] }, keepBodies });
+      const texts = [(await post(simulator.url, payloads[0]!)).text, (await post(simulator.url, payloads[1]!)).text];
+      const exchanges = simulator.exchanges;
+      await simulator.close();
+      simulator = undefined;
+      return { texts, exchanges };
+    };
+    const kept = await answers(true);
+    const dropped = await answers(false);
+    expect(dropped.texts).toEqual(kept.texts);
+    expect(kept.exchanges.map((exchange) => exchange.body)).toEqual(payloads);
+    expect(dropped.exchanges).toEqual(kept.exchanges.map((exchange) => ({ ...exchange, body: "" })));
+    expect(dropped.exchanges[1]!.cacheHitTokens).toBeGreaterThan(0);
+  });
+
   it("streams tool calls by index with the arguments split across deltas", async () => {
     simulator = await startSimulator({
       scenario: { responses: [{ toolCalls: [{ name: "read_file", arguments: { path: "a-rather-long-file-name-for-splitting.txt" } }] }] },

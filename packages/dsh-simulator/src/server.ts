@@ -38,6 +38,11 @@ export interface SimulatorOptions {
   /** Appends every received body, as a JSON string per line, to this file. */
   readonly recordTo?: string;
   /**
+   * Whether each exchange keeps the raw body it received (default true). Off, `body` is empty: a long
+   * session's bodies, each holding the history before it, grow with the square of its length.
+   */
+  readonly keepBodies?: boolean;
+  /**
    * Keeps both prompt caches in this file across simulators (processes), as a provider's outlive a
    * client: read at start, merged into on close. Explicit-cache entries age in wall-clock time
    * while no simulator runs.
@@ -47,7 +52,7 @@ export interface SimulatorOptions {
 
 /** What the simulator did for one request. */
 export interface SimulatedExchange {
-  /** The raw request body, exactly as received. */
+  /** The raw request body, exactly as received (empty when the simulator keeps no bodies). */
   readonly body: string;
   /** The whole prompt, in tokens. */
   readonly promptTokens: number;
@@ -112,6 +117,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     explicitCache.restore(saved.explicit.map(([key, expiry]) => [key, expiry - startedAt] as const));
   }
   const exchanges: SimulatedExchange[] = [];
+  const keepBodies = options.keepBodies ?? true;
+  const record = (raw: string, exchange: Omit<SimulatedExchange, "body">) => void exchanges.push({ body: keepBodies ? raw : "", ...exchange });
   const sockets = new Set<import("node:net").Socket>();
   let next = 0;
   let clock = 0;
@@ -141,7 +148,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const raw = Buffer.concat(chunks).toString("utf8");
     if (options.recordTo !== undefined) await appendFile(options.recordTo, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
     const refuse: Refuse = (status, message, fault, headers, type) => {
-      exchanges.push({ body: raw, promptTokens: 0, cacheHitTokens: 0, cacheWriteTokens: 0, fault });
+      record(raw, { promptTokens: 0, cacheHitTokens: 0, cacheWriteTokens: 0, fault });
       sendError(response, status, message, headers, type, dialect);
     };
     const key = options.apiKey;
@@ -180,7 +187,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     if (messagesApi) {
       const outcome = explicitCache.serve(blocks, minCacheableTokens(model), clock);
       const written = outcome.written5m + outcome.written1h;
-      exchanges.push({ body: raw, promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
+      record(raw, { promptTokens: outcome.read + written + outcome.uncached, cacheHitTokens: outcome.read, cacheWriteTokens: written, fault: scripted.fault });
       const signature = verdict.thinking ? signThinking(scripted.reasoning ?? "") : undefined;
       const key = callKey(blocks.at(-1)?.prefixKey ?? raw);
       // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
@@ -190,7 +197,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     }
     const tokens = promptTokens(body);
     const hit = prefixCache.serve(model, tokens);
-    exchanges.push({ body: raw, promptTokens: tokens.length, cacheHitTokens: hit, cacheWriteTokens: 0, fault: scripted.fault });
+    record(raw, { promptTokens: tokens.length, cacheHitTokens: hit, cacheWriteTokens: 0, fault: scripted.fault });
     await deliver(response, chatFrames(n, model, scripted, tokens.length, hit, callKey(raw)), scripted.fault);
   }
 
@@ -204,7 +211,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
     if (playsHttpFault(scripted, refuse, HTTP_FAULTS.responses)) return;
     const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
-    exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
+    record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
     // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
     const id = `resp_sim_${callKey(raw)}`;
@@ -223,7 +230,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const scripted = "policy" in options.scenario ? exploreResponse(geminiExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
     if (playsHttpFault(scripted, refuse, HTTP_FAULTS.gemini)) return;
     const cache = serveGeminiCache(prefixCache, body, model);
-    exchanges.push({ body: raw, promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
+    record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
     const answer = { responseId: `sim_${callKey(raw)}`, model, thinking: verdict.thinking, thoughts: verdict.thoughts, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens };
     await deliver(response, geminiFrames(answer, scripted), scripted.fault);
