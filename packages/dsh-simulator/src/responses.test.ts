@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { decryptReasoning, encryptReasoning } from "./responses-prompt.js";
+import { decryptReasoning, encryptReasoning, renderResponsesPrompt } from "./responses-prompt.js";
 import { requiredReasoning } from "./responses-rules.js";
 import { startSimulator, type Simulator } from "./server.js";
 
@@ -118,6 +118,46 @@ describe("the Responses dialect's prompt-cache diagnostics", () => {
     expect(missed + reusable).toBe(whole);
     expect(reusable).toBeGreaterThan(1024);
     expect(await diagnosis({ ...base, ...compare(99) })).toEqual({ type: "comparison_response_not_found" });
+  });
+});
+
+describe("the Responses prompt as the simulator reads it", () => {
+  it("renders the tools, the instructions, then each item, reasoning decrypted, marking the items that end at a breakpoint", () => {
+    const tools = [{ type: "function", name: "t" }];
+    const marked = { type: "input_text", text: "Look.", prompt_cache_breakpoint: {} };
+    expect(
+      renderResponsesPrompt({
+        tools,
+        instructions: "Be brief.",
+        input: [
+          { role: "user", content: [{ type: "input_text", text: "Hi " }, { type: "input_image", image_url: "data:image/png;base64,AA" }, marked] },
+          { type: "reasoning", id: "rs_1", encrypted_content: encryptReasoning("rs_1", "Think first.") },
+          { type: "reasoning", id: "rs_2", encrypted_content: "forged.mac" },
+          { type: "message", role: "assistant", content: [{ type: "output_text", text: "Calling." }, { type: "refusal", refusal: "No." }] },
+          { type: "function_call", call_id: "c1", name: "t", arguments: '{"a":1}' },
+          { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "out", prompt_cache_breakpoint: {} }] },
+          { type: "function_call_output", call_id: "c2", output: "plain" },
+          { type: "item_reference", id: "x" },
+          "not an item",
+        ],
+      }),
+    ).toEqual([
+      { text: `<|tools|>${JSON.stringify(tools)}<|end|>`, breakpoint: false },
+      { text: "<|developer|>Be brief.<|end|>", breakpoint: false },
+      { text: "<|user|>Hi <|image|>24Look.<|end|>", breakpoint: true },
+      { text: "<|think|>Think first.<|end|>", breakpoint: false },
+      { text: "<|think|><|end|>", breakpoint: false },
+      { text: "<|assistant|>Calling.No.<|end|>", breakpoint: false },
+      { text: '<|call|>[c1]t({"a":1})<|end|>', breakpoint: false },
+      { text: "<|result|>[c1]out<|end|>", breakpoint: true },
+      { text: "<|result|>[c2]plain<|end|>", breakpoint: false },
+      { text: '{"type":"item_reference","id":"x"}<|end|>', breakpoint: false },
+    ]);
+  });
+
+  it("reads a string input as one user message, and renders no tools segment for an empty list", () => {
+    expect(renderResponsesPrompt({ tools: [], input: "Hello." })).toEqual([{ text: "<|user|>Hello.<|end|>", breakpoint: false }]);
+    expect(renderResponsesPrompt({ input: 3 })).toEqual([]);
   });
 });
 
