@@ -135,6 +135,15 @@ describe("PrefixCache keys", () => {
     hashes.made = 0;
     many.serve("first", tokens(128));
     expect(hashes.made).toBe(3);
+    // A start seen before, or a new one while there is room, drops none.
+    const few = new PrefixCache();
+    few.serve("a", tokens(128));
+    few.serve("b", tokens(128));
+    few.serve("a", tokens(128));
+    hashes.made = 0;
+    few.serve("a", tokens(128));
+    few.serve("b", tokens(128));
+    expect(hashes.made).toBe(0);
     // Another start (the default grain) hashes its own chain; its start key is one hash more.
     hashes.made = 0;
     cache.serve("m", tokens(128));

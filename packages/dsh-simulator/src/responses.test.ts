@@ -130,7 +130,8 @@ describe("the Responses prompt as the simulator reads it", () => {
         tools,
         instructions: "Be brief.",
         input: [
-          { role: "user", content: [{ type: "input_text", text: "Hi " }, { type: "input_image", image_url: "data:image/png;base64,AA" }, marked] },
+          { role: "user", content: [null, "loose", { type: "input_text", text: "Hi " }, { type: "input_image", image_url: "data:image/png;base64,AA" }, marked] },
+          null,
           { type: "reasoning", id: "rs_1", encrypted_content: encryptReasoning("rs_1", "Think first.") },
           { type: "reasoning", id: "rs_2", encrypted_content: "forged.mac" },
           { type: "message", role: "assistant", content: [{ type: "output_text", text: "Calling." }, { type: "refusal", refusal: "No." }] },
@@ -174,6 +175,7 @@ describe("the simulator's reasoning envelope", () => {
   it("answers a content it checked before alike, and never for another item whose id and content join to the same text", () => {
     const content = encryptReasoning("rs_a", "another plan");
     expect(decryptReasoning("rs_a", content)).toBe("another plan");
+    expect(decryptReasoning("rs_other", encryptReasoning("rs_other", "a third plan"))).toBe("a third plan");
     macs.made = 0;
     expect(decryptReasoning("rs_a", content)).toBe("another plan");
     expect(macs.made).toBe(0);
@@ -193,5 +195,10 @@ describe("the simulator's reasoning envelope", () => {
     macs.made = 0;
     expect(decryptReasoning("rs_small", small)).toBe("a short plan");
     expect(macs.made).toBe(0);
+    // Keeping the short one again went past the bound: the huge one was forgotten.
+    expect(decryptReasoning("rs_huge", encryptReasoning("rs_huge", huge))).toBe(huge);
+    macs.made = 0;
+    expect(decryptReasoning("rs_huge", encryptReasoning("rs_huge", huge))).toBe(huge);
+    expect(macs.made).toBe(1);
   });
 });
