@@ -27,7 +27,6 @@ function appendOnly(wire: WireApi): wire is AppendOnlyApi {
   return wire.api === "chat-completions" || wire.api === "responses";
 }
 
-
 /**
  * Every request of `log` measured for the cache report, as `measured(tokenizedRequests(...))` measures
  * it, without rebuilding, serializing and tokenizing every request whole. A Chat Completions or

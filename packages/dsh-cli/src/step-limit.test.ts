@@ -1,7 +1,7 @@
 import type { LogEvent } from "dsh-log";
 import { describe, expect, it } from "vitest";
 import { CliError, EXIT } from "./cli-error.js";
-import { DEFAULT_MAX_STEPS, recordedStepLimit } from "./step-limit.js";
+import { DEFAULT_MAX_STEPS, recordedStepLimit, withRecordedStepLimit } from "./step-limit.js";
 
 /** The step and turn events of turns that ran `steps` steps each and ended for `reason`. */
 function turns(...ran: readonly (readonly [steps: number, reason: string])[]): LogEvent[] {
@@ -47,5 +47,16 @@ describe("recordedStepLimit", () => {
     expect(refusal(turns([4, "max-steps"], [2, "completed"], [5, "max-steps"])).message).toContain("(turn 0 stopped at its limit after 4 step(s), turn 2 stopped at its limit after 5)");
     // Of two longest turns, the first is named.
     expect(refusal(turns([3, "max-steps"], [7, "completed"], [7, "completed"])).message).toContain("turn 1 ran 7)");
+  });
+});
+
+describe("withRecordedStepLimit", () => {
+  it("keeps a given limit and the other settings, and reads one off the log only when none is given", () => {
+    const events = turns([3, "completed"], [40, "completed"]);
+    const compaction = { contextWindow: 1000, threshold: 0.5 };
+    expect(withRecordedStepLimit({ maxSteps: 5, compaction }, events)).toEqual({ maxSteps: 5, compaction });
+    expect(withRecordedStepLimit({ compaction }, events)).toEqual({ maxSteps: 40, compaction });
+    // A given limit is kept even where the log's turns could not all replay under one.
+    expect(withRecordedStepLimit({ maxSteps: 7 }, turns([4, "max-steps"], [6, "completed"]))).toEqual({ maxSteps: 7 });
   });
 });

@@ -41,3 +41,8 @@ function differentLimits(stopped: TurnSteps, other: string): CliError {
     EXIT.usage,
   );
 }
+
+/** `agent` with a step limit: its own, else the one {@link recordedStepLimit} reads off `events`. */
+export function withRecordedStepLimit<A extends { readonly maxSteps?: number }>(agent: A, events: readonly LogEvent[]): A & { readonly maxSteps: number } {
+  return { ...agent, maxSteps: agent.maxSteps ?? recordedStepLimit(events) };
+}

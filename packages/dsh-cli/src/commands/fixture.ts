@@ -6,7 +6,7 @@ import type { CliIo } from "../io.js";
 import { currentAdapter } from "../providers.js";
 import { replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
-import { recordedStepLimit } from "../step-limit.js";
+import { withRecordedStepLimit } from "../step-limit.js";
 import { readSessionRef, sessionRef } from "../store.js";
 import { workspaceTools } from "../workspace-tools.js";
 
@@ -55,14 +55,13 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
   const { sessionId, createdAt, parent } = session.info;
   const header = { format: "dsh-log", version: 1, sessionId, createdAt, ...(parent === undefined ? {} : { parent }) } as const;
   const events = session.log.slice();
-  // The step limit is not logged: without --max-steps, the one the recorded turns show.
-  const agent = replaySettings(values);
   const manifest = await recordFixture({ header, events }, dir, {
     ...(values.name === undefined ? {} : { name: values.name }),
     cwd: workdir ?? io.cwd,
     tools: values.tools,
     ...(workdir === undefined ? {} : { workdir }),
-    agent: agent.maxSteps === undefined ? { ...agent, maxSteps: recordedStepLimit(events) } : agent,
+    // The step limit is not logged: without --max-steps, the one the recorded turns show.
+    agent: withRecordedStepLimit(replaySettings(values), events),
     attachments: attachmentStore(io.cwd, values.objects),
   });
   const report = await checkFixture(dir, cliReplay);

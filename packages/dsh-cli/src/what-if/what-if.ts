@@ -4,7 +4,7 @@ import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import { wireBody, wireSha256 } from "../providers.js";
-import { recordedStepLimit } from "../step-limit.js";
+import { withRecordedStepLimit } from "../step-limit.js";
 import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
 import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
 
@@ -110,8 +110,7 @@ export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<Wha
   const events = log.slice();
   const fork = forkPoint(events, options.at);
   // The step limit is not logged: without one, the limit the recorded turns from the fork on show.
-  const agent = options.agent.maxSteps === undefined ? { ...options.agent, maxSteps: recordedStepLimit(events.slice(fork)) } : options.agent;
-  const settings = { agent, attachments: options.attachments };
+  const settings = { agent: withRecordedStepLimit(options.agent, events.slice(fork)), attachments: options.attachments };
   const recorded = await modelSession(log, options.attachments, options.priceOf);
   // The replay without a change must send exactly the recorded bytes: compared as they come, untokenized.
   const baseline = (await replayWithChange(events, fork, { kind: "none" }, settings)).log;
