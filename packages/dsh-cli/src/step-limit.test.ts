@@ -55,7 +55,8 @@ describe("withRecordedStepLimit", () => {
     const events = turns([3, "completed"], [40, "completed"]);
     const compaction = { contextWindow: 1000, threshold: 0.5 };
     expect(withRecordedStepLimit({ maxSteps: 5, compaction }, events)).toEqual({ maxSteps: 5, compaction });
-    expect(withRecordedStepLimit({ compaction }, events)).toEqual({ maxSteps: 40, compaction });
+    const unlimited: { readonly maxSteps?: number; readonly compaction: typeof compaction } = { compaction };
+    expect(withRecordedStepLimit(unlimited, events)).toEqual({ maxSteps: 40, compaction });
     // A given limit is kept even where the log's turns could not all replay under one.
     expect(withRecordedStepLimit({ maxSteps: 7 }, turns([4, "max-steps"], [6, "completed"]))).toEqual({ maxSteps: 7 });
   });

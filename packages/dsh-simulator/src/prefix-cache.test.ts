@@ -203,6 +203,13 @@ describe("PrefixCache marked keys", () => {
     // The same tokens cut elsewhere from the second segment on.
     cache.serveMarked("m", tokens(400), [100, 250, 400], [true, true, true], 0);
     expect(hashes.made).toBe(2);
+    // Ends the caller changes afterwards are not the ones the cache compares with.
+    const ends = [100, 200, 300];
+    const prompt = tokens(300);
+    const fresh = new PrefixCache();
+    fresh.serveMarked("m", prompt, ends, [true, true, true], 0);
+    ends[1] = 150;
+    expect(fresh.serveMarked("m", prompt, [100, 150, 300], [true, true, true], 0)).toBe(100);
   });
 });
 

@@ -68,7 +68,8 @@ export class PrefixCache {
    */
   serveMarked(model: string, tokens: Tokens, ends: readonly number[], marked: readonly boolean[], minimum: number): number {
     let hit = 0;
-    this.#keysAt(this.#lastSegments, `marked:${model}`, tokens, ends).forEach((key, i) => {
+    // The ends are kept for the next prompt to compare with: a copy, as the caller's list may change.
+    this.#keysAt(this.#lastSegments, `marked:${model}`, tokens, [...ends]).forEach((key, i) => {
       const end = ends[i]!;
       if (end < minimum) return;
       if (this.#entries.has(key)) hit = end;
@@ -81,7 +82,8 @@ export class PrefixCache {
   /**
    * The key of each end of `ends` in `tokens`: a hash of the key before it and the tokens since, from
    * a key of `start` alone. Ends the last prompt of the same start (kept in `lasts`) had at the same
-   * places, within the tokens the two share, keep that prompt's keys; only the rest is hashed.
+   * places, within the tokens the two share, keep that prompt's keys; only the rest is hashed. `ends`
+   * is kept as it is, so it must be the cache's own.
    */
   #keysAt(lasts: Map<string, Hashed>, start: string, tokens: Tokens, ends: readonly number[]): string[] {
     const current = Uint32Array.from(tokens);
