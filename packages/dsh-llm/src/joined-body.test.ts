@@ -121,19 +121,23 @@ describe("joinedBody", () => {
     expect(made).toHaveLength(4);
   });
 
-  it("gives serializations of one session in flight at once their own bytes, in any order of their awaits", async () => {
+  it("gives serializations of one session in flight at once their own bytes, in any order of their awaits and whatever each marks", async () => {
     const branch = fc.array(text, { minLength: 1, maxLength: 3 });
+    const marks = fc.uniqueArray(fc.nat(7), { maxLength: 3 }).map((list) => new Set(list));
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.array(text, { maxLength: 3 }), branch, fc.array(branch, { minLength: 1, maxLength: 3 }), branch, async (s, history, first, others, more) => {
+      fc.asyncProperty(fc.scheduler(), fc.array(text, { maxLength: 3 }), branch, fc.array(fc.tuple(branch, marks), { minLength: 1, maxLength: 3 }), branch, marks, async (s, history, first, others, more, moreMarks) => {
         const freezer = new RequestFreezer();
         const shared = [message("s"), message("!v"), ...history.map(message)];
         const warmed = freezer.freeze({ config, messages: [...shared, ...first.map(message)] });
         await joinedBody(warmed, parts(warmed, new Set(), []));
-        // One goes on from the warmed request, the others diverge after the shared part; every fresh
-        // serialization awaits a step the scheduler orders, so any of them may finish first.
-        const requests = [freezer.freeze({ config, messages: [...warmed.messages, ...more.map(message)] }), ...others.map((tail) => freezer.freeze({ config, messages: [...shared, ...tail.map(message)] }))];
-        const bodies = Promise.all(requests.map((request) => joinedBody(request, parts(request, new Set(), [], () => s.schedule(Promise.resolve())))));
-        expect((await s.waitFor(bodies)).map(String)).toEqual(requests.map((request) => expected(request, new Set())));
+        // One goes on from the warmed request, the others diverge after the shared part, each with its
+        // own marks; every fresh serialization awaits a step the scheduler orders, so any may finish first.
+        const requests: [FrozenGenerateOptions, ReadonlySet<number>][] = [
+          [freezer.freeze({ config, messages: [...warmed.messages, ...more.map(message)] }), moreMarks],
+          ...others.map(([tail, marked]): [FrozenGenerateOptions, ReadonlySet<number>] => [freezer.freeze({ config, messages: [...shared, ...tail.map(message)] }), marked]),
+        ];
+        const bodies = Promise.all(requests.map(([request, marked]) => joinedBody(request, parts(request, marked, [], () => s.schedule(Promise.resolve())))));
+        expect((await s.waitFor(bodies)).map(String)).toEqual(requests.map(([request, marked]) => expected(request, marked)));
       }),
       { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 100) },
     );

@@ -31,13 +31,16 @@ export async function joinedBody(request: FrozenGenerateOptions, parts: JoinedBo
   const shared = joined.sharedWith(messages);
   const open = joined.openPlaces(shared);
   const from = Math.min(shared, ...open.filter((index) => parts.cached(index) !== undefined), ...(parts.marked ?? []).filter((index) => !open.includes(index)));
-  const given: Buffer[] = [];
-  for (const index of joined.openPlaces(from)) given.push(await parts.serialize(index));
+  const made = new Map<number, Buffer>();
+  for (const index of joined.openPlaces(from)) made.set(index, await parts.serialize(index));
   const fresh: Buffer[] = [];
   for (let index = from; index < messages.length; index++) fresh.push(parts.cached(index) ?? (await parts.serialize(index)));
   // From here on nothing awaits, so no other serialization of the session changes the joined bytes
-  // under this one; one that did while this one awaited leaves fewer of them shared: start again.
-  if (joined.sharedWith(messages) < from) return joinedBody(request, parts);
+  // under this one. One that did while this one awaited may have left fewer of them shared, or other
+  // places open (it marked other messages): then start again.
+  const openBefore = joined.openPlaces(from);
+  if (joined.sharedWith(messages) < from || openBefore.some((index) => !made.has(index))) return joinedBody(request, parts);
+  const given = openBefore.map((index) => made.get(index)!);
   joined.keep(from);
   for (let index = from; index < messages.length; index++) {
     const bytes = fresh[index - from]!;
