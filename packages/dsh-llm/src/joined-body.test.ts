@@ -12,11 +12,12 @@ const message = (text: string): Message => ({ role: "user", content: [{ type: "t
 const textOf = (m: Message) => (m.content as readonly { readonly text: string }[])[0]!.text;
 
 /** An adapter's parts for `request`: marked places are made afresh and never kept; `wait` runs before every fresh serialization. */
-function parts(request: FrozenGenerateOptions, marks: ReadonlySet<number>, made: Message[], wait: () => Promise<unknown> = async () => undefined) {
+function parts(request: FrozenGenerateOptions, marks: ReadonlySet<number>, made: Message[], wait: () => Promise<unknown> = async () => undefined, separator?: string) {
   const memo = requestMemo<Buffer>(request, KEY);
   const { messages } = request;
   return {
     key: KEY,
+    ...(separator === undefined ? {} : { separator }),
     ...(marks.size > 0 ? { marked: [...marks] } : {}),
     head: Buffer.from("["),
     tail: Buffer.from("]"),
@@ -33,9 +34,9 @@ function parts(request: FrozenGenerateOptions, marks: ReadonlySet<number>, made:
 }
 
 /** The body a straightforward join writes. */
-function expected(request: FrozenGenerateOptions, marks: ReadonlySet<number>): string {
+function expected(request: FrozenGenerateOptions, marks: ReadonlySet<number>, separator = ","): string {
   const each = request.messages.map((m, index) => (marks.has(index) ? `${textOf(m)}*` : textOf(m)));
-  return `[${each.filter((text) => text !== "").join(",")}]`;
+  return `[${each.filter((text) => text !== "").join(separator)}]`;
 }
 
 const text = fc.oneof(fc.constant(""), fc.constant("!v"), fc.string({ minLength: 1, maxLength: 4 }));
@@ -45,7 +46,7 @@ const step = fc.record({ from: fc.nat(4), count: fc.nat(6), compact: fc.boolean(
 describe("joinedBody", () => {
   it("writes what a straightforward join writes at every request of a session, through growth, compaction and moving marks", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 7 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 7 }), fc.constantFrom(undefined, "", "; "), async (steps, separator) => {
         const freezer = new RequestFreezer();
         const made: Message[] = [];
         let history: Message[] = [message("s")];
@@ -54,7 +55,8 @@ describe("joinedBody", () => {
           if (history.length === 0) history = [message("s")];
           const request = freezer.freeze({ config, messages: history });
           const marked = new Set(marks);
-          for (let round = 0; round < 2; round++) expect((await joinedBody(request, parts(request, marked, made))).toString()).toBe(expected(request, marked));
+          const body = () => joinedBody(request, parts(request, marked, made, undefined, separator));
+          for (let round = 0; round < 2; round++) expect((await body()).toString()).toBe(expected(request, marked, separator));
         }
       }),
       { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 200) },

@@ -4,6 +4,8 @@ import { requestJoinedBytes, type FrozenGenerateOptions } from "./request.js";
 export interface JoinedBodyParts {
   /** The memo key of the adapter's per-message bytes (one per wire format): the joined bytes are kept beside that memo. */
   readonly key: symbol;
+  /** What goes between two messages' non-empty bytes (a comma unless given; nothing for bytes that carry their own). */
+  readonly separator?: string | undefined;
   /** What comes before the messages' bytes in the body. */
   readonly head: Buffer;
   /** What comes after them. */
@@ -18,13 +20,13 @@ export interface JoinedBodyParts {
 
 /**
  * A request body for adapters that serialize each message on its own: `head`, the messages' bytes
- * joined by commas (empty ones left out), `tail`. Per session, the joined bytes of the last request
+ * joined by commas or the parts' `separator` (empty ones left out), `tail`. Per session, the joined bytes of the last request
  * are kept, so the part a request repeats from the one before is copied in one piece and only what
  * is new is looked up; bytes that are not kept (an image, a marked message) are made afresh at every
  * request. The caller owns the returned buffer.
  */
 export async function joinedBody(request: FrozenGenerateOptions, parts: JoinedBodyParts): Promise<Buffer> {
-  const joined = requestJoinedBytes(request, parts.key);
+  const joined = requestJoinedBytes(request, parts.key, parts.separator);
   const { messages } = request;
   // Starts where the messages stop being shared, or earlier: at an open place whose bytes may now be
   // kept, or at a held place that this request marks.

@@ -44,6 +44,25 @@ describe("JoinedBytes", () => {
     expect(written(joined, ["A"])).toBe("A");
   });
 
+  it("joins with the separator it was made with, nothing or several bytes, and leaves it out where the bytes are empty", () => {
+    for (const separator of ["", "; "]) {
+      const joined = new JoinedBytes(separator);
+      joined.push(a, bytes("A"));
+      joined.push(b, undefined);
+      joined.push(c, bytes(""));
+      joined.push(d, bytes("DD"));
+      expect(written(joined, ["b1"])).toBe(["A", "b1", "DD"].join(separator));
+      expect(written(joined, [""])).toBe(["A", "DD"].join(separator));
+      joined.keep(2);
+      expect(written(joined, ["b1"])).toBe(["A", "b1"].join(separator));
+      joined.keep(0);
+      joined.push(b, undefined);
+      joined.push(c, bytes("C"));
+      expect(written(joined, ["B"])).toBe(["B", "C"].join(separator));
+      expect(written(joined, [""])).toBe("C");
+    }
+  });
+
   it("counts the messages a list shares with the held ones, by identity and in order", () => {
     const joined = new JoinedBytes();
     joined.push(a, bytes("A"));

@@ -51,8 +51,8 @@ function check(schema: z.ZodType, value: unknown, what: string | (() => string))
   }
 }
 
-/** The joined bytes a freezer keeps for `key`, made on first use: private to the freezer, reached only from here. */
-let joinedBytesOf: (freezer: RequestFreezer, key: symbol) => JoinedBytes;
+/** The joined bytes a freezer keeps for `key`, made on first use with `separator`: private to the freezer, reached only from here. */
+let joinedBytesOf: (freezer: RequestFreezer, key: symbol, separator: string) => JoinedBytes;
 
 /**
  * Validates and deep-freezes requests, remembering what it accepted last: the config, the tool list
@@ -83,9 +83,9 @@ export class RequestFreezer {
   }
 
   static {
-    joinedBytesOf = (freezer, key) => {
+    joinedBytesOf = (freezer, key, separator) => {
       let joined = freezer.#joined.get(key);
-      if (joined === undefined) freezer.#joined.set(key, (joined = new JoinedBytes()));
+      if (joined === undefined) freezer.#joined.set(key, (joined = new JoinedBytes(separator)));
       return joined;
     };
   }
@@ -159,10 +159,13 @@ export function freezeRequest(options: GenerateOptions): FrozenGenerateOptions {
   return new RequestFreezer().freeze(options);
 }
 
-/** The joined bytes kept beside the memo `key` of the session whose freezer froze `request`; fresh ones for a request frozen otherwise. */
-export function requestJoinedBytes(request: FrozenGenerateOptions, key: symbol): JoinedBytes {
+/**
+ * The joined bytes kept beside the memo `key` of the session whose freezer froze `request`; fresh
+ * ones for a request frozen otherwise. One key joins with one `separator` (the first one given).
+ */
+export function requestJoinedBytes(request: FrozenGenerateOptions, key: symbol, separator = ","): JoinedBytes {
   const freezer = frozenRequests.get(request);
-  return freezer === undefined ? new JoinedBytes() : joinedBytesOf(freezer, key);
+  return freezer === undefined ? new JoinedBytes(separator) : joinedBytesOf(freezer, key, separator);
 }
 
 /** The memo `key` of the session whose freezer froze `request` (see {@link RequestFreezer.memo}); none for a request frozen otherwise. */
