@@ -127,11 +127,11 @@ describe("joinedBody", () => {
     const branch = fc.array(text, { minLength: 1, maxLength: 3 });
     const marks = fc.uniqueArray(fc.nat(7), { maxLength: 3 }).map((list) => new Set(list));
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.array(text, { maxLength: 3 }), branch, fc.array(fc.tuple(branch, marks), { minLength: 1, maxLength: 3 }), branch, marks, async (s, history, first, others, more, moreMarks) => {
+      fc.asyncProperty(fc.scheduler(), fc.array(text, { maxLength: 3 }), branch, marks, fc.array(fc.tuple(branch, marks), { minLength: 1, maxLength: 3 }), branch, marks, async (s, history, first, firstMarks, others, more, moreMarks) => {
         const freezer = new RequestFreezer();
         const shared = [message("s"), message("!v"), ...history.map(message)];
         const warmed = freezer.freeze({ config, messages: [...shared, ...first.map(message)] });
-        await joinedBody(warmed, parts(warmed, new Set(), []));
+        await joinedBody(warmed, parts(warmed, firstMarks, []));
         // One goes on from the warmed request, the others diverge after the shared part, each with its
         // own marks; every fresh serialization awaits a step the scheduler orders, so any may finish first.
         const requests: [FrozenGenerateOptions, ReadonlySet<number>][] = [

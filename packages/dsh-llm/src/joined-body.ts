@@ -39,9 +39,9 @@ export async function joinedBody(request: FrozenGenerateOptions, parts: JoinedBo
   for (let index = from; index < messages.length; index++) fresh.push(parts.cached(index) ?? (await parts.serialize(index)));
   // From here on nothing awaits, so no other serialization of the session changes the joined bytes
   // under this one. One that did while this one awaited may have left fewer of them shared, or other
-  // places open (it marked other messages): then start again.
+  // places open or kept (it marked other messages, or kept a message this one marks): then start again.
   const openBefore = joined.openPlaces(from);
-  if (joined.sharedWith(messages) < from || openBefore.some((index) => !made.has(index))) return joinedBody(request, parts);
+  if (joined.sharedWith(messages) < from || openBefore.length !== made.size || openBefore.some((index) => !made.has(index))) return joinedBody(request, parts);
   const given = openBefore.map((index) => made.get(index)!);
   joined.keep(from);
   for (let index = from; index < messages.length; index++) {
