@@ -78,11 +78,10 @@ function wrap(block: { [key: string]: WireValue } | undefined): { [key: string]:
   return block === undefined ? [] : [block];
 }
 
-/** One dsh message laid out: the role its blocks are sent under, the blocks, and (when known) each block's JSON without a marker. */
+/** One dsh message laid out: the role its blocks are sent under, and the blocks. */
 export interface LaidMessage {
   readonly role: "user" | "assistant";
   readonly blocks: readonly { readonly [key: string]: WireValue }[];
-  readonly texts?: readonly string[] | undefined;
 }
 
 /** How a layout gets each message's blocks: made afresh, or taken from a session's cache (synchronously when kept). */
@@ -118,40 +117,71 @@ export async function layoutRequest(messages: readonly Message[], tools: readonl
   return (await layoutWith(messages, tools, (message) => messageBlocks(message, attachments))).layout;
 }
 
-/** {@link layoutRequest} with each message's blocks from `blocksOf`, and the JSON of each block where `blocksOf` gave it (by block index). */
-export async function layoutWith(messages: readonly Message[], tools: readonly ToolSchema[] | undefined, blocksOf: BlocksOf): Promise<{ layout: WireLayout; texts: (string | undefined)[] }> {
+/**
+ * A layout with where each message's blocks start in it: `starts[i]` for message `i`, then where
+ * the last one ends. A system prompt's range is empty (its block belongs to the system section).
+ */
+export interface IndexedLayout {
+  readonly layout: WireLayout;
+  readonly starts: readonly number[];
+}
+
+/** {@link layoutRequest} with each message's blocks from `blocksOf`, and where each message's blocks start. */
+export async function layoutWith(messages: readonly Message[], tools: readonly ToolSchema[] | undefined, blocksOf: BlocksOf): Promise<IndexedLayout> {
   const blocks: WireBlock[] = [];
   for (const tool of tools ?? []) {
     blocks.push({ value: { name: tool.name, description: tool.description, input_schema: canonicalJson(tool.parameters) }, section: "tools", message: -1, source: undefined, markable: true });
   }
-  let start = 0;
+  const starts: number[] = [];
   const first = messages[0];
-  if (first?.role === "system") {
-    start = 1;
+  const system = first?.role === "system";
+  if (system) {
     if (sendableText(first.content)) blocks.push({ value: { type: "text", text: first.content }, section: "system", message: -1, source: first.source, markable: true });
+    starts.push(blocks.length);
   }
   const roles: ("user" | "assistant")[] = [];
-  const texts: (string | undefined)[] = Array.from(blocks, () => undefined);
-  await layoutMessages(messages, start, blocksOf, { blocks, roles }, texts);
-  return { layout: { blocks, roles }, texts };
+  await layoutMessages(messages, system ? 1 : 0, blocksOf, { blocks, roles, starts });
+  return { layout: { blocks, roles }, starts };
 }
 
-/** Lays out `messages` from `start` on after the blocks and roles of `into`, appending to both (and each block's JSON, where known, to `texts`). */
-async function layoutMessages(messages: readonly Message[], start: number, blocksOf: BlocksOf, into: { blocks: WireBlock[]; roles: ("user" | "assistant")[] }, texts?: (string | undefined)[]): Promise<void> {
-  const { blocks, roles } = into;
+/**
+ * The {@link IndexedLayout} of `messages`, whose first `shared` messages (at least one) are those
+ * `previous` was made of: their blocks are kept, and only the rest is laid out.
+ */
+export async function extendIndexed(previous: IndexedLayout, messages: readonly Message[], shared: number, blocksOf: BlocksOf): Promise<IndexedLayout> {
+  const end = previous.starts[shared]!;
+  const blocks = previous.layout.blocks.slice(0, end);
+  const last = blocks.at(-1);
+  const roles = previous.layout.roles.slice(0, last?.section === "messages" ? last.message + 1 : 0);
+  const starts = previous.starts.slice(0, shared);
+  await layoutMessages(messages, shared, blocksOf, { blocks, roles, starts });
+  return { layout: { blocks, roles }, starts };
+}
+
+/** What {@link layoutMessages} appends to: the blocks, the roles, and where each message's blocks start (the end last). */
+interface Growing {
+  readonly blocks: WireBlock[];
+  readonly roles: ("user" | "assistant")[];
+  readonly starts?: number[];
+}
+
+/** Lays out `messages` from `start` on after the blocks and roles of `into`, appending to them. */
+async function layoutMessages(messages: readonly Message[], start: number, blocksOf: BlocksOf, into: Growing): Promise<void> {
+  const { blocks, roles, starts } = into;
   for (let i = start; i < messages.length; i++) {
     const message = messages[i]!;
     const laid = blocksOf(message);
     // A kept message costs no await: a long history is one synchronous pass.
-    const { role, blocks: own, texts: ownTexts } = laid instanceof Promise ? await laid : laid;
+    const { role, blocks: own } = laid instanceof Promise ? await laid : laid;
+    starts?.push(blocks.length);
     if (own.length === 0) continue;
     if (roles.at(-1) !== role) roles.push(role);
-    for (const [j, value] of own.entries()) {
+    for (const value of own) {
       const markable = value.type !== "thinking" && value.type !== "redacted_thinking";
       blocks.push({ value, section: "messages", message: roles.length - 1, source: message.source, markable });
-      texts?.push(ownTexts?.[j]);
     }
   }
+  starts?.push(blocks.length);
 }
 
 /**

@@ -13,18 +13,18 @@ function markableAtOrBefore(layout: WireLayout, index: number, floor = -1): numb
   return undefined;
 }
 
-/** The last markable block that `belongs` to (none when no block does). */
+/** The last markable block at or before the last block that `belongs` to (none when no block does), looking from the end. */
 function lastMarkable(layout: WireLayout, belongs: (block: WireBlock) => boolean): number | undefined {
-  let end = -1;
-  layout.blocks.forEach((block, i) => {
-    if (belongs(block)) end = i;
-  });
+  let end = layout.blocks.length - 1;
+  while (end >= 0 && !belongs(layout.blocks[end]!)) end--;
   return markableAtOrBefore(layout, end);
 }
 
-/** The end of the static prefix: the last tool or system block. */
+/** The end of the static prefix: the last tool or system block (they come before every message). */
 function staticEnd(layout: WireLayout): number | undefined {
-  return lastMarkable(layout, (block) => block.section !== "messages");
+  let end = 0;
+  while (end < layout.blocks.length && layout.blocks[end]!.section !== "messages") end++;
+  return markableAtOrBefore(layout, end - 1);
 }
 
 /** The last block of the wire message `message` (tools and system blocks belong to message -1). */

@@ -1,8 +1,8 @@
-import { MemoryAttachmentStore, putImage } from "dsh-attachments";
+import { MemoryAttachmentStore, putImage, type AttachmentStore } from "dsh-attachments";
 import { RequestFreezer, freezeRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
 import { frozenUserMessage, makePng, nextHistory, readCounter, sessionSteps } from "dsh-testkit";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { layoutRequest } from "./blocks.js";
 import { placeBreakpoints, serializeRequest } from "./serialize.js";
 import { writeWireJson, type WireValue } from "./wire-json.js";
@@ -38,20 +38,29 @@ const message: fc.Arbitrary<Message | "image"> = fc.oneof(
   fc.constant("image" as const),
 );
 
+const tools = [{ name: "t", description: "a tool", parameters: { type: "object" } }];
+const otherTools = [...tools, { name: "u", description: "another tool", parameters: { type: "object" } }];
+/** A session's first message: a system prompt, one with no sendable text, or none (a user message). */
+const firstMessage: fc.Arbitrary<Message> = fc.constantFrom<Message>(
+  { role: "system", content: "s", source: "system-prompt" },
+  { role: "system", content: " ", source: "system-prompt" },
+  { role: "user", content: [{ type: "text", text: "first" }], source: "user" },
+);
+
 describe("serializeRequest over one session's requests", () => {
-  it("writes what the same request frozen alone writes, at every request, as breakpoints move and images are read afresh", async () => {
+  it("writes what the same request frozen alone writes, at every request, as breakpoints move, tools change and images are read afresh", async () => {
     const attachments = new MemoryAttachmentStore();
     const image = await putImage(attachments, makePng(2, 2));
     const imageMessage = (): Message => ({ role: "user", content: [{ type: "text", text: "see" }, { type: "image", image }], source: "user" });
-    const tools = [{ name: "t", description: "a tool", parameters: { type: "object" } }];
     await fc.assert(
-      fc.asyncProperty(sessionSteps(message, 4), fc.constantFrom("rolling-v1", "system-and-last-user-v1", undefined), fc.boolean(), async (steps, cachePolicy, withTools) => {
+      fc.asyncProperty(sessionSteps(message, 4), fc.constantFrom("rolling-v1", "system-and-last-user-v1", undefined), fc.array(fc.constantFrom(undefined, tools, otherTools)), firstMessage, async (steps, cachePolicy, toolLists, first) => {
         const freezer = new RequestFreezer();
         const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, ...(cachePolicy === undefined ? {} : { cachePolicy }) };
-        let history: Message[] = [{ role: "system", content: "s", source: "system-prompt" }];
-        for (const step of steps) {
+        let history: Message[] = [first];
+        for (const [index, step] of steps.entries()) {
           history = nextHistory(history, step, imageMessage);
-          const options = { config, messages: history, ...(withTools ? { tools } : {}) };
+          const stepTools = toolLists[index];
+          const options = { config, messages: history, ...(stepTools === undefined ? {} : { tools: stepTools }) };
           const request = freezer.freeze(options);
           const expected = await serializeRequest(freezeRequest(structuredClone(options)) as FrozenGenerateOptions, { attachments });
           expect(expected).toContain(`"messages":${await plainMessages(request, attachments)},`);
@@ -80,6 +89,65 @@ describe("serializeRequest over one session's requests", () => {
       expect(counter.reads).toBe(before);
     }
     expect(bodies.get(second)).toContain('"text":"c","cache_control"');
+  });
+
+  it("lays out only the messages a request adds to the session's last request, however long the history", async () => {
+    let reads = 0;
+    /** A tool result whose source counts its reads: laying a message out reads it, reusing its layout does not. */
+    const result = (i: number): Message => ({
+      role: "tool",
+      callId: `c${i}`,
+      toolName: "t",
+      content: [{ type: "text", text: `r${i}` }],
+      isError: false,
+      get source() {
+        reads++;
+        return "tool";
+      },
+    });
+    const answer = (i: number): Message => ({ role: "assistant", content: [{ type: "tool-call", callId: `c${i}`, name: "t", arguments: "{}" }], source: "model" });
+    const freezer = new RequestFreezer();
+    const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, cachePolicy: "rolling-v1" };
+    let messages: Message[] = [{ role: "system", content: "s", source: "system-prompt" }, { role: "user", content: [{ type: "text", text: "go" }], source: "user" }];
+    for (let i = 0; i < 50; i++) messages.push(answer(i), result(i));
+    const first = freezer.freeze({ config, messages });
+    await serializeRequest(first);
+    reads = 0;
+    const second = freezer.freeze({ config, messages: [...messages, answer(50), result(50)] });
+    const body = await serializeRequest(second);
+    // Validating and laying out the new result reads it; the fifty before it are not read again.
+    const afresh = reads;
+    expect(afresh).toBeLessThanOrEqual(3);
+    expect(body).toBe(await serializeRequest(freezeRequest(structuredClone({ config, messages: second.messages }))));
+    reads = 0;
+    const third = freezer.freeze({ config, messages: [...second.messages, answer(51), result(51)] });
+    // And writes the bytes of only the new messages and the marked ones (besides the head and the tail).
+    const written = vi.spyOn(Buffer, "from");
+    await serializeRequest(third);
+    expect(written.mock.calls.length).toBeLessThanOrEqual(8);
+    written.mockRestore();
+    expect(reads).toBe(afresh);
+  });
+
+  it("gives serializations of one session in flight at once their own bodies, in any order of their image reads", async () => {
+    const store = new MemoryAttachmentStore();
+    const image = await putImage(store, makePng(2, 2));
+    const imageMessage = (): Message => ({ role: "user", content: [{ type: "image", image }], source: "user" });
+    const config = { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 64, cachePolicy: "rolling-v1" };
+    const branch = fc.array(message, { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), branch, fc.array(branch, { minLength: 1, maxLength: 3 }), async (s, shared, branches) => {
+        const attachments: AttachmentStore = { put: (bytes) => store.put(bytes), has: (digest) => store.has(digest), get: async (digest) => (await s.schedule(Promise.resolve()), store.get(digest)) };
+        const freezer = new RequestFreezer();
+        const base: Message[] = [{ role: "system", content: "s", source: "system-prompt" }, ...shared.map((m) => (m === "image" ? imageMessage() : m))];
+        await serializeRequest(freezer.freeze({ config, messages: base }), { attachments: store });
+        const requests = branches.map((tail) => freezer.freeze({ config, messages: [...base, ...tail.map((m) => (m === "image" ? imageMessage() : structuredClone(m)))] }));
+        const bodies = await s.waitFor(Promise.all(requests.map((request) => serializeRequest(request, { attachments }))));
+        const alone = await Promise.all(requests.map((request) => serializeRequest(freezeRequest(structuredClone({ config, messages: request.messages })), { attachments: store })));
+        expect(bodies).toEqual(alone);
+      }),
+      { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 100) },
+    );
   });
 
   it("lays out a request of frozen messages that no freezer froze afresh each time", async () => {

@@ -1,10 +1,12 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, holdsImage, requestMemo, type FrozenGenerateOptions, type Message, type OwnFields } from "dsh-llm";
-import { layoutWith, messageBlocks, type LaidMessage, type WireBlock, type WireLayout } from "./blocks.js";
+import { LlmError, addExtensionFields, canonicalJson, joinedBody, type FrozenGenerateOptions, type OwnFields } from "dsh-llm";
+import type { WireBlock, WireLayout } from "./blocks.js";
 import { breakpointPolicy } from "./breakpoints.js";
 import { CLAUDE_MODELS, lookupClaudeModel, type ClaudeCatalog } from "./catalog.js";
+import { messagesParts, sent } from "./message-bytes.js";
+import { requestBlocks, sessionLayout } from "./session-layout.js";
 import { thinkingFields } from "./thinking.js";
-import { RawJson, writeWireJson, type WireValue } from "./wire-json.js";
+import { writeWireJson, type WireValue } from "./wire-json.js";
 
 /** Options of {@link serializeRequest}. */
 export interface SerializeOptions {
@@ -29,60 +31,20 @@ export function placeBreakpoints(request: Pick<FrozenGenerateOptions, "config">,
   return breakpointPolicy(name)(layout);
 }
 
-/** A block as sent: itself, or a copy with the cache marker when a breakpoint falls on it. */
-function sent(block: WireBlock, ttl: string | undefined): WireBlock["value"] {
-  return ttl === undefined ? block.value : { ...block.value, cache_control: { type: "ephemeral", ttl } };
-}
-
 /** The exact JSON of one block of the body, with its cache marker when a breakpoint falls on it (`ttl`). */
 export function wireBlockJson(block: WireBlock, ttl: string | undefined): string {
-  return writeWireJson(sent(block, ttl));
+  return writeWireJson(sent(block.value, ttl));
 }
 
-/** The wire `system` and `tools` of a layout, with markers on the chosen blocks. */
+/** The wire `system` and `tools` of a layout (the blocks before its messages), with markers on the chosen blocks. */
 function staticSections(layout: WireLayout, marks: ReadonlySet<number>, ttl: string): { system: WireValue[]; tools: WireValue[] } {
   const system: WireValue[] = [];
   const tools: WireValue[] = [];
-  layout.blocks.forEach((block, i) => {
-    if (block.section === "messages") return;
-    (block.section === "tools" ? tools : system).push(sent(block, marks.has(i) ? ttl : undefined));
-  });
+  for (const [i, block] of layout.blocks.entries()) {
+    if (block.section === "messages") break;
+    (block.section === "tools" ? tools : system).push(sent(block.value, marks.has(i) ? ttl : undefined));
+  }
   return { system, tools };
-}
-
-/**
- * The JSON of the wire `messages` of a layout, with markers on the chosen blocks: what
- * `writeWireJson` writes for them, each unmarked block's JSON taken from `texts`.
- */
-function messagesJson(layout: WireLayout, texts: readonly (string | undefined)[], marks: ReadonlySet<number>, ttl: string): string {
-  const out: string[] = ["["];
-  let open = -1;
-  layout.blocks.forEach((block, i) => {
-    if (block.section !== "messages") return;
-    if (block.message !== open) {
-      out.push(open === -1 ? "" : "]},", `{"role":${JSON.stringify(layout.roles[block.message])},"content":[`);
-      open = block.message;
-    } else out.push(",");
-    // Every message block was laid out with its JSON (see laidMessage).
-    out.push(marks.has(i) ? wireBlockJson(block, ttl) : texts[i]!);
-  });
-  out.push(open === -1 ? "]" : "]}]");
-  return out.join("");
-}
-
-/** The key of the session memo of each frozen, image-free message laid out with its blocks' JSON: a message never changes, so it is laid out once per session. */
-const LAID = Symbol("messages laid out");
-
-/** `message` laid out, from the session's memo when kept there; laid out afresh (and kept when it may be) otherwise. */
-function laidMessage(message: Message, attachments: AttachmentStore | undefined, memo: Map<object, LaidMessage> | undefined): LaidMessage | Promise<LaidMessage> {
-  return memo?.get(message) ?? layOut(message, attachments, memo);
-}
-
-async function layOut(message: Message, attachments: AttachmentStore | undefined, memo: Map<object, LaidMessage> | undefined): Promise<LaidMessage> {
-  const { role, blocks } = await messageBlocks(message, attachments);
-  const laid = { role, blocks, texts: blocks.map((value) => writeWireJson(value)) };
-  if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, laid);
-  return laid;
 }
 
 /** The fields after `messages`: sampling, stop sequences, thinking, then extensions with sorted keys. */
@@ -109,29 +71,37 @@ function tailFields(request: FrozenGenerateOptions, maxTokens: number, catalog: 
 }
 
 /**
- * The exact HTTP body this adapter sends for `request`: compact JSON in a fixed key order (`model`,
- * `max_tokens`, `system`, `tools`, `messages`, `temperature`, `stop_sequences`, `thinking`,
- * `output_config`, `diagnostics`, sorted extensions, `stream`), content always as block arrays, tool inputs as the
- * model's own JSON text, images as verified base64, and `cache_control` markers where the logged
- * `cachePolicy` puts them. Public so a log can be checked against what was sent.
+ * The exact HTTP body this adapter sends for `request`, as UTF-8 bytes: compact JSON in a fixed key
+ * order (`model`, `max_tokens`, `system`, `tools`, `messages`, `temperature`, `stop_sequences`,
+ * `thinking`, `output_config`, `diagnostics`, sorted extensions, `stream`), content always as block
+ * arrays, tool inputs as the model's own JSON text, images as verified base64, and `cache_control`
+ * markers where the logged `cachePolicy` puts them. In a session, each message is laid out and
+ * written once, and what a request repeats from the one before is copied in one piece.
  */
-export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<string> {
+export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<Buffer> {
   const { config } = request;
   if (config.maxTokens === undefined) throw new LlmError("LLM_INVALID_REQUEST", "config.maxTokens is required by the Messages API");
   const catalog = options.catalog ?? CLAUDE_MODELS;
-  const memo = requestMemo<LaidMessage>(request, LAID);
-  const { layout, texts } = await layoutWith(request.messages, request.tools, (message) => laidMessage(message, options.attachments, memo));
+  const blocksOf = requestBlocks(request, options.attachments);
+  const indexed = await sessionLayout(request, blocksOf);
+  const { layout } = indexed;
   const marks = new Set(placeBreakpoints(request, layout));
   const ttl = config.cacheTtl ?? "5m";
   const { system, tools } = staticSections(layout, marks, ttl);
-  const body: Wire = { model: config.model, max_tokens: config.maxTokens };
-  if (system.length > 0) body.system = system;
-  if (tools.length > 0) body.tools = tools;
-  body.messages = new RawJson(messagesJson(layout, texts, marks, ttl));
-  return writeWireJson({ ...body, ...tailFields(request, config.maxTokens, catalog) });
+  const head: Wire = { model: config.model, max_tokens: config.maxTokens };
+  if (system.length > 0) head.system = system;
+  if (tools.length > 0) head.tools = tools;
+  const rest = writeWireJson(tailFields(request, config.maxTokens, catalog));
+  // The last wire message is closed after the last message's bytes.
+  const close = layout.blocks.at(-1)?.section === "messages" ? "]}]" : "]";
+  return joinedBody(request, {
+    ...messagesParts(request, indexed, marks, ttl, blocksOf),
+    head: Buffer.from(`${writeWireJson(head).slice(0, -1)},"messages":[`),
+    tail: Buffer.from(`${close},${rest.slice(1)}`),
+  });
 }
 
-/** {@link serializeRequest} as UTF-8 bytes, the form the adapter sends. */
-export async function serializeRequestBytes(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<Buffer> {
-  return Buffer.from(await serializeRequest(request, options));
+/** {@link serializeRequestBytes} as a string: the body a log turns back into. Public so a log can be checked against what was sent. */
+export async function serializeRequest(request: FrozenGenerateOptions, options: SerializeOptions = {}): Promise<string> {
+  return (await serializeRequestBytes(request, options)).toString("utf8");
 }
