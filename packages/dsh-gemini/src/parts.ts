@@ -55,7 +55,7 @@ function argsObject(block: Extract<AssistantContent, { type: "tool-call" }>): st
  * Gemini's own parts verbatim. Unsigned reasoning, another provider's signed or encrypted reasoning and
  * items, and empty unsigned text are left out.
  */
-function modelParts(content: readonly AssistantContent[]): string[] {
+export function modelParts(content: readonly AssistantContent[]): string[] {
   const parts: string[] = [];
   for (const block of content) {
     switch (block.type) {
@@ -90,7 +90,7 @@ async function functionResponse(message: Extract<Message, { role: "tool" }>, cal
 }
 
 /** The parts of one message (not the system prompt); a result names its call's id from `callIds`. */
-async function messageParts(message: Message, index: number, callIds: ReadonlyMap<string, string | undefined>, attachments: AttachmentStore | undefined): Promise<string[]> {
+export async function messageParts(message: Message, index: number, callIds: ReadonlyMap<string, string | undefined>, attachments: AttachmentStore | undefined): Promise<string[]> {
   switch (message.role) {
     case "system":
       throw invalid("a system message may only be the first message");

@@ -1,5 +1,5 @@
 import { MemoryAttachmentStore, putImage } from "dsh-attachments";
-import { RequestFreezer, freezeRequest, type GenerateOptions, type Message } from "dsh-llm";
+import { RequestFreezer, freezeRequest, type FrozenGenerateOptions, type GenerateOptions, type Message } from "dsh-llm";
 import { describe, expect, it } from "vitest";
 import { GeminiContents } from "./parts.js";
 import { serializeRequest, serializeRequestBytes } from "./serialize.js";
@@ -69,6 +69,31 @@ describe("serializeRequest", () => {
       ],
     });
     expect(text).toBe('{"contents":[{"role":"user","parts":[{"text":"Go"}]},{"role":"model","parts":[{"text":"","thoughtSignature":"T"},{"text":"more"}]}]}');
+  });
+
+  it("names in each result the id its call went out with: the last call of that id before it, wherever it sits in its answer", async () => {
+    const call = (callId: string, itemId: string) => ({ type: "tool-call" as const, callId, itemId, name: "f", arguments: "{}" });
+    const result = (callId: string): Message => ({ role: "tool", callId, toolName: "f", content: [{ type: "text", text: callId }], isError: false, source: "tool" });
+    const messages: Message[] = [
+      { role: "assistant", content: [call("a", "ga"), call("b", "gb"), { type: "text", text: "both" }], source: "model" },
+      result("b"),
+      result("a"),
+      user("again"),
+      { role: "assistant", content: [call("a", "ga2")], source: "model" },
+      result("a"),
+    ];
+    const ids = (text: string) => (JSON.parse(text) as { contents: { parts: { functionResponse?: { id: string } }[] }[] }).contents.flatMap((content) => content.parts.flatMap((part) => part.functionResponse?.id ?? []));
+    const freezer = new RequestFreezer();
+    expect(ids(await serializeRequest(freezer.freeze({ config, messages: messages.slice(0, 3) })))).toEqual(["gb", "ga"]);
+    expect(ids(await serializeRequest(freezer.freeze({ config, messages })))).toEqual(["gb", "ga", "ga2"]);
+    expect(ids(await body({ config, messages }))).toEqual(["gb", "ga", "ga2"]);
+  });
+
+  it("writes a request of frozen messages that no freezer froze afresh each time", async () => {
+    const message = Object.freeze({ role: "user" as const, content: Object.freeze([Object.freeze({ type: "text" as const, text: "hi" })]), source: "user" });
+    const request = { config, messages: Object.freeze([message]) } as unknown as FrozenGenerateOptions;
+    expect(await serializeRequest(request)).toBe('{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}');
+    expect(await serializeRequest(request)).toBe('{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}');
   });
 
   it("turns each message of a session into parts once, and the reuse changes no byte (merged contents included)", async () => {
@@ -144,6 +169,10 @@ describe("serializeRequest", () => {
       await expect(body({ config: { ...config, extensions: { [key]: 1 } }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: `extension ${key} would override a field the adapter sets` });
     }
     await expect(body({ config, messages: [{ role: "system", content: "Only this.", source: "system-prompt" }] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("at least one message") });
+    // Answers that leave no parts make no content either (unsigned reasoning, no text).
+    const empties: Message[] = [{ role: "assistant", content: [{ type: "reasoning", text: "hm" }], source: "model" }, { role: "assistant", content: [], source: "model" }];
+    await expect(body({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, ...empties] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("at least one message") });
+    await expect(body({ config, messages: [{ role: "system", content: "s", source: "system-prompt" }, user("x"), user("")] })).rejects.toMatchObject({ message: "message 1 holds an empty text part, which Gemini refuses" });
     await expect(body({ config, messages: [user("x"), { role: "system", content: "late", source: "system-prompt" }] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: "a system message may only be the first message" });
   });
 });

@@ -1,7 +1,7 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, requestMemo, type FrozenGenerateOptions, type JsonValue, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, joinedBody, type FrozenGenerateOptions, type JsonValue, type OwnFields } from "dsh-llm";
 import { thinkingLevelOf } from "./catalog.js";
-import { GeminiContents } from "./parts.js";
+import { contentsParts, hasContents } from "./content-bytes.js";
 
 /** Options of {@link serializeRequest}. */
 export interface GeminiSerializeOptions {
@@ -19,9 +19,6 @@ const OWNED: OwnFields = {
   own: new Set(["contents", "systemInstruction", "tools", "generationConfig", "model"]),
   fillable: new Set(),
 };
-
-/** The key of the session memo of frozen messages' parts: a message never changes, so its parts are written once per session. */
-const PARTS = Symbol("gemini parts");
 
 function invalid(message: string): LlmError {
   return new LlmError("LLM_INVALID_REQUEST", message, { retryable: false });
@@ -64,21 +61,28 @@ function envelope(request: FrozenGenerateOptions): Wire {
 }
 
 /**
- * The exact HTTP body this adapter sends for `request` to `models/{model}:streamGenerateContent`:
- * compact JSON, keys in a fixed order with `contents` last, so each request of a session is the
- * previous one's bytes with new parts appended. The model is in the URL, never in the body; every
- * thought signature goes back in the part it came in, and every call's arguments as the model wrote them.
- * A message is turned into parts once per session and reused.
+ * The exact HTTP body this adapter sends for `request` to `models/{model}:streamGenerateContent`, as
+ * UTF-8 bytes: compact JSON, keys in a fixed order with `contents` last, so each request of a session
+ * is the previous one's bytes with new parts appended. The model is in the URL, never in the body;
+ * every thought signature goes back in the part it came in, and every call's arguments as the model
+ * wrote them. In a session, each message's bytes are written once (again only where it joins the
+ * content before it differently, or its call's id changed), and the part of a body a request repeats
+ * from the one before is copied in one piece.
  */
-export async function serializeRequest(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<string> {
+export async function serializeRequestBytes(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<Buffer> {
   const head = JSON.stringify(envelope(request));
-  const { contents } = await GeminiContents.of(request.messages, options.attachments, requestMemo<readonly string[]>(request, PARTS));
-  if (contents.length === 0) throw invalid("Gemini needs at least one message besides the system prompt");
-  const body = contents.map((content) => `{"role":"${content.role}","parts":[${content.parts.join(",")}]}`).join(",");
-  return `${head === "{}" ? "{" : `${head.slice(0, -1)},`}"contents":[${body}]}`;
+  if (!hasContents(request)) throw invalid("Gemini needs at least one message besides the system prompt");
+  return joinedBody(request, {
+    ...contentsParts(request, options.attachments),
+    head: Buffer.from(`${head === "{}" ? "{" : `${head.slice(0, -1)},`}"contents":[`),
+    tail: CLOSE,
+  });
 }
 
-/** {@link serializeRequest} as UTF-8 bytes: what goes on the wire. */
-export async function serializeRequestBytes(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<Buffer> {
-  return Buffer.from(await serializeRequest(request, options));
+/** What closes the last content, `contents` and the body. */
+const CLOSE = Buffer.from("]}]}");
+
+/** {@link serializeRequestBytes} as a string: the body a log turns back into. */
+export async function serializeRequest(request: FrozenGenerateOptions, options: GeminiSerializeOptions = {}): Promise<string> {
+  return (await serializeRequestBytes(request, options)).toString("utf8");
 }
