@@ -1,6 +1,6 @@
-import { MemoryAttachmentStore, putImage, type AttachmentStore } from "dsh-attachments";
+import { MemoryAttachmentStore, putImage } from "dsh-attachments";
 import { RequestFreezer, freezeRequest, type FrozenGenerateOptions, type Message } from "dsh-llm";
-import { frozenUserMessage, makePng, nextHistory, readCounter, sessionSteps } from "dsh-testkit";
+import { frozenUserMessage, makePng, nextHistory, readCounter, bodiesInFlight, scheduledReads, sessionSteps } from "dsh-testkit";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { layoutRequest } from "./blocks.js";
@@ -137,14 +137,15 @@ describe("serializeRequest over one session's requests", () => {
     const branch = fc.array(message, { minLength: 1, maxLength: 3 });
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), branch, fc.array(branch, { minLength: 1, maxLength: 3 }), async (s, shared, branches) => {
-        const attachments: AttachmentStore = { put: (bytes) => store.put(bytes), has: (digest) => store.has(digest), get: async (digest) => (await s.schedule(Promise.resolve()), store.get(digest)) };
         const freezer = new RequestFreezer();
-        const base: Message[] = [{ role: "system", content: "s", source: "system-prompt" }, ...shared.map((m) => (m === "image" ? imageMessage() : m))];
-        await serializeRequest(freezer.freeze({ config, messages: base }), { attachments: store });
-        const requests = branches.map((tail) => freezer.freeze({ config, messages: [...base, ...tail.map((m) => (m === "image" ? imageMessage() : structuredClone(m)))] }));
-        const bodies = await s.waitFor(Promise.all(requests.map((request) => serializeRequest(request, { attachments }))));
-        const alone = await Promise.all(requests.map((request) => serializeRequest(freezeRequest(structuredClone({ config, messages: request.messages })), { attachments: store })));
-        expect(bodies).toEqual(alone);
+        const attachments = scheduledReads(store, s);
+        const made = (list: readonly (Message | "image")[]) => list.map((m) => (m === "image" ? imageMessage() : structuredClone(m)));
+        const { inFlight, alone } = await bodiesInFlight(s, [{ role: "system", content: "s", source: "system-prompt" } as Message, ...made(shared)], branches.map(made), {
+          session: (messages) => freezer.freeze({ config, messages }),
+          alone: (messages) => freezeRequest(structuredClone({ config, messages })),
+          serialize: (request, scheduled) => serializeRequest(request, { attachments: scheduled ? attachments : store }),
+        });
+        expect(inFlight).toEqual(alone);
       }),
       { numRuns: Number(process.env.DSH_PROPERTY_RUNS ?? 100) },
     );

@@ -3,4 +3,4 @@ export { captureLog, readmeShowsExample } from "./readme.js";
 export { apiMismatch } from "./api.js";
 export { runUntilKilled } from "./crash-run.js";
 export { streamOfReads } from "./reads.js";
-export { frozenUserMessage, nextHistory, readCounter, sessionSteps, type SessionStep } from "./sessions.js";
+export { frozenUserMessage, nextHistory, readCounter, scheduledReads, sessionSteps, bodiesInFlight, type InFlightSession, type SessionStep } from "./sessions.js";
