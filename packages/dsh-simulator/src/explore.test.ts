@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { exploreResponse } from "./explore.js";
 import { messagesExploreView } from "./messages-explore.js";
+import { responsesExploreView } from "./responses-serve.js";
 
 const tools = [{ type: "function", function: { name: "list_dir" } }];
 
@@ -71,5 +72,38 @@ describe("messagesExploreView", () => {
     expect(view).toEqual({ messages: [{ role: "system", content: "Summarize." }, { role: "user", content: "x" }] });
     expect("tools" in view).toBe(false);
     expect(messagesExploreView({})).toEqual({ messages: [] });
+  });
+});
+
+describe("responsesExploreView", () => {
+  it("turns a Responses body into Chat Completions messages: developer text as system, calls as assistant calls, outputs as tool messages", () => {
+    const body = {
+      tools: [{ type: "function", name: "list_dir" }],
+      input: [
+        { role: "developer", content: "Be brief." },
+        { type: "message", role: "user", content: [{ type: "input_text", text: "Look " }, { type: "input_text", text: "around." }, { type: "input_image" }] },
+        { type: "reasoning", summary: [] },
+        { type: "function_call", name: "list_dir", call_id: "c", arguments: "{}" },
+        { type: "function_call_output", call_id: "c", output: "a.txt" },
+        { type: "function_call_output", call_id: "d" },
+        null,
+      ],
+    };
+    expect(responsesExploreView(body)).toEqual({
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Look around." },
+        { role: "assistant", tool_calls: [{ function: { name: "list_dir" } }] },
+        { role: "tool", content: "a.txt" },
+        { role: "tool", content: "" },
+      ],
+      tools: [{ type: "function", name: "list_dir" }],
+    });
+  });
+
+  it("reads an input given as a string as one user message, and leaves tools out when none are offered", () => {
+    const view = responsesExploreView({ input: "Summarize." });
+    expect(view).toEqual({ messages: [{ role: "user", content: "Summarize." }] });
+    expect("tools" in view).toBe(false);
   });
 });
