@@ -20,10 +20,10 @@ export interface JoinedBodyParts {
 
 /**
  * A request body for adapters that serialize each message on its own: `head`, the messages' bytes
- * joined by commas or the parts' `separator` (empty ones left out), `tail`. Per session, the joined bytes of the last request
- * are kept, so the part a request repeats from the one before is copied in one piece and only what
- * is new is looked up; bytes that are not kept (an image, a marked message) are made afresh at every
- * request. The caller owns the returned buffer.
+ * joined by commas or the parts' `separator` (empty ones left out), `tail`. Per session, the joined
+ * bytes of the last request are kept, so the part a request repeats from the one before is copied
+ * in one piece and only what is new is looked up; bytes that are not kept (an image, a marked
+ * message) are made afresh at every request. The caller owns the returned buffer.
  */
 export async function joinedBody(request: FrozenGenerateOptions, parts: JoinedBodyParts): Promise<Buffer> {
   const joined = requestJoinedBytes(request, parts.key, parts.separator);
