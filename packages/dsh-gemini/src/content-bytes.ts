@@ -1,6 +1,6 @@
 import type { AttachmentStore } from "dsh-attachments";
 import { holdsImage, requestMemo, type FrozenGenerateOptions, type JoinedBodyParts, type Message } from "dsh-llm";
-import { messageParts, modelParts } from "./parts.js";
+import { contentRole, messageParts, modelParts } from "./parts.js";
 
 /** The key of the session memo of frozen, image-free messages' bytes in the body's `contents`, with the opening they were made with. */
 const BYTES = Symbol("gemini contents bytes");
@@ -20,11 +20,6 @@ const OPENINGS = {
   user: { first: '{"role":"user","parts":[', next: ']},{"role":"user","parts":[' },
   model: { first: '{"role":"model","parts":[', next: ']},{"role":"model","parts":[' },
 } as const;
-
-/** The role of the content a message's parts go in. */
-function roleOf(message: Message): keyof typeof OPENINGS {
-  return message.role === "assistant" ? "model" : "user";
-}
 
 /**
  * Whether `message` leaves parts, from its kept bytes when the memo holds them: every user message
@@ -69,10 +64,10 @@ export function contentsParts(request: FrozenGenerateOptions, attachments: Attac
   const memo = requestMemo<KeptBytes>(request, BYTES);
   const opening = (index: number, leaves: boolean): string => {
     if (!leaves) return "";
-    const open = OPENINGS[roleOf(messages[index]!)];
+    const open = OPENINGS[contentRole(messages[index]!)];
     const before = lastWithParts(messages, index, memo);
     if (before === undefined) return open.first;
-    return roleOf(before) === roleOf(messages[index]!) ? "," : open.next;
+    return contentRole(before) === contentRole(messages[index]!) ? "," : open.next;
   };
   const made = async (message: Message, index: number): Promise<Buffer> => {
     const callId = callIdOf(messages, index);

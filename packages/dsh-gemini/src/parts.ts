@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, holdsImage, imageBase64, type AssistantContent, type Message, type UserContent } from "dsh-llm";
+import { LlmError, imageBase64, type AssistantContent, type Message, type UserContent } from "dsh-llm";
 
 /** The `api` of the provider items this adapter logs and sends back verbatim. */
 export const GEMINI_API = "gemini";
@@ -89,6 +89,11 @@ async function functionResponse(message: Extract<Message, { role: "tool" }>, cal
   return `{"functionResponse":{${id === undefined ? "" : `"id":${json(id)},`}"name":${json(message.toolName)},"response":{${json(message.isError ? "error" : "output")}:${json(text)}}${media}}}`;
 }
 
+/** The role of the content a message's parts go in: answers are the model's, the rest the user's. */
+export function contentRole(message: Message): WireContent["role"] {
+  return message.role === "assistant" ? "model" : "user";
+}
+
 /** The parts of one message (not the system prompt); a result names its call's id from `callIds`. */
 export async function messageParts(message: Message, index: number, callIds: ReadonlyMap<string, string | undefined>, attachments: AttachmentStore | undefined): Promise<string[]> {
   switch (message.role) {
@@ -112,24 +117,19 @@ export async function messageParts(message: Message, index: number, callIds: Rea
  */
 export class GeminiContents {
   readonly #attachments: AttachmentStore | undefined;
-  readonly #memo: Map<object, readonly string[]> | undefined;
   /** The id each call went out with (Gemini's own, or none), which its result names back. */
   readonly #callIds = new Map<string, string | undefined>();
   readonly #contents: { readonly role: WireContent["role"]; readonly parts: string[] }[] = [];
   #added = 0;
 
-  /**
-   * With a session's `memo`, a frozen message without images is turned into parts once: a message
-   * never changes, and a result always follows the same call.
-   */
-  constructor(attachments: AttachmentStore | undefined, memo?: Map<object, readonly string[]>) {
+  /** Contents whose images are read from `attachments`. */
+  constructor(attachments: AttachmentStore | undefined) {
     this.#attachments = attachments;
-    this.#memo = memo;
   }
 
   /** The contents of a request's `messages`: all of them but a system prompt first, which is no content. */
-  static async of(messages: readonly Message[], attachments: AttachmentStore | undefined, memo?: Map<object, readonly string[]>): Promise<GeminiContents> {
-    const built = new GeminiContents(attachments, memo);
+  static async of(messages: readonly Message[], attachments: AttachmentStore | undefined): Promise<GeminiContents> {
+    const built = new GeminiContents(attachments);
     for (const message of messages[0]?.role === "system" ? messages.slice(1) : messages) await built.add(message);
     return built;
   }
@@ -143,16 +143,11 @@ export class GeminiContents {
   async add(message: Message): Promise<void> {
     const index = this.#added++;
     if (message.role === "assistant") for (const block of message.content) if (block.type === "tool-call") this.#callIds.set(block.callId, block.itemId);
-    let parts = this.#memo?.get(message);
-    if (parts === undefined) {
-      parts = await messageParts(message, index, this.#callIds, this.#attachments);
-      if (this.#memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) this.#memo.set(message, parts);
-    }
+    const parts = await messageParts(message, index, this.#callIds, this.#attachments);
     if (parts.length === 0) return;
     const last = this.#contents.at(-1);
-    const role = message.role === "assistant" ? "model" : "user";
-    // A content gets its own array: the memo's stays as it was.
+    const role = contentRole(message);
     if (last?.role === role) last.parts.push(...parts);
-    else this.#contents.push({ role, parts: [...parts] });
+    else this.#contents.push({ role, parts });
   }
 }
