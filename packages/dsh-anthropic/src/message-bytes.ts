@@ -1,4 +1,4 @@
-import { holdsImage, requestMemo, type FrozenGenerateOptions, type JoinedBodyParts, type Message } from "dsh-llm";
+import { PlacedBytes, type FrozenGenerateOptions, type JoinedBodyParts, type Message } from "dsh-llm";
 import type { BlocksOf, IndexedLayout, LaidMessage, WireBlock } from "./blocks.js";
 import { writeWireJson } from "./wire-json.js";
 
@@ -7,14 +7,8 @@ export function sent(value: WireBlock["value"], ttl: string | undefined): WireBl
   return ttl === undefined ? value : { ...value, cache_control: { type: "ephemeral", ttl } };
 }
 
-/** The key of the session memo of each unmarked frozen, image-free message's bytes in the wire `messages`, with the opening they were made with. */
+/** The key of the session memo of each unmarked frozen, image-free message's bytes in the wire `messages`, kept with what opens them (see {@link opening}). */
 const BYTES = Symbol("messages bytes");
-
-/** A message's bytes in the wire `messages`, kept with what opens them (see {@link opening}). */
-interface KeptBytes {
-  readonly opening: string;
-  readonly bytes: Buffer;
-}
 
 /** What opens a wire message of each role: first in the wire `messages`, or after another one. */
 const OPENINGS = {
@@ -64,7 +58,7 @@ const NO_BLOCKS: LaidMessage = { role: "user", blocks: [] };
  */
 export function messagesParts(request: FrozenGenerateOptions, indexed: IndexedLayout, marks: ReadonlySet<number>, ttl: string, blocksOf: BlocksOf): Omit<JoinedBodyParts, "head" | "tail"> {
   const { messages } = request;
-  const memo = requestMemo<KeptBytes>(request, BYTES);
+  const placed = new PlacedBytes(request, BYTES);
   const marked = markedMessages(indexed, marks);
   const made = async (message: Message, index: number): Promise<Buffer> => {
     const start = indexed.starts[index]!;
@@ -73,17 +67,14 @@ export function messagesParts(request: FrozenGenerateOptions, indexed: IndexedLa
     const json = blocks.map((value, j) => writeWireJson(sent(value, marks.has(start + j) ? ttl : undefined)));
     const open = opening(indexed, index);
     const bytes = Buffer.from(open + json.join(","));
-    if (!marked.has(index) && memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, { opening: open, bytes });
+    if (!marked.has(index)) placed.keep(message, open, bytes);
     return bytes;
   };
   return {
     key: BYTES,
     separator: "",
     marked: [...marked],
-    cached: (index) => {
-      const kept = marked.has(index) ? undefined : memo?.get(messages[index]!);
-      return kept !== undefined && kept.opening === opening(indexed, index) ? kept.bytes : undefined;
-    },
+    cached: (index) => (marked.has(index) ? undefined : placed.at(messages[index]!, opening(indexed, index))),
     serialize: (index) => made(messages[index]!, index),
   };
 }

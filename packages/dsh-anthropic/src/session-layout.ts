@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { holdsImage, requestMemo, type FrozenGenerateOptions, type Message } from "dsh-llm";
+import { mayKeep, requestMemo, type FrozenGenerateOptions, type Message } from "dsh-llm";
 import { extendIndexed, layoutWith, messageBlocks, type BlocksOf, type IndexedLayout, type LaidMessage } from "./blocks.js";
 
 /** The key of the session memo of each frozen, image-free message laid out: a message never changes, so it is laid out once per session. */
@@ -23,7 +23,7 @@ export function requestBlocks(request: FrozenGenerateOptions, attachments: Attac
 
 async function layOut(message: Message, attachments: AttachmentStore | undefined, memo: Map<object, LaidMessage> | undefined): Promise<LaidMessage> {
   const laid = await messageBlocks(message, attachments);
-  if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, laid);
+  if (memo !== undefined && mayKeep(message)) memo.set(message, laid);
   return laid;
 }
 

@@ -1,15 +1,13 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { holdsImage, requestMemo, type FrozenGenerateOptions, type JoinedBodyParts, type Message } from "dsh-llm";
+import { PlacedBytes, type FrozenGenerateOptions, type JoinedBodyParts, type Message } from "dsh-llm";
 import { contentRole, messageParts, modelParts } from "./parts.js";
 
-/** The key of the session memo of frozen, image-free messages' bytes in the body's `contents`, with the opening they were made with. */
+/** The key of the session memo of frozen, image-free messages' bytes in the body's `contents`, kept with their place (see {@link place}). */
 const BYTES = Symbol("gemini contents bytes");
 
-/** A message's bytes in `contents`, kept with what opens them (see {@link opening}) and, for a result, the id of its call. */
-interface KeptBytes {
-  readonly opening: string;
-  readonly callId: string | undefined;
-  readonly bytes: Buffer;
+/** Where a message's bytes stand: what opens them and, for a result, the id its call went out with (an opening holds no line break). */
+function place(opening: string, callId: string | undefined): string {
+  return callId === undefined ? opening : `${opening}\n${callId}`;
 }
 
 /** What a system prompt first leaves in `contents`: it is the body's `systemInstruction`. */
@@ -25,15 +23,15 @@ const OPENINGS = {
  * Whether `message` leaves parts, from its kept bytes when the memo holds them: every user message
  * and result does, an answer of only unsigned reasoning does not, and a system prompt is no content.
  */
-function leavesParts(message: Message, memo: Map<object, KeptBytes> | undefined): boolean {
-  const kept = memo?.get(message);
+function leavesParts(message: Message, placed: PlacedBytes): boolean {
+  const kept = placed.kept(message);
   if (kept !== undefined) return kept.bytes.length > 0;
   return message.role === "assistant" ? modelParts(message.content).length > 0 : message.role !== "system";
 }
 
 /** The last message before `index` that leaves parts, if any. */
-function lastWithParts(messages: readonly Message[], index: number, memo: Map<object, KeptBytes> | undefined): Message | undefined {
-  for (let before = index - 1; before >= 0; before--) if (leavesParts(messages[before]!, memo)) return messages[before];
+function lastWithParts(messages: readonly Message[], index: number, placed: PlacedBytes): Message | undefined {
+  for (let before = index - 1; before >= 0; before--) if (leavesParts(messages[before]!, placed)) return messages[before];
   return undefined;
 }
 
@@ -61,11 +59,11 @@ function callIdOf(messages: readonly Message[], index: number): string | undefin
 export function contentsParts(request: FrozenGenerateOptions, attachments: AttachmentStore | undefined): Omit<JoinedBodyParts, "head" | "tail"> {
   const { messages } = request;
   const start = messages[0]?.role === "system" ? 1 : 0;
-  const memo = requestMemo<KeptBytes>(request, BYTES);
+  const placed = new PlacedBytes(request, BYTES);
   const opening = (index: number, leaves: boolean): string => {
     if (!leaves) return "";
     const open = OPENINGS[contentRole(messages[index]!)];
-    const before = lastWithParts(messages, index, memo);
+    const before = lastWithParts(messages, index, placed);
     if (before === undefined) return open.first;
     return contentRole(before) === contentRole(messages[index]!) ? "," : open.next;
   };
@@ -74,15 +72,15 @@ export function contentsParts(request: FrozenGenerateOptions, attachments: Attac
     const own = index < start ? NO_PARTS : await messageParts(message, index - start, message.role === "tool" ? new Map([[message.callId, callId]]) : new Map(), attachments);
     const open = opening(index, own.length > 0);
     const bytes = Buffer.from(open + own.join(","));
-    if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, { opening: open, callId, bytes });
+    placed.keep(message, place(open, callId), bytes);
     return bytes;
   };
   return {
     key: BYTES,
     separator: "",
     cached: (index) => {
-      const kept = memo?.get(messages[index]!);
-      return kept !== undefined && kept.opening === opening(index, kept.bytes.length > 0) && kept.callId === callIdOf(messages, index) ? kept.bytes : undefined;
+      const kept = placed.kept(messages[index]!);
+      return kept !== undefined && kept.place === place(opening(index, kept.bytes.length > 0), callIdOf(messages, index)) ? kept.bytes : undefined;
     },
     serialize: (index) => made(messages[index]!, index),
   };
@@ -91,5 +89,5 @@ export function contentsParts(request: FrozenGenerateOptions, attachments: Attac
 /** Whether any message of `request` (a system prompt first aside) leaves parts: Gemini needs at least one content. */
 export function hasContents(request: FrozenGenerateOptions): boolean {
   const { messages } = request;
-  return lastWithParts(messages, messages.length, requestMemo<KeptBytes>(request, BYTES)) !== undefined;
+  return lastWithParts(messages, messages.length, new PlacedBytes(request, BYTES)) !== undefined;
 }

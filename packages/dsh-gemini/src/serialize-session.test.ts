@@ -86,6 +86,35 @@ describe("serializeRequest over one session's requests", () => {
     expect(body).toContain('{"role":"user","parts":[{"functionResponse":{"name":"t","response"');
   });
 
+  it("gives a kept result the id its call went out with in each request, when another call of its id took the call's place or none did", async () => {
+    const freezer = new RequestFreezer();
+    const go: Message = { role: "user", content: [{ type: "text", text: "go" }], source: "user" };
+    const result: Message = { role: "tool", callId: "c", toolName: "t", content: [{ type: "text", text: "r" }], isError: false, source: "tool" };
+    const answer = (itemId: string): Message => ({ role: "assistant", content: [{ type: "tool-call", callId: "c", itemId, name: "t", arguments: "{}" }], source: "model" });
+    const summary: Message = { role: "assistant", content: [{ type: "text", text: "I called t." }], source: "compaction" };
+    // An id is any string the provider gave, even one that reads like a missing value.
+    for (const [before, id] of [[answer("g1"), "g1"], [answer("g2"), "g2"], [answer("undefined"), "undefined"], [summary, undefined]] as const) {
+      const request = freezer.freeze({ config, messages: [go, before, result] });
+      const body = await serializeRequest(request);
+      expect(body).toBe(await serializeRequest(freezeRequest(structuredClone({ config, messages: request.messages }))));
+      expect(body).toContain(id === undefined ? '"parts":[{"functionResponse":{"name":"t","response"' : `"parts":[{"functionResponse":{"id":"${id}","name":"t","response"`);
+    }
+  });
+
+  it("gives each of an answer's parallel calls' results the id of its own call", async () => {
+    const request = new RequestFreezer().freeze({
+      config,
+      messages: [
+        { role: "user", content: [{ type: "text", text: "go" }], source: "user" },
+        { role: "assistant", content: [{ type: "tool-call", callId: "c", itemId: "g1", name: "t", arguments: "{}" }, { type: "tool-call", callId: "d", itemId: "g2", name: "t", arguments: "{}" }], source: "model" },
+        { role: "tool", callId: "c", toolName: "t", content: [{ type: "text", text: "r1" }], isError: false, source: "tool" },
+        { role: "tool", callId: "d", toolName: "t", content: [{ type: "text", text: "r2" }], isError: false, source: "tool" },
+      ],
+    });
+    const body = await serializeRequest(request);
+    expect(body).toContain('{"functionResponse":{"id":"g1","name":"t","response":{"output":"r1"}}},{"functionResponse":{"id":"g2","name":"t","response":{"output":"r2"}}}');
+  });
+
   it("writes the bytes of only the messages a request adds to the session's last request, however long the history", async () => {
     const answer = (i: number): Message => ({ role: "assistant", content: [{ type: "tool-call", callId: `c${i}`, name: "t", arguments: "{}" }], source: "model" });
     const result = (i: number): Message => ({ role: "tool", callId: `c${i}`, toolName: "t", content: [{ type: "text", text: `r${i}` }], isError: false, source: "tool" });

@@ -45,6 +45,7 @@ export {
   type GenerateOptions,
 } from "./request.js";
 export { joinedBody, type JoinedBodyParts } from "./joined-body.js";
+export { PlacedBytes, mayKeep, type PlacedBytesEntry } from "./kept.js";
 export { StreamAssembler, type FinishReason, type GenerateResult, type StreamChunk } from "./stream.js";
 export type { AdapterContext, LlmAdapter, ModelDefaults } from "./adapter.js";
 export { LlmRuntime, type LlmRuntimeOptions, type LlmStreamEvent, type LlmStreamListener } from "./runtime.js";

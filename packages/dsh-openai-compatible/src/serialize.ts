@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, holdsImage, imageBase64, joinedBody, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
+import { LlmError, imageBase64, joinedBody, mayKeep, requestMemo, addExtensionFields, canonicalJson, type FrozenGenerateOptions, type OwnFields, type JsonValue, type Message, type UserContent } from "dsh-llm";
 import { effortFields } from "./effort.js";
 
 /** Which flavour of the Chat Completions API a server speaks. */
@@ -85,7 +85,7 @@ const FRAGMENTS: Readonly<Record<Dialect, symbol>> = { deepseek: Symbol("chat-co
  */
 async function messageBytes(message: Message, options: SerializeOptions, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
   const bytes = Buffer.from(await serializeMessage(message, options));
-  if (memo !== undefined && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, bytes);
+  if (memo !== undefined && mayKeep(message)) memo.set(message, bytes);
   return bytes;
 }
 

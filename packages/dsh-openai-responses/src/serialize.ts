@@ -1,5 +1,5 @@
 import type { AttachmentStore } from "dsh-attachments";
-import { LlmError, addExtensionFields, canonicalJson, holdsImage, joinedBody, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
+import { LlmError, addExtensionFields, canonicalJson, joinedBody, mayKeep, requestMemo, type FrozenGenerateOptions, type JsonValue, type Message, type OwnFields } from "dsh-llm";
 import { breakpointsFor } from "./breakpoints.js";
 import { messageItems } from "./items.js";
 
@@ -37,7 +37,7 @@ const FRAGMENTS = Symbol("responses fragments");
 async function itemBytes(message: Message, attachments: AttachmentStore | undefined, mark: boolean, memo: Map<object, Buffer> | undefined): Promise<Buffer> {
   const items = await messageItems(message, attachments, mark);
   const bytes = Buffer.from(items.map((item) => JSON.stringify(item)).join(","));
-  if (memo !== undefined && !mark && Object.isFrozen(message) && !holdsImage(message)) memo.set(message, bytes);
+  if (memo !== undefined && !mark && mayKeep(message)) memo.set(message, bytes);
   return bytes;
 }
 
