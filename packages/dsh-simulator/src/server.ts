@@ -16,6 +16,7 @@ import { geminiExploreView, type GeminiBody } from "./gemini-prompt.js";
 import { geminiVerdict } from "./gemini-rules.js";
 import { geminiRoute, serveGeminiCache } from "./gemini-serve.js";
 import { geminiFrames } from "./gemini-stream.js";
+import { HTTP_FAULTS, deliver, playsHttpFault, sendError, type Refuse } from "./http-answer.js";
 import { PrefixCache } from "./prefix-cache.js";
 import { promptTokens } from "./prompt.js";
 import type { ResponsesBody } from "./responses-prompt.js";
@@ -76,25 +77,6 @@ export interface Simulator {
 }
 
 const EXHAUSTED: ScriptedResponse = { text: "(the scenario has no more responses)" };
-
-/** Answers with an HTTP error, recording the request as one that reached no model. */
-type Refuse = (status: number, message: string, fault?: ScriptedResponse["fault"], headers?: Record<string, string>, type?: string) => void;
-
-/** What an HTTP fault says in each dialect: a 429's and a 500's message and error type. */
-const HTTP_FAULTS = {
-  chat: { limited: ["rate limited", "rate_limit_error"], failed: ["internal error", "api_error"] },
-  responses: { limited: ["rate limited", "rate_limit_error"], failed: ["internal error", "server_error"] },
-  gemini: { limited: ["Resource has been exhausted (e.g. check quota).", "RESOURCE_EXHAUSTED"], failed: ["An internal error has occurred.", "INTERNAL"] },
-} as const;
-
-/** Plays a scripted `http-429` or `http-500` in the dialect's words; false for any other script. */
-function playsHttpFault(scripted: ScriptedResponse, refuse: Refuse, words: (typeof HTTP_FAULTS)[keyof typeof HTTP_FAULTS]): boolean {
-  if (scripted.fault !== "http-429" && scripted.fault !== "http-500") return false;
-  const limited = scripted.fault === "http-429";
-  const [message, type] = limited ? words.limited : words.failed;
-  refuse(limited ? 429 : 500, message, scripted.fault, { "retry-after": "0" }, type);
-  return true;
-}
 
 /**
  * Starts a loopback server that answers from a scenario in three dialects: OpenAI-compatible Chat
@@ -192,13 +174,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       const key = callKey(blocks.at(-1)?.prefixKey ?? raw);
       // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
       const id = `msg_sim_${callKey(raw)}`;
-      await deliver(response, messagesFrames(id, model, scripted, outcome, signature, key, diagnostician.messages(body, blocks, id)), scripted.fault);
+      await deliver(response, messagesFrames(id, model, scripted, outcome, signature, key, diagnostician.messages(body, blocks, id)), scripted.fault, options.stallMs);
       return;
     }
     const tokens = promptTokens(body);
     const hit = prefixCache.serve(model, tokens);
     record(raw, { promptTokens: tokens.length, cacheHitTokens: hit, cacheWriteTokens: 0, fault: scripted.fault });
-    await deliver(response, chatFrames(n, model, scripted, tokens.length, hit, callKey(raw)), scripted.fault);
+    await deliver(response, chatFrames(n, model, scripted, tokens.length, hit, callKey(raw)), scripted.fault, options.stallMs);
   }
 
   /** One Responses API request: its rules, then the scripted answer with OpenAI's prefix cache. */
@@ -217,7 +199,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const id = `resp_sim_${callKey(raw)}`;
     const diagnosis = diagnostician.responses(body, cache.ends, id);
     const answer = { id, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens, ...(diagnosis === undefined ? {} : { extra: { prompt_cache_diagnostics: diagnosis } }) };
-    await deliver(response, responsesFrames(answer, scripted), scripted.fault);
+    await deliver(response, responsesFrames(answer, scripted), scripted.fault, options.stallMs);
   }
 
   /** One Gemini request: its rules, then the scripted answer with Google's implicit cache. */
@@ -233,38 +215,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
     // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
     const answer = { responseId: `sim_${callKey(raw)}`, model, thinking: verdict.thinking, thoughts: verdict.thoughts, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens };
-    await deliver(response, geminiFrames(answer, scripted), scripted.fault);
-  }
-
-  /** Streams the frames, or plays the scripted fault with them. */
-  async function deliver(response: ServerResponse, frames: readonly string[], fault: ScriptedResponse["fault"]): Promise<void> {
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    if (fault === "truncate") {
-      // Let the first half reach the client before the connection drops, as a mid-stream failure would.
-      await new Promise((resolve) => response.write(frames.slice(0, Math.max(1, Math.floor(frames.length / 2))).join(""), resolve));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      response.destroy();
-      return;
-    }
-    if (fault === "malformed") {
-      response.write(frames[0]!);
-      response.end('data: {"choices": [ this is not json\n\n');
-      return;
-    }
-    if (fault === "stall") {
-      response.write(frames[0]!);
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, options.stallMs ?? 30_000);
-        response.on("close", () => {
-          clearTimeout(timer);
-          resolve(undefined);
-        });
-      });
-      response.destroy();
-      return;
-    }
-    for (const text of frames) response.write(text);
-    response.end();
+    await deliver(response, geminiFrames(answer, scripted), scripted.fault, options.stallMs);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -290,13 +241,6 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       await writeCacheFile(options.cacheFile, { prefixes: prefixCache.keys(), explicit, fingerprints: diagnostician.saved() }, startedAt + clock);
     },
   };
-}
-
-/** An error response in the dialect's shape: Anthropic's `{type: "error", error}`, Google's `{error: {code, message, status}}` or OpenAI's `{error}`. */
-function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, type = "simulator_error", dialect: "anthropic" | "google" | "openai" = "openai"): void {
-  response.writeHead(status, { "content-type": "application/json", ...headers });
-  const google = { error: { code: status, message, status: type === "authentication_error" ? "UNAUTHENTICATED" : type } };
-  response.end(JSON.stringify(dialect === "anthropic" ? { type: "error", error: { type, message } } : dialect === "google" ? google : { error: { message, type, param: null, code: type } }));
 }
 
 /**
