@@ -55,6 +55,9 @@ describe("MCP tools over stdio", () => {
     const tools = await connect([stdioSpec({ name: "test", callTimeoutMs: 300 })], { onProblem: (line) => problems.push(line) });
     const slow = await named(tools, "slow").invoke('{"ms":5000}', context());
     expect(slow).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error \[TOOL_FAILED\]: MCP server test could not complete the call: .*timed out/i) }] });
+    // The server wrote nothing to standard error yet, so the line quotes nothing.
+    expect(problems).toEqual([expect.stringMatching(/^MCP server test: slow failed: .*timed out/i)]);
+    expect(problems[0]).not.toContain("it wrote");
     const crash = await named(tools, "crash").invoke("{}", context());
     expect(crash).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Error \[TOOL_FAILED\]: MCP server test could not complete the call/) }] });
     expect(problems.some((line) => /^MCP server test: crash failed: .*\(it wrote: crashing on purpose\)$/.test(line))).toBe(true);
@@ -79,6 +82,21 @@ describe("MCP tools over stdio", () => {
     expect((await named(plain, "where").invoke("{}", context())).content[0]).toMatchObject({ text: `${process.cwd()}|-` });
   });
 
+  it("takes empty or blank arguments as no arguments, and refuses any JSON that is not an object", async () => {
+    const tools = await connect([stdioSpec()]);
+    for (const blank of ["", "  \n"]) expect((await named(tools, "where").invoke(blank, context())).isError).toBe(false);
+    for (const other of ["null", "5", '"text"', "[]"]) expect((await named(tools, "where").invoke(other, context())).content[0]).toMatchObject({ text: "Error [TOOL_INVALID_ARGUMENTS]: arguments must be a JSON object" });
+  });
+
+  it("says nothing of a server it stopped itself, nor of one connected before another failed", async () => {
+    const problems: string[] = [];
+    const tools = await connectMcpServers([stdioSpec()], { onProblem: (line) => problems.push(line) });
+    await tools.close();
+    await expect(connectMcpServers([stdioSpec({ name: "first" }), { command: "/nonexistent/dsh-mcp-server" }], { onProblem: (line) => problems.push(line) })).rejects.toMatchObject({ code: "MCP_CONNECT" });
+    // Closing waits for the connections to end, so a report of their end would be in by now.
+    expect(problems).toEqual([]);
+  });
+
   it("reports an aborted call as aborted", async () => {
     const tools = await connect([stdioSpec()]);
     const controller = new AbortController();
@@ -98,7 +116,8 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(await named(tools, "echo").invoke('{"text":"over http"}', context())).toMatchObject({ content: [{ text: "echo: over http" }] });
     expect(registry.get("extra")).toBeUndefined();
     await named(tools, "grow").invoke("{}", context());
-    await expect.poll(() => registry.get("extra")?.schema.description).toBe("A tool that came later.");
+    // Read again before the call's result returns, whenever the server's notification arrives.
+    expect(registry.get("extra")?.schema.description).toBe("A tool that came later.");
     expect(registry.list().map((tool) => tool.schema.name)).toEqual(["echo", "add", "picture", "slow", "count", "where", "fail", "crash", "grow", "extra"]);
   });
 
