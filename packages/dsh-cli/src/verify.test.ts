@@ -6,7 +6,11 @@ import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
 import { testPostgres } from "dsh-store-conformance/postgres-suite";
 import pg from "pg";
+import { chainGenesis, lineDigest, nextLink } from "dsh-log";
 import { runCli } from "./test-support/run-cli.js";
+
+/** How a JSONL line starts before its event's first key: `{"chain":"<43 characters of base64url>",`. */
+const LINK_PREFIX = `{"chain":"${"x".repeat(43)}",`;
 
 let dir: string;
 const server = testPostgres();
@@ -112,6 +116,27 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     const dropped = await cli("verify", "s.jsonl", ...checked);
     expect(dropped).toMatchObject({ code: 6, stdout: expect.stringMatching(/^broken: session \S+: the log ends at \d+ events, but the witness holds a head signed at \d+: its tail was dropped\n$/) });
     expect(await cli("verify", "s.jsonl", "--witness", "witness.jsonl")).toMatchObject({ code: 2, stderr: "dsh: --public-key and --witness go together: the witness's heads are checked with the key\n" });
+  });
+
+  it("calls a chain no signed head covers unwitnessed (exit 6): an empty witness, and a log forged under a new id with its chain recomputed", async () => {
+    expect((await cli("run", "--log", "s.jsonl", ...signed, "--scenario", await scenario(), "go")).code).toBe(0);
+    await writeFile(join(cwd(), "empty.jsonl"), "");
+    const empty = await cli("verify", "s.jsonl", "--public-key", "writer.pem.pub", "--witness", "empty.jsonl");
+    expect(empty).toMatchObject({ code: 6, stdout: expect.stringMatching(/^unwitnessed: session \S+: the chain holds, but no head in the witness is of session \S+: none of its \d+ events is witnessed/) });
+    // Forged without the key: another text, a new session id, the chain recomputed with the public functions.
+    const [header, ...events] = (await readFile(join(cwd(), "s.jsonl"), "utf8")).trimEnd().split("\n");
+    const info = { ...(JSON.parse(header!) as { sessionId: string; createdAt: number }), sessionId: "forged" };
+    let link = chainGenesis(info);
+    const forged = events.map((stored) => {
+      const line = `{${stored.trimEnd().slice(LINK_PREFIX.length)}`.replace('"go"', '"no"');
+      link = nextLink(link, lineDigest(line));
+      return `{"chain":"${link.toString("base64url")}",${line.slice(1)}`;
+    });
+    await writeFile(join(cwd(), "forged.jsonl"), `${JSON.stringify(info)}\n${forged.join("\n")}\n`);
+    expect(await cli("verify", "forged.jsonl")).toMatchObject({ code: 0, stdout: expect.stringMatching(/^intact: session forged/) });
+    const against = await cli("verify", "forged.jsonl", ...checked, "--json");
+    expect(against.code).toBe(6);
+    expect(JSON.parse(against.stdout)).toMatchObject({ sessionId: "forged", status: "unwitnessed", witnessed: 0, unwitnessed: events.length });
   });
 
   it("calls a log written before chains unchained, and refuses to sign appends to it", async () => {

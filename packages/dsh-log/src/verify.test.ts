@@ -165,9 +165,56 @@ describe("verifyLines on stored lines from any store", () => {
     const atTwo = signHead(chain.head, privateKey);
     // A head of another session in a shared witness is not this session's business.
     const foreign = signHead({ sessionId: "other", events: 9, head: "00".repeat(32) }, privateKey);
-    expect(await verifyLines(stored(["a", "b", "c", "d"], 4), { heads: [atTwo, foreign], publicKey })).toMatchObject({ status: "intact", witnessed: 1, unwitnessed: 2 });
+    expect(await verifyLines(stored(["a", "b", "c", "d"], 4), { heads: [atTwo, foreign], publicKey })).toMatchObject({
+      status: "unwitnessed",
+      witnessed: 1,
+      unwitnessed: 2,
+      head: SessionChain.start({ sessionId: "m", createdAt: 1 }).extend(["a", "b", "c", "d"]).at(-1)!.toString("hex"),
+      problem: "the last signed head covers 2 of 4 events: the 2 after it are not witnessed (a writer that stopped before its witness caught up, or appends made without the key)",
+    });
+    chain.extend(["c"]);
+    expect(await verifyLines(stored(["a", "b", "c", "d"], 4), { heads: [signHead(chain.head, privateKey), atTwo], publicKey })).toMatchObject({ status: "unwitnessed", unwitnessed: 1, problem: expect.stringMatching(/covers 3 of 4 events: the 1 after it is not witnessed/) });
     const beyond = [6, 9, 7].map((events) => signHead({ sessionId: "m", events, head: "00".repeat(32) }, privateKey));
     expect(await verifyLines(stored(["a", "b"]), { heads: beyond, publicKey })).toMatchObject({ status: "broken", witnessedHead: { events: 9 }, problem: "the log ends at 2 events, but the witness holds a head signed at 9: its tail was dropped" });
+  });
+
+  it("calls a chain intact against a witness only when a head of this session covers it to its end", async () => {
+    const { privateKey, publicKey } = keys();
+    const lines = ["a", "b", "c"];
+    const chain = SessionChain.start({ sessionId: "m", createdAt: 1 });
+    chain.extend(lines);
+    const atEnd = signHead(chain.head, privateKey);
+    expect(await verifyLines(stored(lines), { heads: [atEnd], publicKey })).toMatchObject({ status: "intact", witnessed: 1, unwitnessed: 0, head: atEnd.head });
+    // An empty witness, another session's heads, or a session forged under a new id with its chain recomputed: nothing covers it.
+    const forgedChain = SessionChain.start({ sessionId: "forged", createdAt: 1 });
+    const forged = { info: { sessionId: "forged", createdAt: 1 }, chained: true, lines: forgedChain.extend(lines).map((link, i) => ({ line: lines[i]!, link })) };
+    for (const [log, heads] of [[stored(lines), []], [forged, [atEnd]]] as const) {
+      const report = await verifyLines(log, { heads, publicKey });
+      expect(report).toMatchObject({ status: "unwitnessed", witnessed: 0, unwitnessed: 3, problem: `no head in the witness is of session ${log.info.sessionId}: none of its 3 events is witnessed (a log signed with no key, or with another witness)` });
+    }
+    // Without a witness the chain alone is checked, and it holds.
+    expect(await verifyLines(forged)).toMatchObject({ status: "intact", unwitnessed: 3 });
+  });
+
+  it("compares a head witnessed at 0 events with the session's identity, and names a tail of exactly one dropped event", async () => {
+    const { privateKey, publicKey } = keys();
+    const wrongStart = signHead({ sessionId: "m", events: 0, head: "00".repeat(32) }, privateKey);
+    expect(await verifyLines(stored(["a"]), { heads: [wrongStart], publicKey })).toMatchObject({
+      status: "broken",
+      witnessedHead: { events: 0 },
+      problem: "the head witnessed at 0 events no longer matches: the session's identity (its id, creation time or parent) was changed",
+    });
+    const chain = SessionChain.start({ sessionId: "m", createdAt: 1 });
+    const start = signHead(chain.head, privateKey);
+    chain.extend(["a", "b"]);
+    const atTwo = signHead(chain.head, privateKey);
+    expect(await verifyLines(stored(["a", "b"]), { heads: [start, atTwo], publicKey })).toMatchObject({ status: "intact" });
+    expect(await verifyLines(stored(["a"]), { heads: [start, atTwo], publicKey })).toMatchObject({
+      status: "broken",
+      events: 1,
+      witnessedHead: { events: 2 },
+      problem: "the log ends at 1 events, but the witness holds a head signed at 2: its tail was dropped",
+    });
   });
 
   it("witnesses nothing more when a signed session is reopened and closed without an append", async () => {

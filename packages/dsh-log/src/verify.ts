@@ -11,25 +11,34 @@ export interface WitnessCheck {
 
 /**
  * The outcome of verifying a session: `intact`, `unchained` (written before hash chains: nothing to
- * check), or `broken` with the first event (`seq`) or the witnessed head (`witnessedHead`) at fault.
+ * check), `broken` with the first event (`seq`) or the witnessed head (`witnessedHead`) at fault, or,
+ * checked against a witness, `unwitnessed`: the chain holds, but no signed head covers its last
+ * `unwitnessed` events. With a witness, `intact` means a signed head covers the session to its end.
  */
 export interface VerifyReport {
   readonly sessionId: string;
-  readonly status: "intact" | "unchained" | "broken";
+  readonly status: "intact" | "unchained" | "broken" | "unwitnessed";
   /** How many event lines the session holds. */
   readonly events: number;
-  /** The chain's head over all of them (hex), when the session is chained. */
+  /** The chain's head over all of them (hex), when the chain holds. */
   readonly head?: string;
   /** The first event that breaks the chain. */
   readonly seq?: number;
   /** The witnessed head the log no longer matches or reaches. */
   readonly witnessedHead?: { readonly events: number; readonly head: string };
-  /** One line saying what is wrong (or, for `unchained`, why nothing was checked). */
+  /** One line saying what is wrong (for `unchained`, why nothing was checked; for `unwitnessed`, how much is). */
   readonly problem?: string;
   /** How many of the witness's heads for this session were checked. */
   readonly witnessed: number;
-  /** Events after the last witnessed head (a writer that crashed before its witness caught up, or appends made without signing). */
+  /** Events after the last witnessed head, all of them when none is (a writer that crashed before its witness caught up, or appends made without the key). */
   readonly unwitnessed: number;
+}
+
+/** The problem line of a chain that holds but that the witness's heads do not cover to its end. */
+function uncovered(sessionId: string, events: number, witnessedUpTo: number, heads: number): string {
+  if (heads === 0) return `no head in the witness is of session ${sessionId}: none of its ${events} events is witnessed (a log signed with no key, or with another witness)`;
+  const tail = events - witnessedUpTo;
+  return `the last signed head covers ${witnessedUpTo} of ${events} events: the ${tail} after it ${tail === 1 ? "is" : "are"} not witnessed (a writer that stopped before its witness caught up, or appends made without the key)`;
 }
 
 type Broken = Pick<VerifyReport, "seq" | "witnessedHead" | "problem">;
@@ -48,16 +57,21 @@ function badSignature(heads: readonly SignedHead[], publicKey: WitnessCheck["pub
  * stored link (the first that differs names the event that breaks the chain: an edited, inserted or
  * removed line), and, with a witness, checks each signed head of this session against the key and
  * against the chain at its length: a head beyond the log's end is a dropped tail, a head that no
- * longer matches is a rewritten log.
+ * longer matches is a rewritten log, and a chain that holds but that no head covers to its end is
+ * `unwitnessed` (a forged session signed by nobody, or a tail appended without the key).
  */
 export async function verifyLines(stored: StoredLines, witness?: WitnessCheck): Promise<VerifyReport> {
   const { sessionId } = stored.info;
   const heads = (witness?.heads ?? []).filter((head) => head.sessionId === sessionId);
   const byLength = new Map<number, SignedHead[]>();
-  for (const head of heads) byLength.set(head.events, [...(byLength.get(head.events) ?? []), head]);
+  for (const head of heads) {
+    const same = byLength.get(head.events);
+    if (same === undefined) byLength.set(head.events, [head]);
+    else same.push(head);
+  }
+  const witnessedUpTo = (events: number): number => heads.reduce((most, head) => (head.events <= events && head.events > most ? head.events : most), 0);
   const report = (status: VerifyReport["status"], events: number, rest: Partial<VerifyReport> = {}): VerifyReport => {
-    const witnessedUpTo = Math.max(0, ...heads.filter((head) => head.events <= events).map((head) => head.events));
-    return { sessionId, status, events, witnessed: heads.length, unwitnessed: heads.length === 0 ? events : events - witnessedUpTo, ...rest };
+    return { sessionId, status, events, witnessed: heads.length, unwitnessed: heads.length === 0 ? events : events - witnessedUpTo(events), ...rest };
   };
   if (!stored.chained) {
     let events = 0;
@@ -71,7 +85,8 @@ export async function verifyLines(stored: StoredLines, witness?: WitnessCheck): 
   const mismatch = (at: number): Broken | undefined => {
     const head = byLength.get(at)?.find((candidate) => candidate.head !== link.toString("hex"));
     if (head === undefined) return undefined;
-    return { witnessedHead: head, problem: `the head witnessed at ${at} events no longer matches: the log was rewritten at or before seq ${at - 1}` };
+    const where = at === 0 ? "the session's identity (its id, creation time or parent) was changed" : `the log was rewritten at or before seq ${at - 1}`;
+    return { witnessedHead: head, problem: `the head witnessed at ${at} events no longer matches: ${where}` };
   };
   let broken = mismatch(0);
   for await (const { line, link: kept } of stored.lines) {
@@ -93,5 +108,9 @@ export async function verifyLines(stored: StoredLines, witness?: WitnessCheck): 
   if (beyond !== undefined) {
     return report("broken", events, { witnessedHead: beyond, problem: `the log ends at ${events} events, but the witness holds a head signed at ${beyond.events}: its tail was dropped` });
   }
-  return report("intact", events, { head: link.toString("hex") });
+  const head = link.toString("hex");
+  if (witness !== undefined && !heads.some((signed) => signed.events === events)) {
+    return report("unwitnessed", events, { head, problem: uncovered(sessionId, events, witnessedUpTo(events), heads.length) });
+  }
+  return report("intact", events, { head });
 }

@@ -16,6 +16,7 @@ export function describeReport(report: VerifyReport): string {
   const { sessionId, status, events } = report;
   if (status === "unchained") return `unchained: session ${sessionId} (${events} events) was written before hash chains; nothing to check (dsh copy makes a chained copy)`;
   if (status === "broken") return `broken: session ${sessionId}: ${report.problem ?? "the chain does not hold"}`;
+  if (status === "unwitnessed") return `unwitnessed: session ${sessionId}: the chain holds, but ${report.problem ?? "no signed head covers it"}`;
   const witnessed = report.witnessed === 0 ? "" : `; ${report.witnessed} signed head(s) checked${report.unwitnessed === 0 ? "" : `, ${report.unwitnessed} event(s) after the last one not witnessed`}`;
   return `intact: session ${sessionId}, ${events} events, chain head ${report.head ?? ""}${witnessed}`;
 }
@@ -41,8 +42,8 @@ async function verifyStore(url: string, witness: WitnessCheck | undefined, json:
 /**
  * `dsh verify`: recomputes a session's hash chain from its stored lines (or, with `--all`, every
  * session's in the store in effect) and, with a witness and the public key, checks the signed heads.
- * Exit 0 when intact; 6 when broken (naming the seq, or the witnessed head the log no longer matches
- * or reaches) or unchained.
+ * Exit 0 when intact (with a witness: a signed head covers the session to its end); 6 when broken
+ * (naming the seq, or the witnessed head the log no longer matches or reaches), unwitnessed or unchained.
  */
 export async function verifyCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
