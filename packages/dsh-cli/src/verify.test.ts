@@ -6,7 +6,10 @@ import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
 import { testPostgres } from "dsh-store-conformance/postgres-suite";
 import pg from "pg";
-import { chainGenesis, lineDigest, nextLink } from "dsh-log";
+import { openAgent } from "dsh-agent";
+import { FileWitness, chainGenesis, lineDigest, nextLink, signingKeyFromPem } from "dsh-log";
+import { ChatCompletionsAdapter, DEEPSEEK_MODELS } from "dsh-openai-compatible";
+import { startSimulator } from "dsh-simulator";
 import { runCli } from "./test-support/run-cli.js";
 
 /** How a JSONL line starts before its event's first key: `{"chain":"<43 characters of base64url>",`. */
@@ -67,9 +70,12 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     // The proof's hash is that of the body the provider received, byte for byte.
     const sent = (await readFile(join(dir, "wire.jsonl"), "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line) as string);
     expect(proof.request.wireSha256).toBe(createHash("sha256").update(sent[1]!).digest("hex"));
-    expect(proof.lines).toHaveLength(seqs[1]! + 1);
+    // Its lines run through its step's end, the last of them: what the log says of the request's fate.
+    const types = (await readFile(join(cwd(), "s.jsonl"), "utf8")).trimEnd().split("\n").slice(1).map((line) => (JSON.parse(`{${line.trimEnd().slice(LINK_PREFIX.length)}`) as { type: string }).type);
+    const stepEnds = seqs.map((seq) => types.indexOf("step/end", seq));
+    expect(proof.lines).toHaveLength(stepEnds[1]! + 1);
     const verified = await cli("verify-proof", "proof.json", "--public-key", "writer.pem.pub");
-    expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^proof verified: session \\S+, the request dispatched at seq ${seqs[1]} \\(sim \\S+\\) had wire sha256 ${proof.request.wireSha256}; covered by the head signed at ${proof.head.events} events by key [0-9a-f]{16} on \\d{4}-`)) });
+    expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^proof verified: session \\S+, the request dispatched at seq ${seqs[1]} \\(sim \\S+\\) was sent with wire sha256 ${proof.request.wireSha256}; covered by the head signed at ${proof.head.events} events by key [0-9a-f]{16} on \\d{4}-`)) });
 
     const altered = async (change: (value: typeof proof) => unknown, message: string | RegExp) => {
       await writeFile(join(cwd(), "altered.json"), JSON.stringify(change(structuredClone(proof))));
@@ -89,7 +95,7 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     expect((await cli("prove", "s.jsonl", "--seq", String(seqs[0]), "--witness", "last-head.jsonl", "-o", "first.json")).code).toBe(0);
     const first = JSON.parse(await readFile(join(cwd(), "first.json"), "utf8")) as { lines: string[]; after: string[]; request: { wireSha256: string } };
     const lastEvents = (JSON.parse(heads.at(-1)!) as { events: number }).events;
-    expect([first.lines.length, first.after.length]).toEqual([seqs[0]! + 1, lastEvents - seqs[0]! - 1]);
+    expect([first.lines.length, first.after.length]).toEqual([stepEnds[0]! + 1, lastEvents - stepEnds[0]! - 1]);
     expect(first.request.wireSha256).toBe(createHash("sha256").update(sent[0]!).digest("hex"));
     expect((await cli("verify-proof", "first.json", "--public-key", "writer.pem.pub")).code).toBe(0);
     expect(await cli("prove", "s.jsonl", "--seq", "1", "--witness", "witness.jsonl", "-o", "none.json")).toMatchObject({ code: 2, stderr: expect.stringMatching(/seq 1 of session \S+ is not where a request was dispatched/) });
@@ -116,6 +122,63 @@ describe("dsh verify, prove and verify-proof on a JSONL log", () => {
     const dropped = await cli("verify", "s.jsonl", ...checked);
     expect(dropped).toMatchObject({ code: 6, stdout: expect.stringMatching(/^broken: session \S+: the log ends at \d+ events, but the witness holds a head signed at \d+: its tail was dropped\n$/) });
     expect(await cli("verify", "s.jsonl", "--witness", "witness.jsonl")).toMatchObject({ code: 2, stderr: "dsh: --public-key and --witness go together: the witness's heads are checked with the key\n" });
+  });
+
+  it("refuses to prove a request whose step ended unsent, and refuses a proof that hides or states that fate", async () => {
+    const sim = await startSimulator({ scenario: { responses: [{ text: "ok" }] } });
+    const witness = new FileWitness(join(cwd(), "witness.jsonl"));
+    try {
+      const adapter = new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: sim.url, apiKey: "k", catalog: DEEPSEEK_MODELS });
+      const key = signingKeyFromPem(await readFile(join(cwd(), "writer.pem")));
+      const session = await openAgent({ session: join(cwd(), "u.jsonl"), adapters: [adapter], config: { provider: "deepseek", model: "deepseek-v4-flash" }, signing: { key, witness } });
+      // Aborted after its dispatch is logged, before any byte left: its step ends unsent.
+      const controller = new AbortController();
+      const off = session.agent.on("agent/request", (seed) => {
+        controller.abort();
+        return seed;
+      });
+      expect(await session.agent.run("never sent", { signal: controller.signal })).toMatchObject({ reason: "aborted" });
+      off();
+      await session.agent.run("sent");
+      await session.close();
+    } finally {
+      await witness.close();
+      await sim.close();
+    }
+    expect(sim.exchanges).toHaveLength(1);
+    const listed = (await cli("requests", "u.jsonl")).stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { seq: number; sent?: boolean });
+    expect(listed.map((request) => request.sent)).toEqual([false, undefined]);
+    const [unsent, sent] = listed.map((request) => request.seq) as [number, number];
+    expect(await cli("prove", "u.jsonl", "--seq", String(unsent), "--witness", "witness.jsonl", "-o", "unsent.json")).toMatchObject({
+      code: 2,
+      stderr: `dsh: the request dispatched at seq ${unsent} was never sent (its step ended before any byte left the process): there is nothing to prove\n`,
+    });
+    expect((await cli("prove", "u.jsonl", "--seq", String(sent), "--witness", "witness.jsonl", "-o", "sent.json")).code).toBe(0);
+    const proof = JSON.parse(await readFile(join(cwd(), "sent.json"), "utf8")) as { version: number; lines: string[]; after: string[]; request: { seq: number; wireSha256: string } };
+    // The proof carries its request's step end, the last of its lines.
+    expect(JSON.parse(proof.lines.at(-1)!)).toMatchObject({ type: "step/end", data: { turn: 1 } });
+    expect(await cli("verify-proof", "sent.json", "--public-key", "writer.pem.pub")).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`the request dispatched at seq ${sent} \\(deepseek deepseek-v4-flash\\) was sent with wire sha256`)) });
+
+    // Against a head signed right after the dispatch, before the step ended, the request was in flight.
+    const atDispatch = (await readFile(join(cwd(), "witness.jsonl"), "utf8")).split("\n").find((line) => line.includes(`"events":${sent + 1},`));
+    await writeFile(join(cwd(), "early.jsonl"), `${atDispatch!}\n`);
+    expect((await cli("prove", "u.jsonl", "--seq", String(sent), "--witness", "early.jsonl", "-o", "early.json")).code).toBe(0);
+    expect(JSON.parse(await readFile(join(cwd(), "early.json"), "utf8"))).toMatchObject({ lines: expect.objectContaining({ length: sent + 1 }), after: [] });
+    expect((await cli("verify-proof", "early.json", "--public-key", "writer.pem.pub")).stdout).toMatch(
+      new RegExp(`the request dispatched at seq ${sent} \\(deepseek deepseek-v4-flash\\) was in flight where the head was signed \\(its step had not ended: it may not have left\\) with wire sha256 ${proof.request.wireSha256}; covered by the head signed at ${sent + 1} events`),
+    );
+
+    // Proofs of the unsent request made by hand from the same lines and head: with its step end, and with it left out among the digests.
+    const events = (await readFile(join(cwd(), "u.jsonl"), "utf8")).trimEnd().split("\n").slice(1).map((line) => `{${line.trimEnd().slice(LINK_PREFIX.length)}`);
+    const end = events.findIndex((line, at) => at > unsent && line.includes('"type":"step/end"'));
+    const digests = (from: number) => events.slice(from, proof.lines.length + proof.after.length).map((line) => createHash("sha256").update(line).digest("hex"));
+    const crafted = async (upTo: number, extra: object = {}) => {
+      await writeFile(join(cwd(), "crafted.json"), JSON.stringify({ ...proof, request: { ...proof.request, seq: unsent }, lines: events.slice(0, upTo), after: digests(upTo), ...extra }));
+      return cli("verify-proof", "crafted.json", "--public-key", "writer.pem.pub");
+    };
+    expect(await crafted(end + 1)).toMatchObject({ code: 6, stderr: `dsh: proof refused: the log says the request at seq ${unsent} was never sent: its step ended before any byte left the process\n` });
+    expect(await crafted(unsent + 1)).toMatchObject({ code: 6, stderr: `dsh: proof refused: the proof's lines stop before the step of the request at seq ${unsent} ended, though the head covers more: what the log says of its fate is left out\n` });
+    expect(await crafted(unsent + 1, { version: 1 })).toMatchObject({ code: 6, stderr: expect.stringMatching(/proof refused: the proof is of format version 1, which does not carry what the log says of the request's fate/) });
   });
 
   it("calls a chain no signed head covers unwitnessed (exit 6): an empty witness, and a log forged under a new id with its chain recomputed", async () => {

@@ -87,7 +87,7 @@ export async function verifyProofCommand(argv: readonly string[], io: CliIo): Pr
   io.stdout.write(
     values.json === true
       ? `${JSON.stringify({ verified: true, ...summary })}\n`
-      : `proof verified: session ${summary.sessionId}, the request dispatched at seq ${summary.seq} (${summary.provider} ${summary.model}) had wire sha256 ${summary.wireSha256}; covered by the head signed at ${summary.headEvents} events by key ${summary.keyId} on ${new Date(summary.signedAt).toISOString()}\n`,
+      : `proof verified: session ${summary.sessionId}, the request dispatched at seq ${summary.seq} (${summary.provider} ${summary.model}) ${summary.fate === "sent" ? "was sent" : "was in flight where the head was signed (its step had not ended: it may not have left)"} with wire sha256 ${summary.wireSha256}; covered by the head signed at ${summary.headEvents} events by key ${summary.keyId} on ${new Date(summary.signedAt).toISOString()}\n`,
   );
   return EXIT.ok;
 }
