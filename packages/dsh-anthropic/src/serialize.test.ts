@@ -113,6 +113,9 @@ describe("serializeRequest", () => {
     const { maxTokens: _max, ...noLimit } = base.config;
     await expect(serializeRequest(freezeRequest({ ...structuredClone(base), config: noLimit }))).rejects.toMatchObject({ message: "config.maxTokens is required by the Messages API" });
     await expect(serializeRequest(request({ extensions: { output_config: {} } }))).rejects.toMatchObject({ message: "extension output_config would override a field the adapter sets" });
+    for (const [key, what] of [["container", "the files and state of a code-execution container"], ["context_management", "an input the provider edits"], ["mcp_servers", "tool lists the provider fetches"]]) {
+      await expect(serializeRequest(request({ extensions: { [key!]: {} } }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringMatching(new RegExp(`^extension ${key} makes the model read ${what}`)) });
+    }
     const stray = freezeRequest({ ...structuredClone(base), messages: [...base.messages, { role: "system", content: "later", source: "inject" }] });
     await expect(serializeRequest(stray)).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
   });

@@ -20,6 +20,11 @@ export interface SerializeOptions {
 const OWNED: OwnFields = {
   own: new Set(["model", "max_tokens", "system", "tools", "messages", "temperature", "stop_sequences", "thinking", "output_config", "diagnostics", "stream"]),
   fillable: new Set(["thinking"]),
+  providerHeld: new Map([
+    ["container", "the files and state of a code-execution container the provider keeps"],
+    ["context_management", "an input the provider edits (tool results or thinking it clears)"],
+    ["mcp_servers", "tool lists the provider fetches from remote MCP servers"],
+  ]),
 };
 
 type Wire = { [key: string]: WireValue };

@@ -153,7 +153,7 @@ describe("serializeRequest", () => {
     await expect(serializeRequest(session)).rejects.toMatchObject({ code: "LLM_ATTACHMENT" });
   });
 
-  it("refuses what Gemini cannot take, naming it: arguments that are no object, efforts without a level, cache settings, owned extensions, an empty conversation", async () => {
+  it("refuses what Gemini cannot take, naming it: arguments that are no object, efforts without a level, cache settings, owned extensions, a cached content the provider holds, an empty conversation", async () => {
     const call = (args: string): Message => ({ role: "assistant", content: [{ type: "tool-call", callId: "c1", name: "f", arguments: args }], source: "model" });
     await expect(body({ config, messages: [user("x"), call("[1]")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("tool call c1 has arguments that are not a JSON object") });
     await expect(body({ config, messages: [user("x"), call('{"a":')] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false });
@@ -168,6 +168,11 @@ describe("serializeRequest", () => {
     for (const key of ["contents", "generationConfig", "model"]) {
       await expect(body({ config: { ...config, extensions: { [key]: 1 } }, messages: [user("x")] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: `extension ${key} would override a field the adapter sets` });
     }
+    await expect(body({ config: { ...config, extensions: { cachedContent: "cachedContents/abc" } }, messages: [user("x")] })).rejects.toMatchObject({
+      code: "LLM_INVALID_REQUEST",
+      retryable: false,
+      message: "extension cachedContent makes the model read a cached content the provider stores, which no log holds: dsh sends each request whole, so that every request can be rebuilt from its log",
+    });
     await expect(body({ config, messages: [{ role: "system", content: "Only this.", source: "system-prompt" }] })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining("at least one message") });
     // Answers that leave no parts make no content either (unsigned reasoning, no text).
     const empties: Message[] = [{ role: "assistant", content: [{ type: "reasoning", text: "hm" }], source: "model" }, { role: "assistant", content: [], source: "model" }];

@@ -13,11 +13,13 @@ type Wire = { [key: string]: JsonValue };
 
 /**
  * The fields this adapter writes. An extension may add what it does not (`safetySettings`,
- * `toolConfig`, `cachedContent`, `labels`), never what carries the conversation or its settings.
+ * `toolConfig`, `labels`), never what carries the conversation or its settings, nor a
+ * `cachedContent`: content the provider holds, which no log could rebuild.
  */
 const OWNED: OwnFields = {
   own: new Set(["contents", "systemInstruction", "tools", "generationConfig", "model"]),
   fillable: new Set(),
+  providerHeld: new Map([["cachedContent", "a cached content the provider stores"]]),
 };
 
 function invalid(message: string): LlmError {

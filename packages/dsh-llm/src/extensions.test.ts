@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { addExtensionFields } from "./extensions.js";
 import type { JsonObject } from "./json.js";
 
-const owned = { own: new Set(["model", "thinking"]), fillable: new Set(["thinking"]) };
+const owned = { own: new Set(["model", "thinking"]), fillable: new Set(["thinking"]), providerHeld: new Map([["prompt", "a prompt template the provider stores"]]) };
 
 describe("addExtensionFields", () => {
   it("adds extensions with keys sorted at every depth, after the fields already there", () => {
@@ -19,6 +19,17 @@ describe("addExtensionFields", () => {
     addExtensionFields(filled, { thinking: { type: "enabled" } }, owned);
     expect(filled).toEqual({ thinking: { type: "enabled" } });
     expect(() => addExtensionFields({ thinking: { type: "adaptive" } }, { thinking: {} }, owned)).toThrowError("extension thinking would override a field the adapter sets");
+  });
+
+  it("refuses an extension that makes the model read what the provider holds, naming what that is", () => {
+    const fields: Record<string, unknown> = { temperature: 1 };
+    expect(() => addExtensionFields(fields, { a: 1, prompt: { id: "pmpt_1" } }, owned)).toThrowError(
+      expect.objectContaining({
+        code: "LLM_INVALID_REQUEST",
+        retryable: false,
+        message: "extension prompt makes the model read a prompt template the provider stores, which no log holds: dsh sends each request whole, so that every request can be rebuilt from its log",
+      }),
+    );
   });
 
   it("keeps a key named __proto__ as a field, and adds nothing without extensions", () => {

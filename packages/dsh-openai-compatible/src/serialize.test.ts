@@ -94,9 +94,11 @@ describe("serializeRequest", () => {
     expect(body).toBe(await serializeRequestPlain(request, { dialect: "openai" }));
   });
 
-  it("refuses an extension that would override an adapter field", async () => {
+  it("refuses an extension that would override an adapter field, or have the model read pages the provider fetched", async () => {
     const request = freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", extensions: { stream: false } } });
     await expect(serializeRequest(request, { dialect: "deepseek" })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST" });
+    const searching = freezeRequest({ ...structuredClone(base), config: { provider: "p", model: "m", extensions: { web_search_options: {} } } });
+    await expect(serializeRequest(searching, { dialect: "openai" })).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringMatching(/^extension web_search_options makes the model read web pages the provider fetches/) });
   });
 
   it("refuses a cache policy or TTL, which Chat Completions cannot carry, rather than dropping it", async () => {

@@ -18,6 +18,7 @@ type Wire = { [key: string]: JsonValue };
 const OWNED: OwnFields = {
   own: new Set(["model", "messages", "tools", "max_tokens", "max_completion_tokens", "temperature", "stop", "reasoning_effort", "thinking", "response_format", "stream", "stream_options"]),
   fillable: new Set(["thinking"]),
+  providerHeld: new Map([["web_search_options", "web pages the provider fetches and the answer only cites"]]),
 };
 
 function textOf(content: readonly { readonly type: string; readonly text?: string }[]): string {

@@ -92,8 +92,13 @@ describe("serializeRequest", () => {
   it("writes extensions with sorted keys after the fields it owns, and refuses those that would add server-side state", async () => {
     const sent = JSON.parse(await body(withConfig({ extensions: { prompt_cache_key: "s-1", prompt_cache_retention: "24h" } })));
     expect(Object.keys(sent).slice(-4)).toEqual(["stream", "prompt_cache_key", "prompt_cache_retention", "input"]);
-    for (const key of ["store", "previous_response_id", "include", "conversation", "input"]) {
-      await expect(body(withConfig({ extensions: { [key]: true } }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: expect.stringContaining(key) });
+    for (const key of ["store", "include", "input"]) {
+      await expect(body(withConfig({ extensions: { [key]: true } }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", message: `extension ${key} would override a field the adapter sets` });
+    }
+    // What the model would read from the provider's side: stored responses, conversations and prompts, and inputs it edits.
+    const held = { previous_response_id: "a response the provider stored", conversation: "a conversation the provider stores", prompt: "a prompt template the provider stores", context_management: "an input the provider compacts", truncation: "an input the provider may cut" };
+    for (const [key, what] of Object.entries(held)) {
+      await expect(body(withConfig({ extensions: { [key]: key === "prompt" ? { id: "pmpt_1", version: "2" } : "auto" } }))).rejects.toMatchObject({ code: "LLM_INVALID_REQUEST", retryable: false, message: expect.stringMatching(new RegExp(`^extension ${key} makes the model read ${what}.*, which no log holds`)) });
     }
   });
 

@@ -19,8 +19,15 @@ type Wire = { [key: string]: JsonValue };
  * stateless (`store`, `include`) or anything that would chain it to server-side state.
  */
 const OWNED: OwnFields = {
-  own: new Set(["model", "input", "instructions", "tools", "reasoning", "max_output_tokens", "temperature", "text", "include", "store", "stream", "previous_response_id", "conversation"]),
+  own: new Set(["model", "input", "instructions", "tools", "reasoning", "max_output_tokens", "temperature", "text", "include", "store", "stream"]),
   fillable: new Set(),
+  providerHeld: new Map([
+    ["previous_response_id", "a response the provider stored (and every one before it)"],
+    ["conversation", "a conversation the provider stores"],
+    ["prompt", "a prompt template the provider stores"],
+    ["context_management", "an input the provider compacts"],
+    ["truncation", "an input the provider may cut (the default keeps every item)"],
+  ]),
 };
 
 /** What the body asks for besides the model's answer: the encrypted reasoning, so it can go back. */
