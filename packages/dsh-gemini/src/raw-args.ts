@@ -1,13 +1,49 @@
+/** Where a container sits in its parent: under a key of an object, or at an index of an array. */
+type Place = string | number | undefined;
+
+/** An open object or array while scanning: its place, the key or index it is at now, where it starts. */
+interface Open {
+  readonly place: Place;
+  readonly array: boolean;
+  key: string | undefined;
+  index: number;
+  readonly start: number;
+}
+
 /**
- * The raw JSON text of every function call's `args` object in `text` (a Gemini answer chunk), in
- * document order: what the model wrote, before parsing could reorder its keys (an object's
- * integer-like keys come first in a parsed object, whatever order they arrived in). `text` must be
- * JSON that `JSON.parse` accepted.
+ * The path of a call's arguments in an answer chunk: `candidates[0].content.parts[i].functionCall.args`,
+ * as the places of the containers from the chunk itself down to the args object (`i` left open).
  */
-export function functionCallArgs(text: string): string[] {
-  const found: string[] = [];
-  // Per open container: the key it sits under in its parent, the key last read in it, where it starts.
-  const stack: { readonly under: string | undefined; key: string | undefined; readonly start: number }[] = [];
+const ARGS_PATH: readonly (Place | "part")[] = [undefined, "candidates", 0, "content", "parts", "part", "functionCall", "args"];
+
+/**
+ * The part index when the containers `open` (with the args object `closed` last) lie on {@link ARGS_PATH}.
+ * Places say the kinds: a key's container is an object, an index's an array.
+ */
+function partOnPath(open: readonly Open[], closed: Open): number | undefined {
+  if (open.length !== ARGS_PATH.length - 1) return undefined;
+  const places = [...open.map((container) => container.place), closed.place];
+  let part: number | undefined;
+  for (const [at, expected] of ARGS_PATH.entries()) {
+    const place = places[at];
+    if (expected === "part") {
+      if (typeof place !== "number") return undefined;
+      part = place;
+    } else if (place !== expected) return undefined;
+  }
+  return part;
+}
+
+/**
+ * The raw JSON text of the `args` object of each function call in the first candidate of `text` (a
+ * Gemini answer chunk), by the index of its part: what the model wrote, before parsing could reorder
+ * its keys (an object's integer-like keys come first in a parsed object, whatever order they arrived
+ * in). Only that exact place counts: an object shaped like a call inside the arguments themselves, or
+ * in another candidate, is not a call. `text` must be JSON that `JSON.parse` accepted.
+ */
+export function functionCallArgs(text: string): Map<number, string> {
+  const found = new Map<number, string>();
+  const stack: Open[] = [];
   for (let at = 0; at < text.length; at++) {
     const char = text[at];
     if (char === '"') {
@@ -16,10 +52,15 @@ export function functionCallArgs(text: string): string[] {
       if (text[afterSpace(text, end + 1)] === ":") stack.at(-1)!.key = JSON.parse(text.slice(at, end + 1)) as string;
       at = end;
     } else if (char === "{" || char === "[") {
-      stack.push({ under: stack.at(-1)?.key, key: undefined, start: at });
+      const parent = stack.at(-1);
+      stack.push({ place: parent === undefined ? undefined : parent.array ? parent.index : parent.key, array: char === "[", key: undefined, index: 0, start: at });
+    } else if (char === ",") {
+      const parent = stack.at(-1)!;
+      if (parent.array) parent.index++;
     } else if (char === "}" || char === "]") {
       const closed = stack.pop()!;
-      if (char === "}" && closed.under === "args" && stack.at(-1)?.under === "functionCall") found.push(text.slice(closed.start, at + 1));
+      const part = char === "}" ? partOnPath(stack, closed) : undefined;
+      if (part !== undefined) found.set(part, text.slice(closed.start, at + 1));
     }
   }
   return found;

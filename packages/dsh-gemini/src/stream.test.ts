@@ -49,6 +49,18 @@ describe("parseGeminiStream", () => {
     expect(answer.usage).toEqual({ inputTokens: 5000, outputTokens: 37, cacheReadTokens: 4096, cacheWriteTokens: 0, reasoningTokens: 30 });
   });
 
+  it("reads the first candidate only, and logs arguments holding a call's shape whole", async () => {
+    const args = '{"wrapped": {"functionCall": {"name": "inner", "args": {"x": 1}}}}';
+    const answer = await answerOf([
+      `{"candidates": [{"content": {"parts": [{"functionCall": {"id": "a", "name": "f", "args": ${args}}}], "role": "model"}, "index": 0}, {"content": {"parts": [{"text": "second"}, {"functionCall": {"id": "b", "name": "g", "args": {"y": 2}}}], "role": "model"}, "finishReason": "STOP", "index": 1}], "responseId": "r1"}`,
+      `{"candidates": [{"content": {"parts": [{"text": "done"}], "role": "model"}, "finishReason": "STOP", "index": 0}, {"content": {"parts": [{"text": "other"}], "role": "model"}, "index": 1}], "responseId": "r1"}`,
+    ]);
+    expect(answer.content).toEqual([
+      { type: "tool-call", callId: "a", itemId: "a", name: "f", arguments: args },
+      { type: "text", text: "done" },
+    ]);
+  });
+
   it("keeps verbatim every part that is not plain text, a thought or a call (and still pairs each call with its own arguments)", async () => {
     const answer = await answerOf([
       candidate('{"text": "a", "thought": false}, {"text": "b", "thoughtSignature": 5}, {"text": "c", "extra": 1}, {"text": 5}, {"thought": true, "text": "d"}'),

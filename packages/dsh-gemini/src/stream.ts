@@ -72,8 +72,8 @@ class GeminiFolder implements SseFold {
     }
     const [candidate] = chunk.candidates ?? [];
     const parts = candidate?.content?.parts ?? [];
-    const args = parts.some((part) => part.functionCall !== undefined) ? functionCallArgs(data) : [];
-    for (const part of parts) out.push(this.#part(part, args));
+    const args = parts.some((part) => part.functionCall !== undefined) ? functionCallArgs(data) : new Map<number, string>();
+    for (const [index, part] of parts.entries()) out.push(this.#part(part, args.get(index)));
     if (chunk.usageMetadata !== undefined) out.push({ type: "usage", usage: mapGeminiUsage(chunk.usageMetadata) });
     // A blocked prompt gets no candidate, only the reason it was blocked for.
     const blocked = candidate === undefined && typeof chunk.promptFeedback?.blockReason === "string" ? "SAFETY" : undefined;
@@ -85,7 +85,7 @@ class GeminiFolder implements SseFold {
     return out;
   }
 
-  #part(part: WirePart, args: string[]): StreamChunk {
+  #part(part: WirePart, args: string | undefined): StreamChunk {
     const signature = typeof part.thoughtSignature === "string" ? { thoughtSignature: part.thoughtSignature } : {};
     const call = part.functionCall;
     const raw = call === undefined ? undefined : rawArgs(call, args);
@@ -109,11 +109,11 @@ class GeminiFolder implements SseFold {
   }
 }
 
-/** A call's raw argument text, taken in order from the chunk's; a call without args has `{}`. */
-function rawArgs(call: JsonObject, args: string[]): string {
+/** A call's raw argument text, as read at its part's place in the chunk; a call without args has `{}`. */
+function rawArgs(call: JsonObject, args: string | undefined): string {
   if (!("args" in call)) return "{}";
   const value = call.args;
-  const raw = value !== null && typeof value === "object" && !Array.isArray(value) ? args.shift() : undefined;
+  const raw = value !== null && typeof value === "object" && !Array.isArray(value) ? args : undefined;
   if (raw === undefined) throw new LlmError("LLM_MALFORMED_STREAM", `the arguments of a function call are not an object: ${truncateText(JSON.stringify(call), 120)}`);
   return raw;
 }
