@@ -85,7 +85,20 @@ describe("ResponsesAdapter on the simulator", () => {
   it("reports a response cut at the output limit as finish reason length, its text kept", async () => {
     const { runtime } = await setup({ responses: [{ text: "Cut sho", finishReason: "length" }] });
     const result = await runtime.generate({ config, messages: [system, user] });
-    expect(result).toMatchObject({ finishReason: "length", content: [expect.objectContaining({ type: "provider-item" }), { type: "text", text: "Cut sho", itemId: expect.any(String) }] });
+    // The message was cut off: it is kept whole, status and all, beside its text.
+    expect(result).toMatchObject({
+      finishReason: "length",
+      content: [expect.objectContaining({ type: "provider-item" }), { type: "text", text: "Cut sho", itemId: expect.any(String) }, { type: "provider-item", item: expect.objectContaining({ type: "message", status: "incomplete" }) }],
+    });
+  });
+
+  it("never sends back reasoning that ended an answer cut off before what it reasoned toward, which the API refuses", async () => {
+    const { runtime } = await setup({ responses: [{ reasoning: "Thinking long.", finishReason: "length" }, { text: "Done." }] });
+    const cut = await runtime.generate({ config, messages: [system, user] });
+    expect(cut).toMatchObject({ finishReason: "length", content: [{ type: "provider-item", item: expect.objectContaining({ type: "reasoning" }) }] });
+    const next = freezeRequest({ config, messages: [system, user, { role: "assistant", content: cut.content, source: "model" }, { role: "user", content: [{ type: "text", text: "Go on." }], source: "user" }] });
+    await expect(runtime.generate(next)).resolves.toMatchObject({ finishReason: "stop" });
+    expect(simulator!.exchanges[1]!.body).not.toContain('"type":"reasoning"');
   });
 
   it("refuses a retired model before sending, and never echoes the key", async () => {

@@ -34,13 +34,41 @@ function assistantMessage(texts: readonly string[], itemId: string | undefined):
   return { type: "message", id: itemId, role: "assistant", status: "completed", content: texts.map((text) => ({ type: "output_text", text, annotations: [] })) };
 }
 
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+const emptyOrAbsent = (value: unknown) => value === undefined || (Array.isArray(value) && value.length === 0);
+const only = (object: JsonObject, keys: readonly string[]) => Object.keys(object).every((key) => keys.includes(key));
+
+/**
+ * Whether an output message item says no more than its text parts, so that {@link assistantMessage}
+ * sends it back as it came: a completed assistant message of `output_text` parts without annotations
+ * or log probabilities. Any other (a refusal, cited text, a message cut off) is kept verbatim.
+ */
+export function textOnlyMessage(item: JsonObject): boolean {
+  const { content } = item;
+  if (!only(item, ["id", "type", "status", "role", "content"]) || item.role !== "assistant" || item.status !== "completed" || !Array.isArray(content)) return false;
+  return content.every((part) => isObject(part) && only(part, ["type", "text", "annotations", "logprobs"]) && part.type === "output_text" && typeof part.text === "string" && emptyOrAbsent(part.annotations) && emptyOrAbsent(part.logprobs));
+}
+
+/** The ids of the message items an answer keeps verbatim: their text blocks are for reading, the item goes back. */
+function verbatimMessages(content: readonly AssistantContent[]): Set<string> {
+  const ids = new Set<string>();
+  for (const block of content) {
+    if (block.type === "provider-item" && block.api === RESPONSES_API && block.item.type === "message" && typeof block.item.id === "string") ids.add(block.item.id);
+  }
+  return ids;
+}
+
 /**
  * The items of an answer, in the order it gave them: consecutive text blocks of one output item
  * form one message; function calls go back with their item id and raw argument text; this API's own
- * items (reasoning with its encrypted content) go back verbatim. Another provider's reasoning and
- * items, which mean nothing here, are left out, as is text no item carried that is empty.
+ * items (reasoning with its encrypted content, a message that says more than its text) go back
+ * verbatim, and the text blocks of such a message are left out. Another provider's reasoning and
+ * items, which mean nothing here, are left out, as is text no item carried that is empty. Reasoning
+ * that ends the answer (one cut off before the item it reasoned toward) is left out too: the API
+ * refuses a reasoning item without the item that must follow it.
  */
 function assistantItems(content: readonly AssistantContent[]): Wire[] {
+  const verbatim = verbatimMessages(content);
   const items: Wire[] = [];
   let texts: string[] = [];
   let textItem: string | undefined;
@@ -51,6 +79,7 @@ function assistantItems(content: readonly AssistantContent[]): Wire[] {
   };
   for (const block of content) {
     if (block.type === "text") {
+      if (block.itemId !== undefined && verbatim.has(block.itemId)) continue;
       if (block.itemId !== textItem) flush();
       textItem = block.itemId;
       texts.push(block.text);
@@ -71,6 +100,7 @@ function assistantItems(content: readonly AssistantContent[]): Wire[] {
     }
   }
   flush();
+  while (items.at(-1)?.type === "reasoning") items.pop();
   return items;
 }
 

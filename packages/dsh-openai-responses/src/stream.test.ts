@@ -49,11 +49,12 @@ describe("parseResponsesStream", () => {
     ]);
   });
 
-  it("takes a message's text from its finished item when no delta carried it, and a refusal as its text", async () => {
+  it("takes a message's text from its finished item when no delta carried it, and a refusal as its text, kept whole beside it", async () => {
     const refusal = { id: "msg_2", type: "message", status: "completed", role: "assistant", content: [{ type: "refusal", refusal: "I can't." }] };
     expect(await collect([{ type: "response.output_item.done", output_index: 0, item: message("Whole") }, { type: "response.output_item.done", output_index: 1, item: refusal }, completed])).toEqual([
       { type: "text-delta", text: "Whole", block: 0, itemId: "msg_1" },
       { type: "text-delta", text: "I can't.", block: 65536, itemId: "msg_2" },
+      { type: "provider-item", api: "openai-responses", item: refusal },
       expect.objectContaining({ type: "usage" }),
       { type: "finish", reason: "stop" },
     ]);
@@ -112,8 +113,24 @@ describe("parseResponsesStream", () => {
       { type: "text-delta", text: "A", block: 0, itemId: "msg_1" },
       { type: "text-delta", text: "No.", block: 1, itemId: "msg_1" },
       { type: "text-delta", text: "C", block: 2, itemId: "msg_1" },
+      { type: "provider-item", api: "openai-responses", item },
       { type: "finish", reason: "stop" },
     ]);
+  });
+
+  it("keeps whole a message that says more than its text: citations, log probabilities, another status, other fields; a plain one is text alone", async () => {
+    const plain = { id: "m", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "A", annotations: [], logprobs: [] }, { type: "output_text", text: "B" }] };
+    const richer = [
+      { ...plain, content: [{ type: "output_text", text: "A", annotations: [{ type: "url_citation", url: "https://example.org" }] }] },
+      { ...plain, content: [{ type: "output_text", text: "A", logprobs: [{ token: "A", logprob: 0 }] }] },
+      { ...plain, content: [{ type: "output_text", text: "A", extra: 1 }] },
+      { ...plain, status: "incomplete" },
+      { ...plain, role: "user" },
+      { ...plain, phase: "final_answer" },
+    ];
+    const kept = async (item: object) => (await collect([{ type: "response.output_item.done", output_index: 0, item }, completed])).filter((chunk) => chunk.type === "provider-item");
+    expect(await kept(plain)).toEqual([]);
+    for (const item of richer) expect(await kept(item)).toEqual([{ type: "provider-item", api: "openai-responses", item }]);
   });
 
   it("ends an incomplete response without details as other, and names what a failure lacks", async () => {

@@ -1,6 +1,6 @@
 import { truncateText } from "dsh-base";
 import { LlmError, readSseStream, sseObject, type CacheDiagnosis, type FinishReason, type JsonObject, type SseFold, type StreamChunk, type TokenUsage } from "dsh-llm";
-import { RESPONSES_API } from "./items.js";
+import { RESPONSES_API, textOnlyMessage } from "./items.js";
 
 interface WireUsage {
   input_tokens?: number;
@@ -124,7 +124,7 @@ class ResponseFolder implements SseFold {
     return [{ type: "text-delta", text: delta, block: item * PARTS_PER_ITEM + part, itemId: event.item_id }];
   }
 
-  /** A finished item: text checked against its deltas (and streamed if none came), calls and this API's items whole. */
+  /** A finished item: text checked against its deltas (and streamed if none came; a message saying more is also kept whole), calls and this API's items whole. */
   #done(event: WireEvent): StreamChunk[] {
     const { item, output_index: index } = event;
     if (item === undefined || typeof item.type !== "string" || typeof index !== "number") {
@@ -154,6 +154,8 @@ class ResponseFolder implements SseFold {
       if (sent === "") out.push({ type: "text-delta", text, block: index * PARTS_PER_ITEM + at, itemId: id });
       else if (sent !== text) throw new LlmError("LLM_MALFORMED_STREAM", `message ${id} finished with other text than its deltas streamed`);
     });
+    // A message that says more than its text (a refusal, citations, a cut-off status) is also kept whole, to go back as it came.
+    if (!textOnlyMessage(item)) out.push({ type: "provider-item", api: RESPONSES_API, item });
     return out;
   }
 

@@ -28,6 +28,20 @@ describe("responsesVerdict", () => {
     expect(verdict({ input: [{ ...user("hi"), id: "fc_ab_0_rs" }] })).toEqual(message(undefined));
   });
 
+  it("refuses a reasoning item that no answered item follows: at the end, before input, or before more reasoning only", () => {
+    const answer = { type: "message", id: "msg_ab", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok" }] };
+    const output = { type: "function_call_output", call_id: "c", output: "r" };
+    const lone = "Item 'rs_ab' of type 'reasoning' was provided without its required following item.";
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab")] })).toEqual(message(lone));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), user("more")] })).toEqual(message(lone));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), { role: "user", content: "plain" }] })).toEqual(message(lone));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), output] })).toEqual(message(lone));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), reasoning("rs_cd")] })).toEqual(message(lone));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), answer, user("more")] })).toEqual(message(undefined));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), reasoning("rs_cd"), call("fc_cd_0_rs")] })).toEqual(message(undefined));
+    expect(verdict({ input: [user("hi"), reasoning("rs_ab"), { type: "web_search_call", id: "ws_1", status: "completed" }] })).toEqual(message(undefined));
+  });
+
   it("names a reasoning item's id as given, and as 'undefined' when it has none that is text", () => {
     expect(verdict({ input: [{ type: "reasoning", id: 7, summary: [] }] }).message).toMatch(/^Item with id 'undefined' not found\./);
     expect(verdict({ input: [{ type: "reasoning", id: "rs_x", summary: [], encrypted_content: "forged" }] }).message).toBe("The encrypted content for item rs_x could not be verified.");

@@ -25,10 +25,24 @@ export function requiredReasoning(callItemId: string): string | undefined {
   return match === null ? undefined : `rs_${match[1]!}`;
 }
 
+/** Whether an item is input (a user, developer or system message, a tool's output) rather than something the model answered. */
+function isInput(item: ResponsesItem): boolean {
+  if (typeof item.type === "string" && item.type.endsWith("_output")) return true;
+  return (item.type === "message" || item.type === undefined) && item.role !== "assistant";
+}
+
+/** Whether the reasoning item at `index` is followed, past any further reasoning, by an item the model answered. */
+function followed(items: readonly ResponsesItem[], index: number): boolean {
+  let next = index + 1;
+  while (items[next]?.type === "reasoning") next++;
+  const item = items[next];
+  return item !== undefined && !isInput(item);
+}
+
 /** The first item that breaks the round-trip rules of stateless reasoning, described as the API words it. */
 function itemProblem(items: readonly ResponsesItem[]): string | undefined {
   const seen = new Set<string>();
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     const id = typeof item.id === "string" ? item.id : undefined;
     if (item.type === "reasoning") {
       if (typeof item.encrypted_content !== "string") {
@@ -36,6 +50,7 @@ function itemProblem(items: readonly ResponsesItem[]): string | undefined {
       }
       if (decryptReasoning(String(id), item.encrypted_content) === undefined) return `The encrypted content for item ${String(id)} could not be verified.`;
       if (!Array.isArray(item.summary)) return `Missing required parameter: 'summary' of reasoning item ${String(id)}.`;
+      if (!followed(items, index)) return `Item '${String(id)}' of type 'reasoning' was provided without its required following item.`;
     }
     if (item.type === "function_call" && id !== undefined) {
       const reasoning = requiredReasoning(id);
@@ -59,7 +74,8 @@ function breakpointCount(items: readonly ResponsesItem[]): number {
 /**
  * OpenAI's rules for a stateless request, as the simulator enforces them: no server-side history
  * (`previous_response_id` names nothing, as nothing is stored), every reasoning item back with its
- * verifiable encrypted content, every function call after the reasoning item it came with, and the
+ * verifiable encrypted content and followed by an item the model answered, every function call after
+ * the reasoning item it came with, and the
  * cache controls only where the model takes them, within the limit, and one lifetime at most.
  */
 export function responsesVerdict(body: ResponsesBody): ResponsesVerdict {
