@@ -2,17 +2,34 @@ import { fileURLToPath } from "node:url";
 import { stdioServerCommand } from "dsh-testkit/mcp-server";
 import { describe, expect, it } from "vitest";
 import { connectServer, serverName, type McpServerSpec } from "./connection.js";
+import { ToolRegistry, type ToolContext } from "dsh-agent";
 import { connectMcpServers } from "./tool-set.js";
 
-/** The paged test server (see `test-support/paged-server.ts`), offering `names`. */
-function pagedSpec(names?: string): McpServerSpec {
+/** The paged test server (see `test-support/paged-server.ts`), offering `names`, then `next` once its tool `change` is called. */
+function pagedSpec(names?: string, next?: { readonly tools: string; readonly when?: "later" }): McpServerSpec {
   const { command, args } = stdioServerCommand();
   return {
     name: "paged",
     command,
     args: [args[0]!, args[1]!, fileURLToPath(new URL("./test-support/paged-server.ts", import.meta.url))],
-    env: { PATH: process.env.PATH ?? "", ...(names === undefined ? {} : { DSH_MCP_TOOLS: names }) },
+    env: {
+      PATH: process.env.PATH ?? "",
+      ...(names === undefined ? {} : { DSH_MCP_TOOLS: names }),
+      ...(next === undefined ? {} : { DSH_MCP_TOOLS_NEXT: next.tools, ...(next.when === undefined ? {} : { DSH_MCP_CHANGE: next.when }) }),
+    },
   };
+}
+
+const context = (): ToolContext => ({ callId: "c1", turn: 0, step: 0, index: 0, signal: new AbortController().signal });
+
+/** Connects the paged server, attaches its tools to a registry, and calls its tool `change`. */
+async function changed(names: string, next: { readonly tools: string; readonly when?: "later" }) {
+  const problems: string[] = [];
+  const tools = await connectMcpServers([pagedSpec(names, next)], { onProblem: (line) => problems.push(line) });
+  const registry = new ToolRegistry();
+  tools.attach(registry);
+  const result = await registry.get("change")!.invoke("{}", context());
+  return { tools, registry, result, problems, names: () => registry.list().map((tool) => tool.schema.name) };
 }
 
 describe("serverName", () => {
@@ -45,6 +62,43 @@ describe("a server's tool list", () => {
       expect(tools.tools.map((tool) => tool.schema)).toEqual(["first", "second", "third"].map((name) => ({ name, description: `Tool ${name}.`, parameters: { type: "object" } })));
     } finally {
       await tools.close();
+    }
+  });
+
+  it("is read again over every page when the server announces a change, not just its first", async () => {
+    const { tools, names } = await changed("change,a", { tools: "change,b,c,d", when: "later" });
+    try {
+      await expect.poll(names).toEqual(["change", "b", "c", "d"]);
+      expect(tools.tools.map((tool) => tool.schema.name)).toEqual(["change", "b", "c", "d"]);
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("takes in a schema changed under the same names, as a change for the next step", async () => {
+    const { tools, registry } = await changed("change,a,b", { tools: "change,a,b+path" });
+    try {
+      expect(registry.get("b")!.schema.parameters).toEqual({ type: "object", properties: { path: { type: "string" } } });
+      expect(registry.get("a")!.schema.parameters).toEqual({ type: "object" });
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("never turns a completed call into a failure when the new list is bad, and keeps the previous tools whole", async () => {
+    for (const [next, why] of [
+      ["change,x,y,x", "it offers x twice"],
+      ["change,x,not fine", "MCP server paged offers tool not fine, which dsh cannot offer: name: tool names are 1-64 characters of [A-Za-z0-9_-]"],
+    ] as const) {
+      const { tools, result, problems, names } = await changed("change,a,b", { tools: next });
+      try {
+        expect(result).toEqual({ content: [{ type: "text", text: "called change" }], isError: false, additionalContexts: [] });
+        expect(names()).toEqual(["change", "a", "b"]);
+        expect(tools.tools.map((tool) => tool.schema.name)).toEqual(["change", "a", "b"]);
+        expect(problems).toContain(`MCP server paged's new tool list is refused, its tools kept as they were: ${why}`);
+      } finally {
+        await tools.close();
+      }
     }
   });
 

@@ -78,12 +78,13 @@ export async function listAllTools(client: Client): Promise<Tool[]> {
 }
 
 /**
- * Starts or reaches one server and completes the MCP handshake. `onToolsChanged` receives the server's
- * new tool list whenever it announces one (`notifications/tools/list_changed`), `onClose` the end of the
+ * Starts or reaches one server and completes the MCP handshake. `onToolsChanged` hears each time the
+ * server announces another tool list (`notifications/tools/list_changed`): the caller reads it, every
+ * page of it (the SDK's own refresh reads the first page only). `onClose` hears the end of the
  * connection. A spec with neither or both of a command and a URL is `MCP_INVALID_SERVER`; a server
  * that cannot be started or reached, or does not complete the handshake, `MCP_CONNECT`.
  */
-export async function connectServer(spec: McpServerSpec, onToolsChanged: (tools: Tool[]) => void, onClose: () => void): Promise<McpConnection> {
+export async function connectServer(spec: McpServerSpec, onToolsChanged: () => void, onClose: () => void): Promise<McpConnection> {
   if ((spec.command === undefined) === (spec.url === undefined)) {
     throw new McpError("MCP_INVALID_SERVER", `an MCP server needs a command or a URL, not ${spec.command === undefined ? "neither" : "both"}`);
   }
@@ -93,7 +94,7 @@ export async function connectServer(spec: McpServerSpec, onToolsChanged: (tools:
   let connected = false;
   const client = new Client(
     { name: "dsh", version: "1" },
-    { listChanged: { tools: { onChanged: (error, tools) => error === null && tools !== null && onToolsChanged(tools), debounceMs: 0 } } },
+    { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } } },
   );
   client.onclose = () => {
     closed = true;

@@ -39,6 +39,8 @@ export class McpTools {
   /** The tools each server offers now, by connection index. */
   readonly #offered: AgentTool[][];
   readonly #registries = new Set<ToolRegistry>();
+  /** Each server's last refresh, so the next one starts after it. */
+  readonly #refreshes: Promise<void>[];
   #closing = false;
 
   /** @internal Use {@link connectMcpServers}. */
@@ -46,6 +48,7 @@ export class McpTools {
     this.#connections = connections;
     this.#options = options;
     this.#offered = connections.map((connection, i) => lists[i]!.map((tool) => this.#agentTool(i, tool)));
+    this.#refreshes = connections.map(() => Promise.resolve());
     const taken = new Map<string, string>((options.reservedNames ?? []).map((name) => [name, "a built-in tool"]));
     this.#offered.forEach((tools, i) => {
       for (const tool of tools) {
@@ -85,30 +88,65 @@ export class McpTools {
   }
 
   /**
-   * @internal A server's new list: its tools are replaced in every attached registry (an unchanged list
-   * changes nothing, not even the order); a name another owner holds is left out, with a line.
+   * @internal Reads server `index`'s list again, every page, and takes it in ({@link replaceTools}).
+   * A server's refreshes run one after another, in the order asked for; one never throws: a list the
+   * server cannot give is a line for the person, and the tools stay as they were.
+   */
+  refresh(index: number): Promise<void> {
+    const connection = this.#connections[index]!;
+    const next = this.#refreshes[index]!.then(async () => {
+      if (connection.closed || this.#closing) return;
+      let list: Tool[];
+      try {
+        list = await listAllTools(connection.client);
+      } catch (error) {
+        if (!connection.closed && !this.#closing) this.#options.onProblem?.(`MCP server ${connection.name} announced another tool list but did not give it: ${(error as Error).message}`);
+        return;
+      }
+      this.replaceTools(index, list);
+    });
+    this.#refreshes[index] = next;
+    return next;
+  }
+
+  /**
+   * @internal Takes in a server's new list: its tools are replaced in every attached registry at once
+   * (an unchanged list changes nothing, not even the order; a description or schema changed under the
+   * same name is a change). A list dsh cannot take whole (a name twice, a tool dsh cannot offer) is
+   * refused with a line, the previous tools kept; a name another owner holds is left out, with a line.
    */
   replaceTools(index: number, tools: readonly Tool[]): void {
+    const connection = this.#connections[index]!;
     const next: AgentTool[] = [];
+    const names = new Set<string>();
     for (const tool of tools) {
+      let agentTool: AgentTool;
       try {
-        next.push(this.#agentTool(index, tool));
+        agentTool = this.#agentTool(index, tool);
       } catch (error) {
-        this.#options.onProblem?.((error as Error).message);
+        this.#options.onProblem?.(`MCP server ${connection.name}'s new tool list is refused, its tools kept as they were: ${(error as Error).message}`);
+        return;
       }
+      if (names.has(agentTool.schema.name)) {
+        this.#options.onProblem?.(`MCP server ${connection.name}'s new tool list is refused, its tools kept as they were: it offers ${agentTool.schema.name} twice`);
+        return;
+      }
+      names.add(agentTool.schema.name);
+      next.push(agentTool);
     }
     const current = this.#offered[index]!;
     if (JSON.stringify(next.map((tool) => tool.schema)) === JSON.stringify(current.map((tool) => tool.schema))) return;
-    const connection = this.#connections[index]!;
-    for (const registry of this.#registries) {
-      for (const old of this.#offered[index]!) registry.unregister(old.schema.name);
-    }
+    const own = new Set(current.map((tool) => tool.schema.name));
     const kept = next.filter((tool) => {
-      const clash = [...this.#registries].some((registry) => registry.get(tool.schema.name) !== undefined);
+      const clash = [...this.#registries].some((registry) => registry.get(tool.schema.name) !== undefined && !own.has(tool.schema.name));
       if (clash) this.#options.onProblem?.(`MCP server ${connection.name} now offers ${tool.schema.name}, which another tool holds: left out`);
       return !clash;
     });
-    for (const registry of this.#registries) for (const tool of kept) registry.register(tool);
+    // Every name is free now: nothing below can fail halfway.
+    for (const registry of this.#registries) {
+      for (const old of current) registry.unregister(old.schema.name);
+      for (const tool of kept) registry.register(tool);
+    }
     this.#offered[index] = kept;
   }
 
@@ -120,8 +158,7 @@ export class McpTools {
   async #refreshAfterCall(index: number): Promise<void> {
     const connection = this.#connections[index]!;
     if (connection.closed || connection.client.getServerCapabilities()?.tools?.listChanged !== true) return;
-    const list = await listAllTools(connection.client).catch(() => undefined);
-    if (list !== undefined) this.replaceTools(index, list);
+    await this.refresh(index);
   }
 
   #agentTool(index: number, tool: Tool): AgentTool {
@@ -139,14 +176,20 @@ export class McpTools {
         }
         if (args === null || typeof args !== "object" || Array.isArray(args)) return errorOutcome("TOOL_INVALID_ARGUMENTS", "arguments must be a JSON object");
         if (connection.closed) return this.#failed(connection, schema.name, "the server is no longer running");
+        let result: Parameters<typeof toolOutcome>[0];
         try {
           const report = context.reportProgress;
           const progress = report === undefined ? {} : { onprogress: ({ progress, total, message }: { progress: number; total?: number | undefined; message?: string | undefined }) => report({ progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }) };
-          const result = await connection.client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, { signal: context.signal, timeout, ...progress });
-          await this.#refreshAfterCall(index);
-          return await toolOutcome(result as Parameters<typeof toolOutcome>[0], this.#options.attachments);
+          result = (await connection.client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, { signal: context.signal, timeout, ...progress })) as typeof result;
         } catch (error) {
           if (context.signal.aborted) return errorOutcome("TOOL_ABORTED", "the call was aborted");
+          return this.#failed(connection, schema.name, (error as Error).message);
+        }
+        // The server completed the call: whatever its new list holds, the model gets this result.
+        await this.#refreshAfterCall(index);
+        try {
+          return await toolOutcome(result, this.#options.attachments);
+        } catch (error) {
           return this.#failed(connection, schema.name, (error as Error).message);
         }
       },
@@ -170,13 +213,14 @@ export async function connectMcpServers(specs: readonly McpServerSpec[], options
   const connections: McpConnection[] = [];
   let tools: McpTools | undefined;
   let failed = false;
-  const pending: [number, Tool[]][] = [];
+  /** Servers that announced another list before every server was connected: read again once they are. */
+  const announced = new Set<number>();
   try {
     const lists: Tool[][] = [];
     for (const [index, spec] of specs.entries()) {
       const connection = await connectServer(
         spec,
-        (list) => (tools === undefined ? pending.push([index, list]) : tools.replaceTools(index, list)),
+        () => (tools === undefined ? announced.add(index) : void tools.refresh(index)),
         () => {
           if (!failed && tools?.closing !== true) options.onProblem?.(`MCP server ${serverName(spec)} closed the connection: its tools now answer with an error`);
         },
@@ -187,7 +231,7 @@ export async function connectMcpServers(specs: readonly McpServerSpec[], options
       }));
     }
     tools = new McpTools(connections, lists, options);
-    for (const [index, list] of pending) tools.replaceTools(index, list);
+    await Promise.all([...announced].map((index) => tools!.refresh(index)));
     return tools;
   } catch (error) {
     failed = true;

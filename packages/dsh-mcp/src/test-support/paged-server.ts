@@ -1,15 +1,34 @@
 // A test MCP server over stdio, written on the SDK's low-level `Server`: it lists its tools one per
-// page, and offers the tool names `DSH_MCP_TOOLS` gives (comma-separated), valid for dsh or not.
+// page, and offers the tool names `DSH_MCP_TOOLS` gives (comma-separated), valid for dsh or not; a
+// name written `name+prop` takes an argument `prop`. With `DSH_MCP_TOOLS_NEXT`, a call to its tool
+// `change` switches to that list and announces it (`notifications/tools/list_changed`): before the
+// call returns, or, with `DSH_MCP_CHANGE=later`, a moment after.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const names = (process.env.DSH_MCP_TOOLS ?? "first,second,third").split(",");
-const tools = names.map((name) => ({ name, description: `Tool ${name}.`, inputSchema: { type: "object" as const } }));
-const server = new Server({ name: "dsh-paged-server", version: "1.0.0" }, { capabilities: { tools: {} } });
+const toolsOf = (list: string) =>
+  list.split(",").map((entry) => {
+    const [name, prop] = entry.split("+") as [string, string | undefined];
+    return { name, description: `Tool ${name}.`, inputSchema: { type: "object" as const, ...(prop === undefined ? {} : { properties: { [prop]: { type: "string" } } }) } };
+  });
+
+let tools = toolsOf(process.env.DSH_MCP_TOOLS ?? "first,second,third");
+const next = process.env.DSH_MCP_TOOLS_NEXT;
+const server = new Server({ name: "dsh-paged-server", version: "1.0.0" }, { capabilities: { tools: next === undefined ? {} : { listChanged: true } } });
 server.setRequestHandler(ListToolsRequestSchema, async (request) => {
   const at = Number(request.params?.cursor ?? 0);
   return { tools: tools.slice(at, at + 1), ...(at + 1 < tools.length ? { nextCursor: String(at + 1) } : {}) };
 });
-server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: "text", text: `called ${request.params.name}` }] }));
+const change = async () => {
+  tools = toolsOf(next!);
+  await server.sendToolListChanged();
+};
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  if (request.params.name === "change" && next !== undefined) {
+    if (process.env.DSH_MCP_CHANGE === "later") setTimeout(() => void change(), 30);
+    else await change();
+  }
+  return { content: [{ type: "text", text: `called ${request.params.name}` }] };
+});
 await server.connect(new StdioServerTransport());
