@@ -6,6 +6,7 @@ import { Agent } from "./agent.js";
 import { advanceTurn, driveTurn, turnToStart, type TurnPosition } from "./durable.js";
 import type { DurableTurnOptions } from "./durable-loop.js";
 import { sha256Hex } from "./durable-receipt.js";
+import { reconstructRequests } from "./reconstruct.js";
 import { createAgentRegistry } from "./register.js";
 import { baseConfig, body, echoTool } from "./test-support/harness.js";
 import { RequestKeyedAdapter, paymentTool, reloaded, runtimeOf, timeless, type PlannedAnswer } from "./test-support/durable.js";
@@ -31,6 +32,36 @@ async function plainRun(plan: boolean | ((count: number) => PlannedAnswer), tool
 }
 
 const typed = (events: readonly LogEvent[], type: string) => events.filter((event) => event.type === type);
+
+describe("a model unit that dies after sending", () => {
+  it("committed its dispatch first: a recovery by a changed agent sends that logged request again, and the log rebuilds every body the provider received", async () => {
+    const adapter = new RequestKeyedAdapter();
+    const log = newLog();
+    // An engine's transaction: appends made in commitApart are durable at once, the rest only when the unit returns.
+    let committed = 0;
+    const transactional = { ...options(adapter), commitApart: async <T>(work: () => Promise<T>) => {
+      const result = await work();
+      committed = log.length;
+      return result;
+    } };
+    await advanceTurn(log, transactional, { turn: 0, head: 0, input: "hi" });
+    expect(adapter.received).toHaveLength(1);
+    // The worker dies after the provider answered, before the unit's transaction committed the answer.
+    const survived = reloaded(log.slice(0, committed));
+    expect(survived.get(survived.length - 1)?.type).toBe("request/dispatch");
+    // Another worker recovers the turn with one more tool and a revised prompt.
+    const extra = defineTool({ name: "extra", description: "One more", parameters: z.object({}), execute: () => "more" });
+    const changed = { ...options(adapter, [echoTool, extra]), systemPrompt: "You are a revised test." };
+    await driveTurn({ turn: 0, head: 0, input: "hi" }, (position) => advanceTurn(survived, changed, position));
+    expect(JSON.stringify(body(adapter.received[1]!))).toBe(JSON.stringify(body(adapter.received[0]!)));
+    const rebuilt = new Set((await reconstructRequests(survived)).map((request) => JSON.stringify(body(request.request))));
+    expect(adapter.received.length).toBeGreaterThan(2);
+    for (const received of adapter.received) expect(rebuilt.has(JSON.stringify(body(received)))).toBe(true);
+    // The changes reach the requests after the one that was in flight, each logged.
+    expect(JSON.stringify(body(adapter.received.at(-1)!))).toContain("You are a revised test.");
+    expect(survived.slice().filter((event) => event.type === "request/header").map((event) => (event.data as { reason: string }).reason)).toEqual(["initial", "change"]);
+  });
+});
 
 describe("a durable unit", () => {
   it("hashes the request it sent: SHA-256 of its JSON without the signal", async () => {

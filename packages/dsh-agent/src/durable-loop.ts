@@ -31,7 +31,8 @@ export interface DurableTurnOptions extends Pick<AgentOptions, "runtime" | "syst
   readonly onUncertainCall?: (call: UncertainCall) => UncertainCallDecision | Promise<UncertainCallDecision>;
   /**
    * Runs `work` so that its appends are committed when it returns, also inside an engine's
-   * transaction: how a tool's intent is durable before the tool runs (default: runs `work` as is).
+   * transaction: how a request's dispatch is durable before the request is sent, and a tool's intent
+   * before the tool runs (default: runs `work` as is, for a log whose appends are durable at once).
    */
   readonly commitApart?: <T>(work: () => Promise<T>) => Promise<T>;
   readonly signal?: AbortSignal;

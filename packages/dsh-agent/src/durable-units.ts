@@ -65,15 +65,21 @@ async function stepRequest(loop: Loop, at: UnitAt): Promise<{ step: number; requ
 
 /**
  * The model unit: starts the turn if it has not started, opens a step (or takes up the open one),
- * sends its request and logs the answer. An answer without tool calls (or cut off) also ends the
- * step and the turn; a failure is logged with both ends and reported in the receipt, not thrown.
+ * sends its request and logs the answer. Everything up to the request's dispatch is committed apart
+ * before a byte is sent, so a unit that dies after sending leaves a log that rebuilds what it sent,
+ * and its recovery sends that logged request again, whatever agent recovers it. An answer without
+ * tool calls (or cut off) also ends the step and the turn; a failure is logged with both ends and
+ * reported in the receipt, not thrown.
  */
-export async function modelUnit(loop: Loop, at: UnitAt & { readonly onChunk: ((chunk: StreamChunk) => void) | undefined }): Promise<StepReceipt> {
+export async function modelUnit(loop: Loop, at: UnitAt & { readonly onChunk: DurableTurnOptions["onChunk"] | undefined; readonly commitApart: DurableTurnOptions["commitApart"] | undefined }): Promise<StepReceipt> {
   const { log } = loop;
   const { turn, signal } = at;
   const from = log.length;
-  if (log.ruleState(loopAdmission).openTurn === undefined) await log.append(turnStartEvent.input({ turn }));
-  const opened = await stepRequest(loop, at);
+  const apart = at.commitApart ?? ((work) => work());
+  const opened = await apart(async () => {
+    if (log.ruleState(loopAdmission).openTurn === undefined) await log.append(turnStartEvent.input({ turn }));
+    return stepRequest(loop, at);
+  });
   if (typeof opened === "string") return endTurn(loop, turn, from, opened);
   const { step, request } = opened;
   const requestHash = await sha256Hex(requestJson(request));

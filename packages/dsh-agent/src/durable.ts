@@ -23,8 +23,9 @@ export interface TurnPosition {
 
 /**
  * Runs the next unit of a durable turn on `log` and returns its receipt. A unit ends at a log
- * boundary: the model unit opens a step (or goes on with the open one), sends its request (rebuilt
- * from the log, so a retry sends the same bytes) and logs the answer; a tool unit runs one call;
+ * boundary: the model unit opens a step (or goes on with the open one), commits its dispatch apart,
+ * sends its request (rebuilt from the log, so a retry sends the same bytes) and logs the answer; a
+ * tool unit runs one call;
  * the close unit logs the step's end. When the log is already past `head` (the unit ran and its
  * receipt was lost), it returns the receipt of what the log holds and sends nothing.
  */
@@ -37,7 +38,7 @@ export async function advanceTurn(log: EventLog, options: DurableTurnOptions, po
   if (next.kind === "done") return { turn, from: head, to: head, next };
   const loop = durableLoop(log, surface, options, turn, stepInput(log, position));
   const signal = options.signal ?? new AbortController().signal;
-  if (next.kind === "model") return modelUnit(loop, { turn, signal, onChunk: options.onChunk });
+  if (next.kind === "model") return modelUnit(loop, { turn, signal, onChunk: options.onChunk, commitApart: options.commitApart });
   if (next.kind === "tool") return toolUnit(loop, { turn, signal, callId: next.callId, previous: position.previous, options });
   return closeStepUnit(loop, { turn, signal, previous: position.previous });
 }

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAgentRegistry } from "dsh-agent";
+import { createAgentRegistry, reconstructRequests } from "dsh-agent";
+import { serializeRequest } from "dsh-openai-compatible";
 import type { LogEvent } from "dsh-log";
 import { startSimulator, type Simulator } from "dsh-simulator";
 import { PostgresStore } from "dsh-store-postgres";
@@ -107,6 +108,24 @@ describe("a turn killed at a boundary and recovered by another process", () => {
     expect(bodies).toHaveLength(reference.bodies.length + extra);
     // A request sent again is the same bytes, so it reads the provider's prefix cache.
     for (const [i, exchange] of exchanges.entries()) if (i > 0 && exchange.body === bodies[i - 1]) expect(exchange.cacheHitTokens).toBeGreaterThan(0);
+  });
+});
+
+describe("a turn recovered by a worker whose agent changed", () => {
+  it("sends the request in flight again as logged, and logs the change before sending anything else: the log rebuilds every body received", async () => {
+    const { url, sim, env } = await world();
+    const crashed = await runWorker({ ...env, MODE: "start", CRASH_AT: "answered", CRASH_NTH: "1" });
+    expect(crashed.signal, crashed.stderr).toBe("SIGKILL");
+    const recovered = await runWorker({ ...env, MODE: "recover", REVISED: "1" });
+    expect(recovered.result, recovered.stderr).toMatchObject({ outcomes: [{ reason: "completed", turn: 0 }] });
+    const events = await sessionEvents(url);
+    const rebuilt = new Set(await Promise.all((await reconstructRequests(events)).map((request) => serializeRequest(request.request, { dialect: "deepseek" }))));
+    const bodies = sim.exchanges.map((exchange) => exchange.body);
+    expect(bodies[1]).toBe(bodies[0]);
+    expect(bodies.length).toBeGreaterThan(2);
+    for (const body of bodies) expect(rebuilt.has(body)).toBe(true);
+    expect(bodies.at(-1)).toContain("Revised.");
+    expect(bodies.at(-1)).toContain("count_words");
   });
 });
 

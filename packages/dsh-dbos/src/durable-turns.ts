@@ -1,6 +1,6 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { registerDataSource, runTransaction } from "@dbos-inc/dbos-sdk/datasource";
-import { advanceTurn, continuedSelection, createAgentRegistry, driveTurn, turnToStart, type ContentInput, type DurableTurnOptions, type StepReceipt, type TurnEndReason, type TurnPosition } from "dsh-agent";
+import { advanceTurn, continuedSelection, createAgentRegistry, driveTurn, turnEndEvent, turnStartEvent, turnToStart, type ContentInput, type DurableTurnOptions, type StepReceipt, type TurnEndReason, type TurnPosition } from "dsh-agent";
 import type { LlmCallConfig } from "dsh-llm";
 import { LogError, type EventLog } from "dsh-log";
 import { PostgresStore } from "dsh-store-postgres";
@@ -132,10 +132,11 @@ export class DurableTurns {
   async start(sessionId: string, input: ContentInput, options: TurnOptions = {}): Promise<StartedTurn> {
     const store = await this.#sessions();
     const log = await readOrCreate(store, sessionId);
+    // A crashed turn may be open in the log (its dispatch is committed before its request is sent).
+    const open = openTurn(log);
+    if (open !== undefined) await this.#refusePending(sessionId, open);
     const { turn, head } = turnToStart(log);
-    const workflowId = turnWorkflowId(sessionId, turn);
-    const status = await DBOS.getWorkflowStatus(workflowId);
-    if (status !== null) throw new DurableError("DURABLE_TURN_PENDING", `turn ${turn} of session ${sessionId} already has workflow ${workflowId} (${status.status}): recover it first`);
+    await this.#refusePending(sessionId, turn);
     const config = continuedSelection(log, options.config);
     const args: TurnArgs = {
       sessionId,
@@ -146,8 +147,16 @@ export class DurableTurns {
       ...(options.source === undefined ? {} : { source: options.source }),
       ...(options.systemPrompt === undefined ? {} : { systemPrompt: options.systemPrompt }),
     };
+    const workflowId = turnWorkflowId(sessionId, turn);
     await DBOS.startWorkflow(this.#workflow, { workflowID: workflowId })(args);
     return { sessionId, turn, workflowId };
+  }
+
+  /** Refuses to start a turn while turn `turn` of the session has a workflow: it must be recovered first. */
+  async #refusePending(sessionId: string, turn: number): Promise<void> {
+    const workflowId = turnWorkflowId(sessionId, turn);
+    const status = await DBOS.getWorkflowStatus(workflowId);
+    if (status !== null) throw new DurableError("DURABLE_TURN_PENDING", `turn ${turn} of session ${sessionId} already has workflow ${workflowId} (${status.status}): recover it first`);
   }
 
   /** Runs the session's next turn to its end: {@link start}, then {@link outcome}. */
@@ -220,6 +229,16 @@ export class DurableTurns {
       await log.close().catch(() => undefined);
     }
   }
+}
+
+/** The turn the log leaves open (started, never ended), if any. */
+function openTurn(log: EventLog): number | undefined {
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.get(seq)!;
+    if (turnEndEvent.is(event)) return undefined;
+    if (turnStartEvent.is(event)) return event.data.turn;
+  }
+  return undefined;
 }
 
 async function readOrCreate(store: PostgresStore, sessionId: string): Promise<EventLog> {

@@ -7,12 +7,14 @@
  *   appended  the unit's events are written in its transaction, before DBOS's completion record;
  *   committed the transaction committed, before DBOS wrote its own record of the step;
  *   tool      a call of `read_file` ran its side effect, before its result was logged.
+ * `REVISED=1` gives the agent one more tool and a revised prompt: a recovery by changed code.
  * Prints one JSON line with the outcomes, or `{ error, code }`.
  */
 import { appendFileSync, existsSync } from "node:fs";
-import type { AgentTool } from "dsh-agent";
+import { defineTool, type AgentTool } from "dsh-agent";
 import type { LlmAdapter } from "dsh-llm";
 import pg from "pg";
+import { z } from "zod";
 import { DurableTurns } from "../durable-turns.js";
 import { SIM_CONFIG, exploreAgent, exploreTools } from "./explore.js";
 
@@ -84,9 +86,15 @@ const tools = exploreTools(runs, env("READ_UNSAFE") !== "1").map((tool): AgentTo
         },
       },
 );
+// A worker whose agent changed since the turn started (REVISED=1): one more tool, a revised prompt.
+const revised = env("REVISED") === "1";
+const extra = defineTool({ name: "count_words", description: "Count the words of a text", parameters: z.object({ text: z.string() }), execute: ({ text }) => String(text.split(/\s+/).length) });
 const turns = DurableTurns.register({
   url: env("DATABASE_URL"),
-  agent: () => ({ ...exploreAgent(env("SIM_URL"), { adapter: watched }), tools }),
+  agent: () => {
+    const agent = exploreAgent(env("SIM_URL"), { adapter: watched });
+    return revised ? { ...agent, systemPrompt: `${agent.systemPrompt ?? ""} Revised.`, tools: [...tools, extra] } : { ...agent, tools };
+  },
   onUnitError: (error, unit) => process.stderr.write(`unit at ${unit.head} failed: ${(error as { code?: string }).code ?? ""} ${(error as Error).message}\n`),
 });
 
