@@ -1,4 +1,14 @@
-import type { SessionSummary } from "dsh-log";
+import { LogError, type SessionInfo, type SessionStore, type SessionSummary } from "dsh-log";
+import type { CliIo } from "./io.js";
+
+type Parent = NonNullable<SessionInfo["parent"]>;
+
+/** Why a fork's lineage points nowhere, given how many events its parent holds (`undefined`: the parent is not in the store). */
+function lineageProblem(parent: Parent, parentEvents: number | undefined): string | undefined {
+  if (parentEvents === undefined) return `its parent ${parent.sessionId} is not in this store`;
+  if (parentEvents < parent.seedLength) return `its seed of ${parent.seedLength} events is past its parent's end (${parentEvents} events)`;
+  return undefined;
+}
 
 /**
  * Why each fork in `sessions` has a lineage that points nowhere, by session id: its parent is not in
@@ -8,10 +18,26 @@ export function brokenLineage(sessions: readonly SessionSummary[]): Map<string, 
   const events = new Map(sessions.map((session) => [session.sessionId, session.events]));
   const broken = new Map<string, string>();
   for (const { sessionId, parent } of sessions) {
-    if (parent === undefined) continue;
-    const held = events.get(parent.sessionId);
-    if (held === undefined) broken.set(sessionId, `its parent ${parent.sessionId} is not in this store`);
-    else if (held < parent.seedLength) broken.set(sessionId, `its seed of ${parent.seedLength} events is past its parent's end (${held} events)`);
+    const problem = parent === undefined ? undefined : lineageProblem(parent, events.get(parent.sessionId));
+    if (problem !== undefined) broken.set(sessionId, problem);
   }
   return broken;
+}
+
+/**
+ * Says on stderr, in one line, when the session `info` of `store` is a fork whose lineage points
+ * nowhere. The fork holds its seed itself, so it still loads and rebuilds; only its history before
+ * the fork can no longer be followed.
+ */
+export async function noteBrokenLineage(store: Pick<SessionStore, "summary">, info: SessionInfo, io: CliIo): Promise<void> {
+  const { parent } = info;
+  if (parent === undefined) return;
+  let events: number | undefined;
+  try {
+    events = (await store.summary(parent.sessionId)).events;
+  } catch (error) {
+    if (!(error instanceof LogError) || error.code !== "LOG_NOT_FOUND") throw error;
+  }
+  const problem = lineageProblem(parent, events);
+  if (problem !== undefined) io.stderr.write(`dsh: note: session ${info.sessionId} is a fork whose lineage is broken: ${problem}\n`);
 }

@@ -5,6 +5,7 @@ import { maskUrlPassword } from "dsh-base";
 import { JsonlStore, readJsonlLines, readJsonlLog, openJsonlLog, type EventLog, type SessionInfo, type SessionStore, type StoredLines, type StoredSession } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
+import { noteBrokenLineage } from "./lineage.js";
 import type { CliSigning } from "./signing.js";
 
 /** The store the CLI uses when neither `--store` nor `DSH_STORE` names one. */
@@ -78,7 +79,7 @@ export interface OpenedSession {
 /**
  * A session of the store at `url`, got by `use`, with the store released when it fails and by
  * `close()` otherwise (which closes the session's log too when `closeLog`: a writer's log). It is
- * shown as `STORE#ID` unless `location` says otherwise.
+ * shown as `STORE#ID` unless `location` says otherwise. A fork whose lineage is broken is noted on stderr.
  */
 export async function sessionInStore(
   url: string,
@@ -90,6 +91,7 @@ export async function sessionInStore(
   try {
     const stored = await use(store);
     const { info, log } = stored;
+    await noteBrokenLineage(store, info, io);
     return {
       info,
       log,
@@ -147,12 +149,14 @@ export async function openSessionRef(ref: SessionRef, io: CliIo, signing?: CliSi
   return releasingWitness(await sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, options), { closeLog: true }), signing);
 }
 
-/** The stored lines a LOG argument points at, read as they are (no admission), and how to release their store. */
-export async function storedLinesOf(ref: SessionRef, io: CliIo): Promise<{ readonly stored: StoredLines; close(): Promise<void> }> {
+/** The stored lines a LOG argument points at, read as they are (no admission), and how to release their store; a broken lineage is noted unless `quiet`. */
+export async function storedLinesOf(ref: SessionRef, io: CliIo, options: { readonly quiet?: boolean } = {}): Promise<{ readonly stored: StoredLines; close(): Promise<void> }> {
   if (ref.kind === "file") return { stored: await readJsonlLines(ref.path), close: async () => undefined };
   const store = await openStore(ref.url, io.cwd);
   try {
-    return { stored: await store.readLines(ref.sessionId), close: () => store.close() };
+    const stored = await store.readLines(ref.sessionId);
+    if (options.quiet !== true) await noteBrokenLineage(store, stored.info, io);
+    return { stored, close: () => store.close() };
   } catch (error) {
     await store.close();
     throw error;

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { testPostgres } from "dsh-store-conformance/postgres-suite";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
@@ -70,6 +71,31 @@ describe("sessions in SQLite and PostgreSQL from the command line", () => {
     expect(fork.code).toBe(0);
     const sessions = (await cli("sessions", "--store", postgres, "--json")).stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { sessionId: string; parent?: { sessionId: string; seedLength: number } });
     expect(sessions.find((session) => session.parent !== undefined)?.parent).toEqual({ sessionId: id, seedLength: end + 1 });
+  });
+
+  it("says in one line, in every command that loads it, that a fork's parent is gone, and refuses rows that disagree with the head in every reader", async () => {
+    const sqlite = "sqlite:sessions.db";
+    const run = await cli("run", "--store", sqlite, "--scenario", await scenario("p", steps), "Look.");
+    const id = idOf(run.stderr)!;
+    const end = Number(/^\s*(\d+) turn 0 ended/m.exec((await cli("inspect", id, "--store", sqlite)).stdout)?.[1]);
+    const fork = await cli("fork", id, "--at", String(end), "--store", sqlite, "--scenario", await scenario("f", [{ text: "Forked." }]), "And now?");
+    expect(fork.code).toBe(0);
+    const forkId = idOf(fork.stderr)!;
+    const db = new Database(join(cwd(), "sessions.db"));
+    db.prepare("DELETE FROM dsh_events WHERE session_id = ?").run(id);
+    db.prepare("DELETE FROM dsh_sessions WHERE id = ?").run(id);
+    const note = `dsh: note: session ${forkId} is a fork whose lineage is broken: its parent ${id} is not in this store\n`;
+    for (const argv of [["inspect", forkId], ["requests", forkId], ["resume", forkId, "--scenario", await scenario("r", [{ text: "Resumed." }]), "More?"], ["cost", forkId], ["verify", forkId]]) {
+      const result = await cli(...argv, "--store", sqlite);
+      expect([argv[0], result.stderr.split("\n").filter((line) => line.includes("lineage")).map((line) => `${line}\n`)]).toEqual([argv[0], [note]]);
+      expect(result.code, `${argv[0]}: ${result.stderr}`).toBe(0);
+    }
+    // A head that disagrees with the rows is refused by every reader, the streaming ones too.
+    db.prepare("UPDATE dsh_sessions SET head = head + 1 WHERE id = ?").run(forkId);
+    db.close();
+    for (const command of ["inspect", "requests", "cost"]) {
+      expect(await cli(command, forkId, "--store", sqlite)).toMatchObject({ code: 3, stderr: expect.stringMatching(/its head says \d+ events, but its rows hold \d+ \[LOG_CORRUPT\]\n$/) });
+    }
   });
 
   it("follows a session live: inspect --follow prints what another command appends", async () => {

@@ -12,7 +12,7 @@ export interface StreamedSession {
 /**
  * Reads the session a LOG argument points at a batch of admitted events at a time, handing each to
  * `visit`: checked exactly as a full read checks it (a bad event is refused naming its line in a file,
- * its seq in a store), with only one batch held. A torn JSONL tail is noted on stderr unless `quiet`.
+ * its seq in a store), with only one batch held. A torn JSONL tail, or a fork's broken lineage, is noted on stderr unless `quiet`.
  */
 export async function streamSessionRef(ref: SessionRef, io: CliIo, visit: (batch: readonly LogEvent[]) => void, options: { readonly quiet?: boolean } = {}): Promise<StreamedSession> {
   const registry = createAgentRegistry();
@@ -29,7 +29,7 @@ export async function streamSessionRef(ref: SessionRef, io: CliIo, visit: (batch
       events += next.value.length;
     }
   }
-  const { stored, close } = await storedLinesOf(ref, io);
+  const { stored, close } = await storedLinesOf(ref, io, options);
   try {
     for await (const batch of streamSessionEvents(stored, registry)) {
       visit(batch);

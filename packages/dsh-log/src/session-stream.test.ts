@@ -40,6 +40,19 @@ describe("streamSessionEvents", () => {
     await expect(collect(["{not json"], 2)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(/^session streamed, seq 0: /) });
   });
 
+  it("refuses rows that disagree with the head the store records, once every batch is read", async () => {
+    const log = new EventLog({ registry: testRegistry() });
+    await log.append(Array.from({ length: 3 }, (_, i) => noteAdded.input({ text: `note ${i}` }, i)));
+    const lines = log.slice().map((event) => ({ line: eventLine(event), link: undefined }));
+    const read = async (recorded: number) => {
+      const batches: (readonly unknown[])[] = [];
+      for await (const events of streamSessionEvents({ info, chained: false, recorded, lines }, testRegistry(), 2)) batches.push(events);
+      return batches;
+    };
+    expect((await read(3)).flat()).toEqual(log.slice());
+    for (const recorded of [2, 4]) await expect(read(recorded)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: `session streamed: its head says ${recorded} events, but its rows hold 3` });
+  });
+
   it("names a refusal deep in a batch by its seq alone, keeping the parser's refusal (and its line in the batch) as the cause", async () => {
     const log = new EventLog({ registry: testRegistry() });
     await log.append(Array.from({ length: 14 }, (_, i) => noteAdded.input({ text: `note ${i}` }, i)));

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { EventLog, type LogEvent, type SessionStore } from "dsh-log";
+import { EventLog, streamSessionEvents, type LogEvent, type SessionStore } from "dsh-log";
 import { eventLine } from "dsh-log/store";
 import { runUntilKilled } from "dsh-testkit";
 import { afterEach, describe, expect, it } from "vitest";
@@ -109,7 +109,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     // Only a relational store keeps a head apart from its rows (a JSONL file is its own length).
     const sqlIt = harness.sql === undefined ? () => undefined : it;
-    sqlIt("refuses a session whose head and rows disagree, naming both, for readers and writers alike", async () => {
+    sqlIt("refuses a session whose head and rows disagree, naming both, for readers (whole or streaming) and writers alike", async () => {
       const store = await fresh();
       const damaged = async (id: string, statements: (id: string) => string[], message: RegExp) => {
         const { log } = await store.create({ registry, sessionId: id });
@@ -118,6 +118,11 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
         for (const statement of statements(id)) await harness.sql!(store, statement);
         await expect(store.read(id, registry)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(message) });
         await expect(store.open(id, { registry })).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(message) });
+        // A streaming reader (a report over a log too large to hold) refuses it too.
+        const streamed = async () => {
+          for await (const _ of streamSessionEvents(await store.readLines(id), registry, 2)) continue;
+        };
+        await expect(streamed()).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(message) });
       };
       await damaged("lost-row", (id) => [`DELETE FROM dsh_events WHERE session_id = '${id}' AND seq = 2`], /^session lost-row: its head says 3 events, but its rows hold 2$/);
       await damaged("head-ahead", (id) => [`UPDATE dsh_sessions SET head = 5 WHERE id = '${id}'`], /its head says 5 events, but its rows hold 3/);

@@ -10,7 +10,7 @@ export const COPY_USAGE = `dsh copy LOG STORE|FILE.jsonl [--store URL] ${SIGNING
 
 /**
  * `dsh copy`: copies a session (a JSONL file, an id of the store in effect, or `STORE#ID`) into
- * another store, keeping its id, creation time, lineage and every event byte for byte, so the copy
+ * another store, keeping its id, creation time, lineage and every event's line byte for byte (not its grouping into commits), so the copy
  * rebuilds the same wire bytes. The events are admitted on the way in, as on any load. A target
  * ending in `.jsonl` is a new JSONL file.
  */
