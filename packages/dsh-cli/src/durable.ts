@@ -5,6 +5,7 @@ import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { agentSettings, type ProviderSession } from "./session-runner.js";
 import { displayUrl, isPostgresUrl, optionalModule, storeUrl } from "./store.js";
+import { ownFiles, type OwnFileFlags } from "./own-files.js";
 import { workspaceTools } from "./workspace-tools.js";
 
 /** The `parseArgs` options of commands that run turns on a durable-execution engine. */
@@ -36,9 +37,9 @@ export function durableStore(values: { readonly engine?: string | undefined } & 
  * workspace and MCP tools, the step limit and compaction) and launches DBOS on `url`; the turns this
  * executor left pending start again now. Answers stream to stdout as they come.
  */
-export async function launchTurns(url: string, provider: ProviderSession, values: Parameters<typeof agentSettings>[0] & { readonly executor?: string | undefined }, io: CliIo): Promise<DurableTurns> {
+export async function launchTurns(url: string, provider: ProviderSession, values: Parameters<typeof agentSettings>[0] & OwnFileFlags & { readonly executor?: string | undefined }, io: CliIo): Promise<DurableTurns> {
   const { DurableTurns } = await optionalModule("dsh-dbos", () => import("dsh-dbos"));
-  const tools = new ToolRegistry(workspaceTools(io.cwd));
+  const tools = new ToolRegistry(workspaceTools(io.cwd, { hidden: ownFiles(values, io) }));
   provider.mcp?.attach(tools);
   const agent: TurnAgent = {
     runtime: provider.runtime,

@@ -14,6 +14,7 @@ import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js
 import { SELECTION_OPTIONS, SELECTION_USAGE, sessionConfig } from "./selection.js";
 import { attachmentStore } from "./session.js";
 import type { OpenedSession } from "./store.js";
+import { ownFiles, type OwnFileFlags } from "./own-files.js";
 import { workspaceTools } from "./workspace-tools.js";
 import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
 import { terminalApprover } from "./approve.js";
@@ -151,9 +152,9 @@ export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-wi
   return { maxSteps, compaction: { contextWindow, threshold, ...(maxChars === undefined ? {} : { trim: { maxChars } }) } };
 }
 
-/** The agent for a CLI session: workspace tools and the MCP servers' tools, the system prompt and compaction options from the flags. */
-export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues, io: CliIo): Agent {
-  const tools = new ToolRegistry(workspaceTools(io.cwd));
+/** The agent for a CLI session: workspace tools (dsh's own files out of their view) and the MCP servers' tools, the system prompt and compaction options from the flags. */
+export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues & OwnFileFlags, io: CliIo): Agent {
+  const tools = new ToolRegistry(workspaceTools(io.cwd, { hidden: ownFiles(values, io) }));
   provider.mcp?.attach(tools);
   const approve = values.approve === true ? terminalApprover(io) : undefined;
   return new Agent({
@@ -230,12 +231,12 @@ export function continuedPrompt(log: EventLog, values: Pick<TurnValues, "system"
  * Runs `turn` with the agent that continues an opened session (the selection restored from the log,
  * overridden by `values`), closing the session and its provider on every path.
  */
-export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" | "log" | "close">, values: TurnValues, io: CliIo, turn: (agent: Agent) => Promise<T>): Promise<T> {
+export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" | "log" | "close"> & { readonly location?: string }, values: TurnValues, io: CliIo, turn: (agent: Agent) => Promise<T>): Promise<T> {
   let provider: ProviderSession | undefined;
   try {
     const config = sessionConfig(continuedConfig(session.log, values), values, session.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    return await turn(cliAgent(session.log, provider, config, { ...values, system: continuedPrompt(session.log, values) }, io));
+    return await turn(cliAgent(session.log, provider, config, { ...values, system: continuedPrompt(session.log, values), log: session.location }, io));
   } finally {
     await session.close();
     await provider?.close();

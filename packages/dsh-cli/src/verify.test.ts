@@ -47,7 +47,7 @@ describe("dsh keygen", () => {
   it("writes a private key only its owner reads and never overwrites one", async () => {
     expect((await stat(join(cwd(), "writer.pem"))).mode & 0o777).toBe(0o600);
     expect(await readFile(join(cwd(), "writer.pem.pub"), "utf8")).toMatch(/^-----BEGIN PUBLIC KEY-----/);
-    expect(await cli("keygen", "writer.pem")).toMatchObject({ code: 2, stderr: expect.stringMatching(/writer\.pem\.pub already exists\n$/) });
+    expect(await cli("keygen", "writer.pem")).toMatchObject({ code: 2, stderr: expect.stringMatching(/writer\.pem already exists: dsh keygen never writes over a file\n$/) });
   });
 });
 

@@ -25,7 +25,7 @@ export function addExtensionFields(fields: Record<string, unknown>, extensions: 
   for (const [key, value] of Object.entries(canonicalJson(extensions ?? {}) as JsonObject)) {
     const held = owned.providerHeld.get(key);
     if (held !== undefined) {
-      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} makes the model read ${held}, which no log holds: dsh sends each request whole, so that every request can be rebuilt from its log`, { retryable: false });
+      throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} makes the model read ${held}, which no log holds: dsh sends each request whole, so that every request can be rebuilt from its log`);
     }
     if (owned.own.has(key) && !(owned.fillable.has(key) && fields[key] === undefined)) {
       throw new LlmError("LLM_INVALID_REQUEST", `extension ${key} would override a field the adapter sets`);

@@ -209,9 +209,15 @@ describe("verifyLines on stored lines from any store", () => {
     chain.extend(["a", "b"]);
     const atTwo = signHead(chain.head, privateKey);
     expect(await verifyLines(stored(["a", "b"]), { heads: [start, atTwo], publicKey })).toMatchObject({ status: "intact" });
+    // Two heads at one length: the one that no longer matches is found, whichever comes first.
+    const wrongAtTwo = signHead({ sessionId: "m", events: 2, head: "00".repeat(32) }, privateKey);
+    for (const heads of [[wrongAtTwo, atTwo], [atTwo, wrongAtTwo]]) {
+      expect(await verifyLines(stored(["a", "b"]), { heads, publicKey })).toMatchObject({ status: "broken", witnessedHead: { events: 2, head: "00".repeat(32) } });
+    }
     expect(await verifyLines(stored(["a"]), { heads: [start, atTwo], publicKey })).toMatchObject({
       status: "broken",
       events: 1,
+      unwitnessed: 1,
       witnessedHead: { events: 2 },
       problem: "the log ends at 1 events, but the witness holds a head signed at 2: its tail was dropped",
     });

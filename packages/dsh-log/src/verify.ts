@@ -71,7 +71,7 @@ export async function verifyLines(stored: StoredLines, witness?: WitnessCheck): 
   }
   const witnessedUpTo = (events: number): number => heads.reduce((most, head) => (head.events <= events && head.events > most ? head.events : most), 0);
   const report = (status: VerifyReport["status"], events: number, rest: Partial<VerifyReport> = {}): VerifyReport => {
-    return { sessionId, status, events, witnessed: heads.length, unwitnessed: heads.length === 0 ? events : events - witnessedUpTo(events), ...rest };
+    return { sessionId, status, events, witnessed: heads.length, unwitnessed: events - witnessedUpTo(events), ...rest };
   };
   if (!stored.chained) {
     let events = 0;
