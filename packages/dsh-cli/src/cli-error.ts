@@ -28,12 +28,21 @@ export class CliError extends Error {
   }
 }
 
+/** How a log error's line starts, where "bad log" would mislead. */
+const LOG_LABELS: Partial<Record<LogError["code"], string>> = {
+  LOG_NOT_FOUND: "log not found",
+  LOG_LOCKED: "log in use",
+  LOG_STORE_UNAVAILABLE: "store unavailable",
+  LOG_BAD_KEY: "signing key",
+  LOG_WITNESS_FAILED: "witness",
+};
+
 /** One line and an exit code for any error, without stack traces or secrets. */
 export function describeFailure(error: unknown): { line: string; exitCode: number } {
   if (error instanceof CliError) return { line: error.message, exitCode: error.exitCode };
   if (error instanceof LogError) {
-    const what = error.code === "LOG_NOT_FOUND" ? "log not found" : error.code === "LOG_LOCKED" ? "log in use" : "bad log";
-    return { line: `${what}: ${error.message} [${error.code}]`, exitCode: EXIT.log };
+    const what = LOG_LABELS[error.code] ?? "bad log";
+    return { line: `${what}: ${error.message} [${error.code}]`, exitCode: error.code === "LOG_BAD_KEY" ? EXIT.usage : EXIT.log };
   }
   if (error instanceof FixtureError) {
     return { line: `fixture: ${error.message} [${error.code}]`, exitCode: error.code === "FIXTURE_INVALID" ? EXIT.log : error.code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };

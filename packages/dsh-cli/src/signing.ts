@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FileWitness, publicKeyFromPem, readWitnessFile, signingKeyFromPem, type HeadSigning, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
@@ -29,12 +29,17 @@ function bothOrNeither(first: string | undefined, second: string | undefined, wh
   return [first, second];
 }
 
-/** The signing a writer's `--signing-key` and `--witness` ask for (both or neither), or `undefined`. */
+/** The signing a writer's `--signing-key` and `--witness` ask for (both or neither), or `undefined`; a key others can read is refused, as ssh refuses one. */
 export async function signingOf(values: { readonly "signing-key"?: string | undefined; readonly witness?: string | undefined }, io: CliIo): Promise<CliSigning | undefined> {
   const paths = bothOrNeither(values["signing-key"], values.witness, "--signing-key and --witness go together: the signed heads need a witness, and a witness needs a key");
   if (paths === undefined) return undefined;
   const [keyPath, witnessPath] = paths;
-  const key = signingKeyFromPem(await readKeyFile(keyPath, io, "signing key"));
+  const pem = await readKeyFile(keyPath, io, "signing key");
+  const { mode } = await stat(resolve(io.cwd, keyPath));
+  if ((mode & 0o077) !== 0) {
+    throw new CliError(`the signing key ${keyPath} can be read by others (mode ${(mode & 0o777).toString(8)}): make it yours alone (chmod 600 ${keyPath})`, EXIT.usage);
+  }
+  const key = signingKeyFromPem(pem);
   return { key, witness: new FileWitness(resolve(io.cwd, witnessPath)) };
 }
 

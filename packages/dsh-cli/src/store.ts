@@ -28,8 +28,18 @@ export async function optionalModule<T>(name: string, load: () => Promise<T>): P
   }
 }
 
-/** Opens the store at `url`: `sqlite:PATH`, a `postgres://` URL, or a directory of JSONL logs. */
+/** How a URL starts (`scheme:`): a store argument that has one must name a scheme dsh knows. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * Opens the store at `url`: `sqlite:PATH`, a `postgres://` URL, or a directory of JSONL logs. Any
+ * other scheme (a misspelled `sqlit:`, a `mysql://` URL) is a usage error naming the ones dsh knows,
+ * never a directory of that name.
+ */
 export async function openStore(url: string, cwd: string): Promise<SessionStore> {
+  if (SCHEME.test(url) && !url.startsWith("sqlite:") && !isPostgresUrl(url)) {
+    throw new CliError(`unknown store ${maskUrlPassword(url)}: dsh knows sqlite:PATH, postgres://… (or postgresql://…) and a directory of JSONL logs`, EXIT.usage);
+  }
   if (url.startsWith("sqlite:")) {
     const { SqliteStore } = await optionalModule("dsh-store-sqlite", () => import("dsh-store-sqlite"));
     return new SqliteStore(resolve(cwd, url.slice("sqlite:".length)));
@@ -41,9 +51,9 @@ export async function openStore(url: string, cwd: string): Promise<SessionStore>
   return new JsonlStore(resolve(cwd, url));
 }
 
-/** A store URL fit to print: a PostgreSQL password is masked. */
+/** A store URL fit to print: a password in it is masked. */
 export function displayUrl(url: string): string {
-  return isPostgresUrl(url) ? maskUrlPassword(url) : url;
+  return SCHEME.test(url) && url.includes("@") ? maskUrlPassword(url) : url;
 }
 
 /** Whether `url` names a PostgreSQL database (`postgres://` or `postgresql://`). */

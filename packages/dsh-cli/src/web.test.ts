@@ -1,4 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createAgentRegistry } from "dsh-agent";
@@ -74,6 +76,34 @@ describe("dsh web in Chromium", () => {
     await page.fill("input.filter", "no session says this");
     await expect(page.locator("tbody tr").count()).resolves.toBe(0);
     await page.close();
+  });
+
+  it("keeps the launch's secret from every other server on this host: no cookie reaches another port, and the app keeps working without the link", async () => {
+    const token = server.auth["x-dsh-token"]!;
+    const seen: string[] = [];
+    const other = createServer((request, response) => {
+      seen.push(JSON.stringify(request.headers));
+      response.end("another local server");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const page = await browser.newPage();
+      await page.goto(server.at(""));
+      await page.locator(`tr[data-session="${main}"]`).waitFor();
+      // The secret leaves the address bar, and is no cookie.
+      expect(page.url()).toBe(server.url);
+      expect(JSON.stringify(await page.context().cookies())).not.toContain(token);
+      await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      await page.goto(`http://localhost:${(other.address() as AddressInfo).port}/`);
+      expect(seen.length).toBeGreaterThanOrEqual(2); // the pages, and the favicon Chromium asks for
+      for (const headers of seen) expect(headers).not.toContain(token);
+      // Back on dsh web by a link without the secret: the app still has it for this origin.
+      await page.goto(`${server.url}sessions/${main}`);
+      await page.locator("[data-request]").first().waitFor();
+      await page.close();
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("opens a session, shows each request's token split and node diff, and follows a cache break to the event that explains it", async () => {

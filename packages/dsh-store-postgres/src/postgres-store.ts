@@ -89,7 +89,11 @@ export class PostgresStore implements SessionStore {
     this.#pool = pool;
   }
 
-  /** Connects to `url` (`postgres://user:password@host:port/database`) and creates the schema if it is absent. */
+  /**
+   * Connects to `url` (`postgres://user:password@host:port/database`) and creates the schema if it is
+   * absent. A server that cannot be reached (down, refusing, the wrong password) is
+   * `LOG_STORE_UNAVAILABLE`, naming the store with its password masked.
+   */
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const connections = options.maxConnections ?? 10;
     const pool = new pg.Pool({ connectionString: url, max: connections });
@@ -103,7 +107,8 @@ export class PostgresStore implements SessionStore {
       }
     } catch (error) {
       await pool.end();
-      throw error;
+      if (error instanceof LogError) throw error;
+      throw new LogError("LOG_STORE_UNAVAILABLE", `cannot reach the store ${maskUrlPassword(url)}: ${(error as Error).message || String((error as NodeJS.ErrnoException).code)}`, { cause: error });
     }
     return new PostgresStore(url, pool, options.followReconnectMs ?? 30_000, options.preparedStatements ?? true, connections);
   }

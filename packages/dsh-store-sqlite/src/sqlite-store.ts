@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { closeSync, openSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import DatabaseConstructor, { type Database, type Statement } from "better-sqlite3";
 import {
@@ -49,6 +50,22 @@ function summaryOf(row: SessionRow): SessionSummary {
 }
 
 /**
+ * Creates the database file readable by its owner only, when it is not there yet: SQLite gives its
+ * journal, WAL and shared-memory files the database's mode. A directory that does not exist is
+ * `LOG_STORE_UNAVAILABLE`, naming it.
+ */
+function createPrivately(location: string): void {
+  try {
+    closeSync(openSync(location, "wx", 0o600));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    const why = code === "ENOENT" ? `its directory ${dirname(location)} does not exist` : `it cannot be created (${code ?? (error as Error).message})`;
+    throw new LogError("LOG_STORE_UNAVAILABLE", `cannot open the store sqlite:${location}: ${why}`, { cause: error });
+  }
+}
+
+/**
  * Sessions in one SQLite file (`better-sqlite3`): event lines stored as text exactly as a JSONL file
  * holds them, committed with full fsync in WAL mode. Opening a session for writing takes a new writer
  * epoch; every append checks that epoch and the expected head in the same transaction, so a writer
@@ -66,6 +83,7 @@ export class SqliteStore implements SessionStore {
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.location = resolve(path);
+    createPrivately(this.location);
     this.#db = new DatabaseConstructor(this.location);
     this.#pollMs = options.pollMs ?? 100;
     try {

@@ -12,7 +12,7 @@ let secret = "";
 /** A raw HTTP request, so Host and Origin can be set as a hostile page would. */
 function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; secret?: boolean } = {}): Promise<{ status: number; type: string; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const headers = { ...(options.secret === false ? {} : { cookie: `dsh_token=${secret}` }), ...options.headers };
+    const headers = { ...(options.secret === false ? {} : { "x-dsh-token": secret }), ...options.headers };
     const request = httpRequest(url, { method: options.method ?? "GET", headers }, (response) => {
       let body = "";
       response.setEncoding("utf8");
@@ -61,22 +61,25 @@ describe("startWebServer", () => {
     secret = server.token;
   });
 
-  it("refuses every page and API call without this launch's secret, and turns the printed link into a same-site cookie", async () => {
+  it("refuses every API call without this launch's secret in its header, and never hands the secret out as a cookie another port would receive", async () => {
     expect(server.openUrl).toBe(`${server.url}?token=${server.token}`);
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const refused = { status: 403, body: '{"error":"this server needs the secret of its launch: open the link dsh web printed"}' };
-    for (const path of ["", "sessions/s1", "api/sessions", "api/sessions/s1", "api/sessions/s1/images/sha256:00"]) {
+    for (const path of ["api/sessions", "api/sessions/s1", "api/sessions/s1/images/sha256:00", "api/sessions/s1/requests/1/wire"]) {
       expect(await call(`${server.url}${path}`, { secret: false })).toMatchObject(refused);
-      expect(await call(`${server.url}${path}`, { secret: false, headers: { cookie: `dsh_token=${server.token}x` } })).toMatchObject(refused);
+      expect(await call(`${server.url}${path}`, { secret: false, headers: { "x-dsh-token": `${server.token}x` } })).toMatchObject(refused);
+      // A cookie is no way in: a browser would send it to any other server on this host.
+      expect(await call(`${server.url}${path}`, { secret: false, headers: { cookie: `dsh_token=${server.token}` } })).toMatchObject(refused);
+      // Nor is the query string.
+      expect(await call(`${server.url}${path}?token=${server.token}`, { secret: false })).toMatchObject(refused);
     }
     const turn = { method: "POST", body: '{"prompt":"spend tokens"}', headers: { "content-type": "application/json" } };
     expect(await call(`${server.url}api/sessions/s1/turns`, { ...turn, secret: false })).toMatchObject(refused);
-    // The API takes the secret only as a cookie or a header, never from the query string.
-    expect(await call(`${server.url}api/sessions?token=${server.token}`, { secret: false })).toMatchObject(refused);
+    // The pages hold no session data: they load without the secret, and set no cookie.
     const visit = await call(`${server.url}sessions/s1?token=${server.token}`, { secret: false });
-    expect(visit).toMatchObject({ status: 303, headers: { location: "/sessions/s1", "set-cookie": [`dsh_token=${server.token}; HttpOnly; SameSite=Strict; Path=/`] } });
-    expect(await call(`${server.url}?token=wrong`, { secret: false })).toMatchObject(refused);
-    expect((await call(`${server.url}api/sessions`, { secret: false, headers: { "x-dsh-token": server.token } })).status).toBe(200);
+    expect(visit).toMatchObject({ status: 200, type: "text/html; charset=utf-8" });
+    expect(visit.headers["set-cookie"]).toBeUndefined();
+    expect(visit.body).not.toContain(server.token);
     expect(continued).toEqual([]);
   });
 

@@ -31,14 +31,12 @@ export interface WebBackend {
 export interface WebServer {
   /** `http://127.0.0.1:PORT/`. */
   readonly url: string;
-  /** This launch's secret: every request needs it, as the `dsh_token` cookie or the `x-dsh-token` header. */
+  /** This launch's secret: every API call needs it, as the `x-dsh-token` header. */
   readonly token: string;
-  /** The URL to open (and print): the app's start page with the secret, which the first visit turns into a cookie. */
+  /** The URL to open (and print): the app's start page with the secret, which the app keeps for this origin alone (its port included). */
   readonly openUrl: string;
   close(): Promise<void>;
 }
-
-const COOKIE = "dsh_token";
 
 const MAX_BODY = 1 << 20;
 
@@ -126,34 +124,22 @@ function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieToken(request: IncomingMessage): string | undefined {
-  for (const part of (request.headers.cookie ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return value.join("=");
-  }
-  return undefined;
-}
-
 /**
- * Refuses a request without this launch's secret (any other local process or user could otherwise
- * read every session and spend tokens continuing one). A page visited with `?token=` answers by
- * setting the secret as an HTTP-only, same-site cookie and redirecting to itself without it.
- * Returns whether the request was answered here.
+ * Refuses an API call without this launch's secret in its `x-dsh-token` header (any other local
+ * process or user could otherwise read every session and spend tokens continuing one). The secret is
+ * never a cookie: a browser sends cookies to every port of a host, so another local server the user
+ * opens would receive it. The app's pages hold no session data and need no secret: the app reads it
+ * from the printed link and keeps it for this origin (this port) alone.
  */
-function authorize(request: IncomingMessage, response: ServerResponse, url: URL, token: string): boolean {
-  if (sameToken(cookieToken(request), token) || sameToken(request.headers["x-dsh-token"] as string | undefined, token)) return false;
-  if (request.method === "GET" && !url.pathname.startsWith("/api/") && sameToken(url.searchParams.get("token") ?? undefined, token)) {
-    response.writeHead(303, { location: url.pathname, "set-cookie": `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`, "cache-control": "no-store" });
-    response.end();
-    return true;
-  }
-  throw new WebError("WEB_FORBIDDEN", "this server needs the secret of its launch: open the link dsh web printed");
+function authorize(request: IncomingMessage, url: URL, token: string): void {
+  if (!url.pathname.startsWith("/api/")) return;
+  if (!sameToken(request.headers["x-dsh-token"] as string | undefined, token)) throw new WebError("WEB_FORBIDDEN", "this server needs the secret of its launch: open the link dsh web printed");
 }
 
 async function route(backend: WebBackend, request: IncomingMessage, response: ServerResponse, port: number, token: string): Promise<void> {
   guard(request, port);
   const url = new URL(request.url ?? "/", "http://localhost");
-  if (authorize(request, response, url, token)) return;
+  authorize(request, url, token);
   const path = url.pathname;
   const parts = path.split("/").filter((part) => part !== "").map((part) => decodeURIComponent(part));
   if (request.method === "GET" && (parts.length === 0 || (parts.length === 2 && parts[0] === "sessions"))) {

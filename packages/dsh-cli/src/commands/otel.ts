@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { maskUrlPassword } from "dsh-base";
 import type { LogEvent } from "dsh-log";
 import { createSpanExporter, followSession, spanResource, tracesUrl, type LoggedRequest, type OtlpProtocol } from "dsh-otel";
 import { CliError, EXIT } from "../cli-error.js";
@@ -81,7 +82,7 @@ export async function otelCommand(argv: readonly string[], io: CliIo): Promise<n
   try {
     const options = { sessionId: info.sessionId, parent: info.parent, content: values.content === true, wireHash, resource: spanResource(settings.serviceName) };
     const sent = await followSession(batches(), exporter, options);
-    io.stderr.write(`sent ${sent} span(s) of session ${info.sessionId} to ${settings.url}\n`);
+    io.stderr.write(`sent ${sent} span(s) of session ${info.sessionId} to ${maskUrlPassword(settings.url)}\n`);
     if (unhashed !== undefined) io.stderr.write(`dsh: note: some chat spans carry no wire hash (first: ${unhashed})\n`);
   } finally {
     io.signal?.removeEventListener("abort", onAbort);

@@ -31,7 +31,7 @@ export async function proveCommand(argv: readonly string[], io: CliIo): Promise<
   try {
     const proof = await buildProof(stored, seq, heads, attachmentStore(io.cwd, values.objects));
     const output = resolve(io.cwd, values.output);
-    await writeFile(output, `${JSON.stringify(proof)}\n`, { flag: "wx", mode: 0o644 }).catch((error: NodeJS.ErrnoException) => {
+    await writeFile(output, `${JSON.stringify(proof)}\n`, { flag: "wx", mode: 0o600 }).catch((error: NodeJS.ErrnoException) => {
       throw new CliError(error.code === "EEXIST" ? `${values.output} already exists` : `cannot write ${values.output}: ${error.code ?? error.message}`, EXIT.usage);
     });
     io.stderr.write(`dsh: wrote the proof of the request at seq ${seq} (${proof.request.provider} ${proof.request.model}, wire sha256 ${proof.request.wireSha256}) to ${output}\n`);

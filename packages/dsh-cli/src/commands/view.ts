@@ -24,7 +24,7 @@ export async function viewCommand(argv: readonly string[], io: CliIo): Promise<n
   const view = await sessionView(session, attachmentStore(io.cwd, values.objects), { images: inlineImage, composer: false, wires: true });
   const path = resolve(io.cwd, values.output);
   const html = renderPage({ title: `dsh session ${session.info.sessionId}`, script: await appScript(), view });
-  await writeFile(path, html, { mode: 0o644 });
+  await writeFile(path, html, { mode: 0o600 });
   io.stderr.write(`dsh: wrote ${path} (${Buffer.byteLength(html)} bytes; opens offline)\n`);
   return EXIT.ok;
 }

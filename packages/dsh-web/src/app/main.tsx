@@ -1,6 +1,6 @@
 import { render } from "preact";
 import type { SessionView } from "../view-types.js";
-import { loadSession } from "./api.js";
+import { keepLaunchToken, loadSession } from "./api.js";
 import { SessionPage } from "./session-page.js";
 import { SessionsList } from "./sessions-list.js";
 
@@ -36,4 +36,5 @@ function boot(): void {
   );
 }
 
+keepLaunchToken();
 boot();

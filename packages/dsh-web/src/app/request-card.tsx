@@ -1,6 +1,19 @@
+import { useEffect, useState } from "preact/hooks";
 import type { RequestView } from "../view-types.js";
+import { imageDataUrl } from "./api.js";
 import { linkSeqs } from "./format.js";
 import { InlineWire, WireOnDemand } from "./wire-body.js";
+
+/** An attachment image: fetched with this launch's secret (an `<img>` could not send it), or shown inline in an exported page. */
+function AttachmentImage({ src, digest }: { src: string; digest: string }) {
+  const [shown, setShown] = useState<string | undefined>(src.startsWith("data:") ? src : undefined);
+  const [failed, setFailed] = useState<string | undefined>();
+  useEffect(() => {
+    imageDataUrl(src).then(setShown, (error: unknown) => setFailed(error instanceof Error ? error.message : String(error)));
+  }, [src]);
+  if (failed !== undefined) return <span class="error">image not shown: {failed}</span>;
+  return shown === undefined ? <span>loading the image…</span> : <img src={shown} alt={`attachment ${digest}`} />;
+}
 
 /** Prompt tokens as one stacked bar: read from the cache, repeated but not read, new. */
 export function TokenBar({ tokens }: { tokens: RequestView["tokens"] }) {
@@ -92,7 +105,7 @@ export function RequestCard({ request, live }: { request: RequestView; live?: { 
           </div>
         ) : (
           <figure key={image.digest}>
-            <img src={image.src} alt={`attachment ${image.digest}`} />
+            <AttachmentImage src={image.src} digest={image.digest} />
             <figcaption>verified {image.digest.slice(0, 23)}… ({image.mediaType})</figcaption>
           </figure>
         ),
