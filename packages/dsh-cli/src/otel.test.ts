@@ -106,4 +106,14 @@ describe("dsh otel", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^dsh: export: the OTLP receiver did not take 4 span\(s\): .+ \[OTEL_EXPORT_FAILED\]\n$/);
   });
+
+  it("never prints the credentials an endpoint URL carries", async () => {
+    const log = await recordedLog();
+    const otlp = await receiver();
+    const endpoint = otlp.url.replace("http://", "http://user:s3cret-pass@");
+    const run = await runCli(["otel", log, "--endpoint", endpoint], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/ to http:\/\/user:\*\*\*@127\.0\.0\.1:\d+\/v1\/traces\n$/);
+    expect(run.stderr).not.toContain("s3cret-pass");
+  });
 });

@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { FileWitness, publicKeyFromPem, readWitnessFile, signingKeyFromPem, type HeadSigning, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "./cli-error.js";
@@ -40,6 +40,11 @@ export async function signingOf(values: { readonly "signing-key"?: string | unde
     throw new CliError(`the signing key ${keyPath} can be read by others (mode ${(mode & 0o777).toString(8)}): make it yours alone (chmod 600 ${keyPath})`, EXIT.usage);
   }
   const key = signingKeyFromPem(pem);
+  // The witness is written off the commit path: a file that cannot be written is refused before any turn spends tokens.
+  const probe = await open(resolve(io.cwd, witnessPath), "a", 0o600).catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot write the witness ${witnessPath}: ${error.code ?? error.message}`, EXIT.usage);
+  });
+  await probe.close();
   return { key, witness: new FileWitness(resolve(io.cwd, witnessPath)) };
 }
 

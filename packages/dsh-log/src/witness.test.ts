@@ -40,4 +40,10 @@ describe("a witness file", () => {
     await expect(readWitnessFile(path)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(new RegExp(`^${path.replace(/[.]/g, "\\.")}, line 1: not a signed head: events`)) });
     await expect(readWitnessFile(dir)).rejects.toMatchObject({ code: "EISDIR" });
   });
+
+  it("closes quietly when the file never opened: the append that failed reported it", async () => {
+    const witness = new FileWitness(dir);
+    await expect(witness.append(head(0))).rejects.toMatchObject({ code: "EISDIR" });
+    await expect(witness.close()).resolves.toBeUndefined();
+  });
 });

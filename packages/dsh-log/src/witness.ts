@@ -44,10 +44,11 @@ export class FileWitness implements HeadWitness {
     if (APPEND_FLAGS === "a") await handle.datasync();
   }
 
+  /** Closes the file; one that never opened (its failure was the append's to report) has nothing to close. */
   async close(): Promise<void> {
     const handle = this.#handle;
     this.#handle = undefined;
-    await (await handle)?.close();
+    await (await handle?.catch(() => undefined))?.close();
   }
 }
 
