@@ -1,6 +1,7 @@
 import type { Resource } from "@opentelemetry/resources";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { EventLog, LogEvent } from "dsh-log";
+import { OtelError } from "./errors.js";
 import { exportSpans, spanResource } from "./export.js";
 import { SpanProjector, projectSpans, type ProjectedSpan, type ProjectionOptions } from "./projector.js";
 import type { LoggedRequest } from "./request.js";
@@ -20,6 +21,40 @@ export interface SpanOptions extends ProjectionOptions {
 export interface ExportOptions extends SpanOptions {
   /** The resource spans are reported under (default: `service.name` `dsh`). */
   readonly resource?: Resource;
+  /** How often a batch the receiver did not take is sent again (default 3), the first wait (default 250 ms, doubled each time). */
+  readonly retry?: { readonly retries?: number; readonly baseDelayMs?: number };
+}
+
+/** Options of the drivers that follow a growing log: where a batch the receiver never took is reported. */
+export interface FollowOptions extends ExportOptions {
+  /**
+   * Hears each batch the receiver did not take after its retries (an `OTEL_EXPORT_FAILED` naming how
+   * many spans were dropped); the export carries on with the next. {@link exportLive}'s default is a
+   * warning on the console; {@link followSession} without it stops with the error.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Sends spans, again after a wait each time the receiver does not take them, until the retries are spent. */
+async function exportWithRetries(exporter: SpanExporter, spans: readonly SpanRecord[], resource: Resource, retry: ExportOptions["retry"]): Promise<void> {
+  const retries = retry?.retries ?? 3;
+  let delay = retry?.baseDelayMs ?? 250;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await exportSpans(exporter, spans, resource);
+      return;
+    } catch (error) {
+      if (attempt >= retries || !(error instanceof OtelError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay *= 2;
+    }
+  }
+}
+
+/** `error` (a batch that was not taken) as the failure a follower reports: the spans were dropped. */
+function dropped(error: unknown): unknown {
+  if (!(error instanceof OtelError)) return error;
+  return new OtelError("OTEL_EXPORT_FAILED", `${error.message}; dropped them after the retries, the export goes on`, { cause: error });
 }
 
 async function finish(projected: readonly ProjectedSpan[], wireHash: SpanOptions["wireHash"]): Promise<SpanRecord[]> {
@@ -40,25 +75,32 @@ export async function sessionSpans(events: Iterable<LogEvent>, options: SpanOpti
   return finish(projectSpans(events, options), options.wireHash);
 }
 
-/** Exports the spans of a finished (or any prefix of a) session log; resolves to the number sent. */
+/** Exports the spans of a finished (or any prefix of a) session log, retried as `options.retry` says; resolves to the number sent. */
 export async function exportSession(events: Iterable<LogEvent>, exporter: SpanExporter, options: ExportOptions): Promise<number> {
   const spans = await sessionSpans(events, options);
-  await exportSpans(exporter, spans, options.resource ?? spanResource());
+  await exportWithRetries(exporter, spans, options.resource ?? spanResource(), options.retry);
   return spans.length;
 }
 
 /**
  * Exports spans as batches of events arrive (a store's `follow`), each batch's finished spans once
- * it is folded; resolves to the number sent when the batches end (abort the follow to stop).
+ * it is folded, retried as `options.retry` says; resolves to the number sent when the batches end
+ * (abort the follow to stop). A batch never taken stops the follow, or with `onError` is reported
+ * and dropped while the follow goes on.
  */
-export async function followSession(batches: AsyncIterable<readonly LogEvent[]>, exporter: SpanExporter, options: ExportOptions): Promise<number> {
+export async function followSession(batches: AsyncIterable<readonly LogEvent[]>, exporter: SpanExporter, options: FollowOptions): Promise<number> {
   const projector = new SpanProjector(options);
   const resource = options.resource ?? spanResource();
   let sent = 0;
   for await (const batch of batches) {
     const spans = await finish(batch.flatMap((event) => projector.push(event)), options.wireHash);
-    await exportSpans(exporter, spans, resource);
-    sent += spans.length;
+    try {
+      await exportWithRetries(exporter, spans, resource, options.retry);
+      sent += spans.length;
+    } catch (error) {
+      if (options.onError === undefined) throw error;
+      options.onError(dropped(error));
+    }
   }
   return sent;
 }
@@ -68,15 +110,20 @@ export interface LiveExport {
   stop(): Promise<number>;
 }
 
+/** What {@link exportLive} does with a batch it dropped, unless told: a one-line warning, never a throw (telemetry never takes the agent down). */
+const warn = (error: unknown) => console.warn(`dsh-otel: ${error instanceof Error ? error.message : String(error)}`);
+
 /**
  * Exports the spans of an open log as it grows, in-process: what it holds now, then each batch the
- * agent appends, once durable. Export failures go to `onError` (default: rethrown asynchronously); the
- * projection carries on, so a receiver that comes back gets the later spans.
+ * agent appends, once durable. A batch the receiver does not take is sent again (`retry`), then
+ * dropped and reported to `onError` (default: a warning on the console; never thrown, so a telemetry
+ * outage never takes the agent down); the projection carries on, so a receiver that comes back gets
+ * the later spans.
  */
-export function exportLive(log: EventLog, exporter: SpanExporter, options: ExportOptions & { readonly onError?: (error: unknown) => void }): LiveExport {
+export function exportLive(log: EventLog, exporter: SpanExporter, options: FollowOptions): LiveExport {
   const projector = new SpanProjector(options);
   const resource = options.resource ?? spanResource();
-  const onError = options.onError ?? ((error: unknown) => queueMicrotask(() => { throw error; }));
+  const onError = options.onError ?? warn;
   let sent = 0;
   let queue: Promise<void> = Promise.resolve();
   const take = (events: readonly LogEvent[]) => {
@@ -84,8 +131,12 @@ export function exportLive(log: EventLog, exporter: SpanExporter, options: Expor
     queue = queue.then(async () => {
       await log.whenDurable();
       const spans = await finish(projected, options.wireHash);
-      await exportSpans(exporter, spans, resource);
-      sent += spans.length;
+      try {
+        await exportWithRetries(exporter, spans, resource, options.retry);
+        sent += spans.length;
+      } catch (error) {
+        onError(dropped(error));
+      }
     }).catch(onError);
   };
   take(log.slice());

@@ -5,7 +5,7 @@ import { EventLog } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { startSimulator } from "dsh-simulator";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "dsh-testkit/otlp-receiver";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { exportLive, exportSession, followSession, sessionSpans } from "./drivers.js";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
@@ -171,13 +171,13 @@ describe("live export", () => {
       const runtime = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "sim", dialect: "deepseek", baseUrl: sim.url })] });
       const exporter = createSpanExporter({ endpoint: receiver.url, protocol: "http/json" });
       const errors: unknown[] = [];
-      const live = exportLive(log, exporter, { sessionId: "flaky", onError: (error) => errors.push(error) });
+      const live = exportLive(log, exporter, { sessionId: "flaky", retry: { retries: 0 }, onError: (error) => errors.push(error) });
       const agent = new Agent({ log, runtime, config: { provider: "sim", model: "sim-1" }, systemPrompt: "Be brief." });
       receiver.refuseNext(2, 400);
       await agent.run("First.");
       await live.stop();
       expect(errors.map((error) => (error as { code: string }).code)).toEqual(["OTEL_EXPORT_FAILED", "OTEL_EXPORT_FAILED"]);
-      const again = exportLive(log, exporter, { sessionId: "flaky", onError: (error) => errors.push(error) });
+      const again = exportLive(log, exporter, { sessionId: "flaky", retry: { retries: 0 }, onError: (error) => errors.push(error) });
       await agent.run("Second.");
       expect(await again.stop()).toBe(4);
       expect(receiver.spans.map((span) => span.name)).toEqual(["chat sim-1", "invoke_agent", "chat sim-1", "invoke_agent"]);
@@ -185,6 +185,51 @@ describe("live export", () => {
     } finally {
       await sim.close();
     }
+  });
+
+  it("sends a batch again through a short outage, and by default warns of a batch it drops, never throwing", async () => {
+    receiver = await startOtlpReceiver();
+    const sim = await startSimulator({ scenario: { responses: [{ text: "One." }, { text: "Two." }] } });
+    const warned: unknown[] = [];
+    const warn = vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warned.push(line));
+    try {
+      const log = new EventLog({ registry: createAgentRegistry() });
+      const runtime = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "sim", dialect: "deepseek", baseUrl: sim.url })] });
+      const exporter = createSpanExporter({ endpoint: receiver.url, protocol: "http/json" });
+      const agent = new Agent({ log, runtime, config: { provider: "sim", model: "sim-1" }, systemPrompt: "Be brief." });
+      receiver.refuseNext(2, 400);
+      const live = exportLive(log, exporter, { sessionId: "outage", retry: { baseDelayMs: 1 } });
+      await agent.run("First.");
+      expect(await live.stop()).toBe(2);
+      expect(warned).toEqual([]);
+      receiver.refuseNext(1000, 400);
+      const down = exportLive(log, exporter, { sessionId: "outage", retry: { retries: 1, baseDelayMs: 1 } });
+      await agent.run("Second.");
+      expect(await down.stop()).toBe(0);
+      expect(warned.length).toBeGreaterThan(0);
+      for (const line of warned) expect(line).toMatch(/^dsh-otel: the OTLP receiver did not take \d+ span\(s\): .+; dropped them after the retries, the export goes on$/);
+      await exporter.shutdown();
+    } finally {
+      warn.mockRestore();
+      await sim.close();
+    }
+  });
+
+  it("follows on past a batch the receiver never takes when told where to report it, and stops with it when not", async () => {
+    receiver = await startOtlpReceiver();
+    const exporter = createSpanExporter({ endpoint: receiver.url, protocol: "http/json" });
+    async function* batches() {
+      for (let at = 0; at < recorded.events.length; at += 3) yield recorded.events.slice(at, at + 3);
+    }
+    receiver.refuseNext(2, 400);
+    const errors: unknown[] = [];
+    const sent = await followSession(batches(), exporter, { sessionId: "s1", retry: { retries: 1, baseDelayMs: 1 }, onError: (error) => errors.push(error) });
+    expect(errors).toEqual([expect.objectContaining({ code: "OTEL_EXPORT_FAILED", message: expect.stringMatching(/dropped them after the retries, the export goes on$/) })]);
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBe(receiver.spans.length);
+    receiver.refuseNext(2, 400);
+    await expect(followSession(batches(), exporter, { sessionId: "s1", retry: { retries: 1, baseDelayMs: 1 } })).rejects.toMatchObject({ code: "OTEL_EXPORT_FAILED" });
+    await exporter.shutdown();
   });
 
   it("follows batches as a store delivers them, giving the spans of the whole log", async () => {

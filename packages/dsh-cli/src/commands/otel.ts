@@ -80,7 +80,9 @@ export async function otelCommand(argv: readonly string[], io: CliIo): Promise<n
     }
   }
   try {
-    const options = { sessionId: info.sessionId, parent: info.parent, content: values.content === true, wireHash, resource: spanResource(settings.serviceName) };
+    // Following, a batch the receiver never takes is reported and the follow goes on; a one-off export fails instead.
+    const onError = (error: unknown) => io.stderr.write(`dsh: note: ${error instanceof Error ? error.message : String(error)}\n`);
+    const options = { sessionId: info.sessionId, parent: info.parent, content: values.content === true, wireHash, resource: spanResource(settings.serviceName), ...(store === undefined ? {} : { onError }) };
     const sent = await followSession(batches(), exporter, options);
     io.stderr.write(`sent ${sent} span(s) of session ${info.sessionId} to ${maskUrlPassword(settings.url)}\n`);
     if (unhashed !== undefined) io.stderr.write(`dsh: note: some chat spans carry no wire hash (first: ${unhashed})\n`);
