@@ -62,7 +62,7 @@ describe("Anthropic's cache diagnostics", () => {
 
   it("reads no verdict from a null diagnosis on a first request, which compared with nothing", async () => {
     const fetchStub: typeof fetch = async () =>
-      new Response(`event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: "msg_1", usage: {}, diagnostics: null } })}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`, { status: 200 });
+      new Response(`event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { id: "msg_1", usage: {}, diagnostics: null } })}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`, { status: 200, headers: { "content-type": "text/event-stream" } });
     const adapter = new AnthropicAdapter({ baseUrl: "https://example.test", apiKey: "k", fetch: fetchStub });
     const infos = async (extra: Partial<GenerateOptions>) => {
       const chunks: StreamChunk[] = [];
@@ -77,7 +77,7 @@ describe("Anthropic's cache diagnostics", () => {
     const headers: Record<string, string>[] = [];
     const fetchStub: typeof fetch = async (_url, init) => {
       headers.push({ ...(init?.headers as Record<string, string>) });
-      return new Response('event: message_stop\ndata: {"type":"message_stop"}\n\n', { status: 200 });
+      return new Response('event: message_stop\ndata: {"type":"message_stop"}\n\n', { status: 200, headers: { "content-type": "text/event-stream" } });
     };
     const adapter = new AnthropicAdapter({ baseUrl: "https://example.test", apiKey: "k", fetch: fetchStub });
     for (const diagnostics of [true, false]) for await (const _chunk of adapter.stream(freezeRequest(request({}, diagnostics)), { attachments: undefined, signal: undefined })) void _chunk;

@@ -15,7 +15,8 @@ export type LlmErrorCode =
   | "LLM_TIMEOUT"
   | "LLM_ABORTED"
   | "LLM_ATTACHMENT"
-  | "LLM_MODEL_RETIRED";
+  | "LLM_MODEL_RETIRED"
+  | "LLM_RESPONSE_TOO_LARGE";
 
 const RETRYABLE: ReadonlySet<LlmErrorCode> = new Set([
   "LLM_RATE_LIMITED",

@@ -30,6 +30,9 @@ const post = (url: string, more: Partial<StreamingPost> = {}): StreamingPost => 
   ...more,
 });
 
+/** A 200 answer whose body `text` says it is an event stream, as providers' answers do. */
+const eventStream = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } });
+
 describe("postStreaming", () => {
   it("POSTs the body with the headers given and resolves once the response headers arrive", async () => {
     let seen: { method: string | undefined; auth: string | undefined; body: string } | undefined;
@@ -143,7 +146,7 @@ const parsing = (fail?: unknown) =>
 
 describe("streamResponse", () => {
   it("passes the parsed chunks of a 2xx body through", async () => {
-    expect(await drain(streamResponse(new Response("x"), parsing(), undefined))).toEqual([{ type: "text-delta", text: "a" }]);
+    expect(await drain(streamResponse(eventStream("x"), parsing(), undefined))).toEqual([{ type: "text-delta", text: "a" }]);
   });
 
   it("turns a status, a missing body, a cut stream and an abort into typed errors, and keeps typed ones", async () => {
@@ -152,16 +155,24 @@ describe("streamResponse", () => {
       retryAfterSeconds: 2,
     });
     await expect(drain(streamResponse(new Response(null), parsing(), undefined))).rejects.toMatchObject({ code: "LLM_STREAM_INTERRUPTED", message: "the provider sent no body" });
+    // A proxy's page answered with 200: named for what it is, quoted from its start, not read whole.
+    const html = `<!doctype html>\n<html>  <body>Bad gateway${" padding".repeat(10_000)}</body></html>`;
+    const page = new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+    await expect(drain(streamResponse(page, parsing(), undefined))).rejects.toMatchObject({
+      code: "LLM_MALFORMED_STREAM",
+      message: `the provider answered 200 with text/html; charset=utf-8, not an event stream: ${JSON.stringify(html.slice(0, 200).replace(/\s+/g, " ").trim())}`,
+    });
+    expect(await drain(streamResponse(new Response("x", { headers: { "content-type": "TEXT/EVENT-STREAM; charset=utf-8" } }), parsing(), undefined))).toEqual([{ type: "text-delta", text: "a" }]);
     const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
-    await expect(drain(streamResponse(new Response("x"), parsing(new TypeError("terminated", { cause: reset })), undefined))).rejects.toMatchObject({
+    await expect(drain(streamResponse(eventStream("x"), parsing(new TypeError("terminated", { cause: reset })), undefined))).rejects.toMatchObject({
       code: "LLM_STREAM_INTERRUPTED",
       message: "the stream broke: ECONNRESET",
     });
     const typed = new LlmError("LLM_MALFORMED_STREAM", "bad chunk");
-    await expect(drain(streamResponse(new Response("x"), parsing(typed), undefined))).rejects.toBe(typed);
+    await expect(drain(streamResponse(eventStream("x"), parsing(typed), undefined))).rejects.toBe(typed);
     const stop = new AbortController();
     stop.abort();
-    await expect(drain(streamResponse(new Response("x"), parsing(typed), stop.signal))).rejects.toMatchObject({ code: "LLM_ABORTED", retryable: false });
+    await expect(drain(streamResponse(eventStream("x"), parsing(typed), stop.signal))).rejects.toMatchObject({ code: "LLM_ABORTED", retryable: false });
   });
 });
 
@@ -170,10 +181,10 @@ describe("streamResponse, what it keeps of a failure", () => {
     const broken = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(new Error("reset")) });
     await expect(drain(streamResponse(new Response(broken, { status: 500 }), parsing(), undefined))).rejects.toMatchObject({ code: "LLM_SERVER_ERROR", message: "provider error (HTTP 500)" });
     const cut = new Error("socket closed");
-    await expect(drain(streamResponse(new Response("x"), parsing(cut), undefined))).rejects.toMatchObject({ message: "the stream broke: socket closed", cause: cut });
+    await expect(drain(streamResponse(eventStream("x"), parsing(cut), undefined))).rejects.toMatchObject({ message: "the stream broke: socket closed", cause: cut });
     const stop = new AbortController();
     stop.abort();
-    await expect(drain(streamResponse(new Response("x"), parsing(cut), stop.signal))).rejects.toMatchObject({ message: "the request was aborted", cause: cut });
+    await expect(drain(streamResponse(eventStream("x"), parsing(cut), stop.signal))).rejects.toMatchObject({ message: "the request was aborted", cause: cut });
   });
 });
 

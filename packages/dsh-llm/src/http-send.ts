@@ -44,10 +44,32 @@ export async function postStreaming(post: StreamingPost): Promise<Response> {
   }
 }
 
+/** How much of a body that is no event stream an error quotes, and reads to quote it. */
+const QUOTED_BYTES = 200;
+
+/** The start of a body, as text on one line, reading no more than it quotes. */
+async function bodyStart(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  let bytes = new Uint8Array();
+  try {
+    while (bytes.length < QUOTED_BYTES) {
+      const read = await reader.read();
+      if (read.done) break;
+      bytes = new Uint8Array([...bytes, ...read.value.subarray(0, QUOTED_BYTES - bytes.length)]);
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(bytes).replace(/\s+/g, " ").trim();
+}
+
 /**
  * For adapters: a response turned into chunks by `parse`. A non-2xx status is its typed HTTP error, a
- * missing body is `LLM_STREAM_INTERRUPTED`; while streaming, an abort is `LLM_ABORTED` and a failure
- * not already typed (a connection cut mid-body) is `LLM_STREAM_INTERRUPTED`.
+ * missing body is `LLM_STREAM_INTERRUPTED`, and a body that says it is not an event stream (a proxy's
+ * HTML page answered with 200) is `LLM_MALFORMED_STREAM` naming its type and quoting its start; while
+ * streaming, an abort is `LLM_ABORTED` and a failure not already typed (a connection cut mid-body)
+ * is `LLM_STREAM_INTERRUPTED`.
  */
 export async function* streamResponse(
   response: Response,
@@ -56,6 +78,10 @@ export async function* streamResponse(
 ): AsyncGenerator<StreamChunk> {
   if (!response.ok) throw httpError(response.status, await response.text().catch(() => ""), response.headers.get("retry-after"));
   if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
+  const type = response.headers.get("content-type");
+  if (type !== null && !type.toLowerCase().startsWith("text/event-stream")) {
+    throw new LlmError("LLM_MALFORMED_STREAM", `the provider answered ${response.status} with ${type}, not an event stream: ${JSON.stringify(await bodyStart(response))}`);
+  }
   try {
     yield* parse(response.body);
   } catch (error) {

@@ -30,7 +30,7 @@ export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { httpError, retryAfterSeconds } from "./http-errors.js";
 export { redactError, redactor, type Redactor } from "./redact.js";
 export { readWithIdleTimeout } from "./idle-read.js";
-export { readSseStream, sseObject, type SseFold } from "./sse.js";
+export { SSE_LIMITS, readSseStream, sseObject, type SseFold, type SseLimits } from "./sse.js";
 export { addExtensionFields, type OwnFields } from "./extensions.js";
 export { endpointUrl, networkReason, postStreaming, streamResponse, type StreamingPost } from "./http-send.js";
 export { isUnsent, markUnsent, unsentOnFailure } from "./unsent.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LlmError } from "./errors.js";
-import { readSseStream, sseObject, type SseFold } from "./sse.js";
+import { SSE_LIMITS, readSseStream, sseObject, type SseFold } from "./sse.js";
 import type { StreamChunk } from "./stream.js";
 
 /** A body that sends `parts` as separate reads, then closes (or stays open when `hang`). */
@@ -85,6 +85,35 @@ describe("readSseStream", () => {
     const stream = readSseStream(body(["data: t:a\n\ndata: bad\n\ndata: t:b\n\n"]), 1_000, fold, "x");
     await expect(collect(stream)).rejects.toMatchObject({ code: "LLM_MALFORMED_STREAM", message: "bad event" });
     expect(fold.seen).toEqual(["t:a", "bad"]);
+  });
+
+  it("stops reading an answer over its limits, naming what it refused: its bytes, one event's bytes, its time", async () => {
+    const limits = { maxBodyBytes: 100, maxEventBytes: 30, deadlineMs: 60_000 };
+    const read = (parts: readonly string[], hang = false, at = limits) => collect(readSseStream(body(parts, hang), 5_000, new ToyFold(true), "x", at));
+    // Events of 13 bytes each, 130 bytes in all.
+    const small = Array.from({ length: 10 }, () => "data: t:abc\n\n");
+    await expect(read(small)).rejects.toMatchObject({ code: "LLM_RESPONSE_TOO_LARGE", retryable: false, message: "the answer is over 100 bytes: dsh stopped reading it" });
+    expect(await read([...small.slice(0, 6), "data: f\n\n"])).toHaveLength(7);
+    // One event that never ends, in reads that each fit the limit.
+    await expect(read(["data: t:", "x".repeat(20), "x".repeat(20)], true)).rejects.toMatchObject({ code: "LLM_RESPONSE_TOO_LARGE", retryable: false, message: "one event of the answer is over 30 bytes: dsh stopped reading it" });
+    expect(await read(["data: t:", "x".repeat(20), "\n\n", "data: t:", "x".repeat(20), "\n\ndata: f\n\n"])).toHaveLength(3);
+    // A trickle that never goes silent long enough for the idle timeout, past the deadline.
+    let cancelled = false;
+    const trickle = new ReadableStream<Uint8Array>({
+      pull: (controller) => new Promise<void>((resolve) => setTimeout(() => resolve(cancelled ? undefined : controller.enqueue(new TextEncoder().encode(": still here\n"))), 5)),
+      cancel: () => void (cancelled = true),
+    });
+    await expect(collect(readSseStream(trickle, 5_000, new ToyFold(true), "x", { maxBodyBytes: 1e9, maxEventBytes: 1e9, deadlineMs: 100 }))).rejects.toMatchObject({
+      code: "LLM_TIMEOUT",
+      retryable: false,
+      message: "the answer was still arriving after 100 ms: dsh stopped reading it",
+    });
+    expect(cancelled).toBe(true);
+  });
+
+  it("reads within an hour, 256 MiB and 16 MiB for one event unless told", () => {
+    expect(SSE_LIMITS).toEqual({ maxBodyBytes: 268_435_456, maxEventBytes: 16_777_216, deadlineMs: 3_600_000 });
+    expect(Object.isFrozen(SSE_LIMITS)).toBe(true);
   });
 
   it("is LLM_TIMEOUT when the provider goes silent, and cancels the body", async () => {

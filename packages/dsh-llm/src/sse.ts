@@ -14,18 +14,38 @@ export interface SseFold {
   readonly complete: boolean;
 }
 
+/** What one answer may cost to read: its bytes, one event's bytes, and the time from its first read to its end. */
+export interface SseLimits {
+  readonly maxBodyBytes: number;
+  readonly maxEventBytes: number;
+  readonly deadlineMs: number;
+}
+
+/**
+ * The bounds every answer is read within: 256 MiB in all, 16 MiB for one event, an hour in all (far
+ * beyond any model's output; a provider or proxy that sends more, or trickles forever, is stopped).
+ */
+export const SSE_LIMITS: SseLimits = Object.freeze({ maxBodyBytes: 256 * 2 ** 20, maxEventBytes: 16 * 2 ** 20, deadlineMs: 60 * 60_000 });
+
+/** A size as a person reads it: in MiB from one MiB up, else in bytes. */
+const size = (bytes: number) => (bytes >= 2 ** 20 ? `${Math.round((bytes / 2 ** 20) * 10) / 10} MiB` : `${bytes} bytes`);
+
 /**
  * Reads an SSE response body through a dialect's fold, yielding its chunks as they arrive. No bytes
  * for `idleTimeoutMs` is `LLM_TIMEOUT`; a body that ends before the fold is complete is
- * `LLM_STREAM_INTERRUPTED` ("the stream ended before {ending}"); both are retryable.
+ * `LLM_STREAM_INTERRUPTED` ("the stream ended before {ending}"); both are retryable. A body or one
+ * event larger than `limits` allow is `LLM_RESPONSE_TOO_LARGE`, and an answer still arriving at the
+ * deadline `LLM_TIMEOUT`, neither retryable: dsh stops reading and says what it refused.
  */
-export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, fold: SseFold, ending: string): AsyncGenerator<StreamChunk> {
+export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeoutMs: number, fold: SseFold, ending: string, limits: SseLimits = SSE_LIMITS): AsyncGenerator<StreamChunk> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const pending: StreamChunk[] = [];
   let failure: { readonly error: unknown } | undefined;
+  let events = 0;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
+      events++;
       if (fold.done || failure !== undefined) return;
       try {
         pending.push(...fold.fold(message.data));
@@ -34,11 +54,24 @@ export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeo
       }
     },
   });
+  const started = Date.now();
+  const late = () => new LlmError("LLM_TIMEOUT", `the answer was still arriving after ${limits.deadlineMs} ms: dsh stopped reading it`, { retryable: false });
+  let bytes = 0;
+  let sinceEvent = 0;
   try {
     while (!fold.done) {
-      const read = await readWithIdleTimeout(reader, idleTimeoutMs);
+      const left = limits.deadlineMs - (Date.now() - started);
+      if (left <= 0) throw late();
+      const read = await readWithIdleTimeout(reader, Math.min(idleTimeoutMs, left)).catch((error: unknown) => {
+        throw Date.now() - started >= limits.deadlineMs ? late() : error;
+      });
       if (read.done) break;
+      bytes += read.value.length;
+      if (bytes > limits.maxBodyBytes) throw new LlmError("LLM_RESPONSE_TOO_LARGE", `the answer is over ${size(limits.maxBodyBytes)}: dsh stopped reading it`);
+      const before = events;
       parser.feed(decoder.decode(read.value, { stream: true }));
+      sinceEvent = events === before ? sinceEvent + read.value.length : 0;
+      if (sinceEvent > limits.maxEventBytes) throw new LlmError("LLM_RESPONSE_TOO_LARGE", `one event of the answer is over ${size(limits.maxEventBytes)}: dsh stopped reading it`);
       if (failure !== undefined) throw failure.error;
       yield* pending.splice(0);
     }
