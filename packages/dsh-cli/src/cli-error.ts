@@ -13,6 +13,7 @@ export const EXIT = {
   attachment: 4,
   provider: 5,
   unverified: 6,
+  tools: 7,
   interrupted: 130,
 } as const;
 

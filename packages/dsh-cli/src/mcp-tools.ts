@@ -7,9 +7,10 @@ import type { CliIo } from "./io.js";
 export const MCP_OPTIONS = {
   mcp: { type: "string", multiple: true },
   "mcp-url": { type: "string", multiple: true },
+  "mcp-safe-to-rerun": { type: "string", multiple: true },
 } as const;
 
-export const MCP_USAGE = '[--mcp "[PREFIX=]COMMAND ARGS"]... [--mcp-url [PREFIX=]URL]...';
+export const MCP_USAGE = '[--mcp "[PREFIX=]COMMAND ARGS"]... [--mcp-url [PREFIX=]URL]... [--mcp-safe-to-rerun SERVER]...';
 
 /** A flag's value without its optional `PREFIX=` (a tool name prefix such as `fs_=`), and the prefix. */
 function prefixed(value: string): { readonly prefix?: string; readonly rest: string } {
@@ -25,8 +26,23 @@ export function splitCommand(line: string): string[] {
   return words;
 }
 
+/** The MCP flags of a command. */
+type McpValues = { readonly mcp?: readonly string[] | undefined; readonly "mcp-url"?: readonly string[] | undefined; readonly "mcp-safe-to-rerun"?: readonly string[] | undefined };
+
+/**
+ * The servers `--mcp-safe-to-rerun` names (by the prefix given them, or their command line or URL as
+ * written) marked safe to run again after a crash; a name that matches no server is a usage error.
+ */
+function markedSafe(specs: readonly McpServerSpec[], names: readonly string[]): McpServerSpec[] {
+  const matches = (spec: McpServerSpec, name: string) => name === spec.prefix || name === spec.name || name === spec.url;
+  for (const name of names) {
+    if (!specs.some((spec) => matches(spec, name))) throw new CliError(`--mcp-safe-to-rerun ${name} names no --mcp or --mcp-url server (name one by its PREFIX, or its command line or URL as given)`, EXIT.usage);
+  }
+  return specs.map((spec) => (names.some((name) => matches(spec, name)) ? { ...spec, safeToRerun: true } : spec));
+}
+
 /** The servers the flags name, stdio commands first, each named by its command line or URL. */
-function specsOf(values: { readonly mcp?: readonly string[] | undefined; readonly "mcp-url"?: readonly string[] | undefined }, io: CliIo): McpServerSpec[] {
+function specsOf(values: McpValues, io: CliIo): McpServerSpec[] {
   const commands = (values.mcp ?? []).map((value): McpServerSpec => {
     const { prefix, rest } = prefixed(value);
     const [command, ...args] = splitCommand(rest);
@@ -39,7 +55,7 @@ function specsOf(values: { readonly mcp?: readonly string[] | undefined; readonl
     if (!URL.canParse(rest)) throw new CliError(`--mcp-url ${value} is not a URL`, EXIT.usage);
     return { url: rest, ...(prefix === undefined ? {} : { prefix }) };
   });
-  return [...commands, ...urls];
+  return markedSafe([...commands, ...urls], values["mcp-safe-to-rerun"] ?? []);
 }
 
 /**
@@ -53,6 +69,6 @@ export async function cliMcpTools(values: Parameters<typeof specsOf>[0], reserve
     return await connectMcpServers(specs, { attachments, reservedNames, onProblem: (line) => io.stderr.write(`dsh: mcp: ${line}\n`) });
   } catch (error) {
     if (!(error instanceof McpError)) throw error;
-    throw new CliError(`mcp: ${error.message}`, error.code === "MCP_CONNECT" ? EXIT.provider : EXIT.usage);
+    throw new CliError(`mcp: ${error.message}`, error.code === "MCP_CONNECT" ? EXIT.tools : EXIT.usage);
   }
 }

@@ -59,7 +59,12 @@ describe("dsh run with MCP servers", () => {
 
   it("refuses a server whose tools collide with the built-in ones or with another server's, and one it cannot start", async () => {
     expect(await runCli(["run", "--mcp", stdio(), "--mcp", stdio(), "--log", join(dir, "x.jsonl"), "hi"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: mcp: MCP server .* offers echo, as does MCP server .*: give one of the servers a prefix\n$/) });
-    expect(await runCli(["run", "--mcp", "/nonexistent/server --flag", "--log", join(dir, "y.jsonl"), "hi"], { cwd: dir })).toMatchObject({ code: 5, stderr: expect.stringMatching(/^dsh: mcp: cannot connect to MCP server \/nonexistent\/server --flag: /) });
+    // A tool server that cannot start has its own exit code: 5 is a provider that cannot be reached.
+    expect(await runCli(["run", "--mcp", "/nonexistent/server --flag", "--log", join(dir, "y.jsonl"), "hi"], { cwd: dir })).toMatchObject({ code: 7, stderr: expect.stringMatching(/^dsh: mcp: cannot connect to MCP server \/nonexistent\/server --flag: /) });
+    expect(await runCli(["run", "--mcp", stdio(), "--mcp-safe-to-rerun", "nobody", "--log", join(dir, "w.jsonl"), "hi"], { cwd: dir })).toMatchObject({
+      code: 2,
+      stderr: "dsh: --mcp-safe-to-rerun nobody names no --mcp or --mcp-url server (name one by its PREFIX, or its command line or URL as given)\n",
+    });
     expect(await runCli(["run", "--mcp-url", "not a url", "--log", join(dir, "z.jsonl"), "hi"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: --mcp-url not a url is not a URL\n" });
     expect(await runCli(["run", "--mcp", "  ", "--log", join(dir, "z.jsonl"), "hi"], { cwd: dir })).toMatchObject({ code: 2 });
   }, 60_000);

@@ -66,6 +66,7 @@ type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diag
   "cache-diagnostics"?: boolean | undefined;
   mcp?: string[] | undefined;
   "mcp-url"?: string[] | undefined;
+  "mcp-safe-to-rerun"?: string[] | undefined;
 };
 type TurnValues = ProviderValues & {
   system?: string | undefined;

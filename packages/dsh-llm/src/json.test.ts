@@ -51,7 +51,12 @@ describe("findNonJson", () => {
     expect(findNonJson(nest(MAX_JSON_DEPTH))).toBeUndefined();
     expect(findNonJson(nest(MAX_JSON_DEPTH + 1))).toMatch(/nests deeper than 512 levels$/);
     expect(findNonJson(nest(100_000))).toMatch(/nests deeper than 512 levels$/);
-    expect(findNonJson({ a: nest(MAX_JSON_DEPTH) })).toBe(`$.a${"[0]".repeat(MAX_JSON_DEPTH - 1)}: nests deeper than 512 levels`);
+    // A deep place is named by the start and the end of its path, a line a person can read.
+    const path = `$.a${"[0]".repeat(MAX_JSON_DEPTH - 1)}`;
+    expect(findNonJson({ a: nest(MAX_JSON_DEPTH) })).toBe(`${path.slice(0, 60)}…${path.slice(-60)}: nests deeper than 512 levels`);
+    expect(findNonJson({ a: [1, [2, Number.NaN]] })).toBe("$.a[1][1]: NaN is not a finite number");
+    const long = "k".repeat(120);
+    expect(findNonJson({ [long]: Number.NaN })).toBe(`$.${long.slice(0, 58)}…${long.slice(-60)}: NaN is not a finite number`);
   });
 
   it("detects a cycle", () => {

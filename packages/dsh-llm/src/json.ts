@@ -25,6 +25,15 @@ export const jsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), z.un
 /** How deeply JSON values may nest (arrays and objects) in anything dsh logs or sends. */
 export const MAX_JSON_DEPTH = 512;
 
+/** The most of a path a message shows: a deep place keeps its start and its end. */
+const PATH_SHOWN = 120;
+
+/** `reason` at `path`, a long path cut in its middle so the line stays readable. */
+function at(path: string, reason: string): string {
+  const shown = path.length <= PATH_SHOWN ? path : `${path.slice(0, PATH_SHOWN / 2)}…${path.slice(-PATH_SHOWN / 2)}`;
+  return `${shown}: ${reason}`;
+}
+
 /**
  * Returns the first place in `value` that JSON cannot represent exactly (a path and a reason), or
  * that nests deeper than {@link MAX_JSON_DEPTH}, or `undefined` when `value` round-trips through
@@ -43,24 +52,24 @@ export function findNonJson(value: unknown): string | undefined {
     const { value: current, path, depth } = frame;
     if (current === null || typeof current === "string" || typeof current === "boolean") continue;
     if (typeof current === "number") {
-      if (!Number.isFinite(current)) return `${path}: ${current} is not a finite number`;
-      if (Object.is(current, -0)) return `${path}: -0 does not survive JSON`;
+      if (!Number.isFinite(current)) return at(path, `${current} is not a finite number`);
+      if (Object.is(current, -0)) return at(path, "-0 does not survive JSON");
       continue;
     }
-    if (typeof current !== "object") return `${path}: ${typeof current} is not JSON`;
-    if (ancestors.has(current)) return `${path}: cycle`;
-    if (depth === MAX_JSON_DEPTH) return `${path}: nests deeper than ${MAX_JSON_DEPTH} levels`;
+    if (typeof current !== "object") return at(path, `${typeof current} is not JSON`);
+    if (ancestors.has(current)) return at(path, "cycle");
+    if (depth === MAX_JSON_DEPTH) return at(path, `nests deeper than ${MAX_JSON_DEPTH} levels`);
     ancestors.add(current);
     stack.push({ leave: current });
     if (Array.isArray(current)) {
       for (let i = 0; i < current.length; i++) {
-        if (!(i in current)) return `${path}[${i}]: sparse array hole`;
+        if (!(i in current)) return at(`${path}[${i}]`, "sparse array hole");
         stack.push({ value: current[i], path: `${path}[${i}]`, depth: depth + 1 });
       }
       continue;
     }
     const proto: unknown = Object.getPrototypeOf(current);
-    if (proto !== Object.prototype && proto !== null) return `${path}: not a plain object`;
+    if (proto !== Object.prototype && proto !== null) return at(path, "not a plain object");
     for (const [key, child] of Object.entries(current)) stack.push({ value: child, path: `${path}.${key}`, depth: depth + 1 });
   }
   return undefined;

@@ -6,7 +6,7 @@ import { ToolRegistry, type ToolContext } from "dsh-agent";
 import { connectMcpServers } from "./tool-set.js";
 
 /** The paged test server (see `test-support/paged-server.ts`), offering `names`, then `next` once its tool `change` is called. */
-function pagedSpec(names?: string, next?: { readonly tools: string; readonly when?: "later" }): McpServerSpec {
+function pagedSpec(names?: string, next?: { readonly tools: string; readonly when?: "later" }, env: Readonly<Record<string, string>> = {}): McpServerSpec {
   const { command, args } = stdioServerCommand();
   return {
     name: "paged",
@@ -16,6 +16,7 @@ function pagedSpec(names?: string, next?: { readonly tools: string; readonly whe
       PATH: process.env.PATH ?? "",
       ...(names === undefined ? {} : { DSH_MCP_TOOLS: names }),
       ...(next === undefined ? {} : { DSH_MCP_TOOLS_NEXT: next.tools, ...(next.when === undefined ? {} : { DSH_MCP_CHANGE: next.when }) }),
+      ...env,
     },
   };
 }
@@ -107,5 +108,49 @@ describe("a server's tool list", () => {
       code: "MCP_INVALID_TOOL",
       message: "MCP server paged offers tool not fine, which dsh cannot offer: name: tool names are 1-64 characters of [A-Za-z0-9_-]",
     });
+  });
+});
+
+describe("what dsh refuses of a server, said as dsh's refusal", () => {
+  it("closes the connection on a result larger than it takes, and says so to the model and the person", async () => {
+    const problems: string[] = [];
+    const tools = await connectMcpServers([{ ...pagedSpec("big", undefined, { DSH_MCP_RESULT_BYTES: "5000" }), maxMessageBytes: 2000 }], { onProblem: (line) => problems.push(line) });
+    try {
+      const outcome = await tools.tools[0]!.invoke("{}", context());
+      const refusal = "dsh refused a message of more than 2000 bytes from it (a result that large is not taken) and closed the connection";
+      expect(outcome).toMatchObject({ isError: true, content: [{ type: "text", text: `Error [TOOL_FAILED]: MCP server paged could not complete the call: ${refusal}` }] });
+      await expect.poll(() => problems).toContain(`MCP server paged: ${refusal}; its tools now answer with an error`);
+      expect(problems).toContain(`MCP server paged: big failed: ${refusal}`);
+    } finally {
+      await tools.close();
+    }
+  });
+
+  it("refuses a tool whose input schema nests deeper than dsh takes, in one readable line", async () => {
+    const refused = await connectMcpServers([pagedSpec("deep,other", undefined, { DSH_MCP_DEEP: "600" })]).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refused).toMatchObject({ code: "MCP_INVALID_TOOL", message: expect.stringMatching(/^MCP server paged offers tool deep, which dsh cannot offer: parameters: \$\.properties\.inner.{40,}….{40,}: nests deeper than 512 levels$/) });
+    expect(refused!.message.length).toBeLessThan(300);
+  });
+});
+
+describe("whether a server's tools may run again after a crash", () => {
+  it("follows each tool's annotations (it only reads, or it is idempotent), and the spec's word over them", async () => {
+    const annotations = JSON.stringify({ reads: { readOnlyHint: true }, idem: { idempotentHint: true, destructiveHint: true }, writes: { destructiveHint: true, idempotentHint: false } });
+    const spec = pagedSpec("reads,idem,writes,plain", undefined, { DSH_MCP_ANNOTATIONS: annotations });
+    for (const [given, expected] of [
+      [undefined, [true, true, false, false]],
+      [true, [true, true, true, true]],
+      [false, [false, false, false, false]],
+    ] as const) {
+      const tools = await connectMcpServers([{ ...spec, ...(given === undefined ? {} : { safeToRerun: given }) }]);
+      try {
+        expect(tools.tools.map((tool) => tool.safeToRerun)).toEqual(expected);
+      } finally {
+        await tools.close();
+      }
+    }
   });
 });

@@ -23,7 +23,18 @@ export interface McpServerSpec {
   readonly prefix?: string;
   /** How long one call may take before the model gets an error result (default 60 s). */
   readonly callTimeoutMs?: number;
+  /** The largest message a stdio server may send, a tool's result included (default 16 MiB): a larger one closes the connection, saying why. */
+  readonly maxMessageBytes?: number;
+  /**
+   * Whether its tools may run again after a crash (a durable turn runs a call that is not safe to
+   * rerun at most once). Default: what each tool's annotations say (`readOnlyHint` or
+   * `idempotentHint`); a tool that says neither is not.
+   */
+  readonly safeToRerun?: boolean;
 }
+
+/** The largest message dsh reads from a stdio server unless its spec says otherwise. */
+const MAX_MCP_MESSAGE_BYTES = 16 * 2 ** 20;
 
 /** The lines of a stdio server's standard error kept for an error message. */
 const STDERR_TAIL = 2048;
@@ -35,6 +46,8 @@ export interface McpConnection {
   readonly client: Client;
   /** The end of what a stdio server wrote to standard error, for a failure's message. */
   stderrTail(): string;
+  /** Why dsh closed the connection, when it refused what the server sent (a message too large or too deep to read). */
+  refusal(): string | undefined;
   /** Whether the connection is gone (the server exited, the HTTP session ended). */
   readonly closed: boolean;
 }
@@ -43,6 +56,7 @@ function transportOf(spec: McpServerSpec, stderr: (text: string) => void): Trans
   if (spec.command !== undefined) {
     const transport = new StdioClientTransport({
       command: spec.command,
+      maxBufferSize: spec.maxMessageBytes ?? MAX_MCP_MESSAGE_BYTES,
       args: [...(spec.args ?? [])],
       ...(spec.env === undefined ? {} : { env: { ...spec.env } }),
       ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
@@ -52,6 +66,13 @@ function transportOf(spec: McpServerSpec, stderr: (text: string) => void): Trans
     return transport;
   }
   return new StreamableHTTPClientTransport(new URL(spec.url!), spec.headers === undefined ? {} : { requestInit: { headers: { ...spec.headers } } });
+}
+
+/** What dsh refused of a server's messages, from an error the SDK reports while reading them; `undefined` for any other. */
+function refusalOf(error: Error, maxMessageBytes: number): string | undefined {
+  if (error.message.startsWith("ReadBuffer exceeded maximum size")) return `dsh refused a message of more than ${maxMessageBytes} bytes from it (a result that large is not taken) and closed the connection`;
+  if (error instanceof RangeError) return `dsh refused a message it could not read (${error.message}: nested too deep?) and closed the connection`;
+  return undefined;
 }
 
 /** The name a spec goes by. */
@@ -101,12 +122,21 @@ export async function connectServer(spec: McpServerSpec, onToolsChanged: () => v
     // A server that never completed the handshake is reported by the connect failure alone.
     if (connected) onClose();
   };
+  // What the SDK could not read (a message over the size limit, one nested too deep to parse) would
+  // otherwise close the connection with no word, or leave the request waiting: name it, and close.
+  let refused: string | undefined;
+  client.onerror = (error) => {
+    const why = refusalOf(error, spec.maxMessageBytes ?? MAX_MCP_MESSAGE_BYTES);
+    if (why === undefined || refused !== undefined) return;
+    refused = why;
+    void client.close().catch(() => undefined);
+  };
   try {
     await client.connect(transportOf(spec, (text) => (tail = (tail + text).slice(-STDERR_TAIL))));
   } catch (cause) {
     await client.close().catch(() => undefined);
     const said = tail.trim() === "" ? "" : ` (it wrote: ${tail.trim().split("\n").at(-1)})`;
-    throw new McpError("MCP_CONNECT", `cannot connect to MCP server ${name}: ${(cause as Error).message}${said}`, { cause });
+    throw new McpError("MCP_CONNECT", `cannot connect to MCP server ${name}: ${refused ?? (cause as Error).message}${said}`, { cause });
   }
   connected = true;
   return {
@@ -114,6 +144,7 @@ export async function connectServer(spec: McpServerSpec, onToolsChanged: () => v
     spec,
     client,
     stderrTail: () => tail,
+    refusal: () => refused,
     get closed() {
       return closed;
     },

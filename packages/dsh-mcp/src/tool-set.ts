@@ -32,6 +32,11 @@ function schemaOf(connection: McpConnection, tool: Tool): AgentTool["schema"] {
   return parsed.data;
 }
 
+/** Whether a tool's annotations say a second call does no more than the first: it only reads, or it is idempotent. */
+function safeToRerunByAnnotations(tool: Tool): boolean {
+  return tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true;
+}
+
 /** The tools of connected MCP servers, kept in a registry and current with each server's announced list. */
 export class McpTools {
   readonly #connections: readonly McpConnection[];
@@ -167,6 +172,7 @@ export class McpTools {
     const timeout = connection.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     return {
       schema,
+      safeToRerun: connection.spec.safeToRerun ?? safeToRerunByAnnotations(tool),
       invoke: async (rawArguments: string, context: ToolContext): Promise<ToolOutcome> => {
         let args: unknown;
         try {
@@ -196,8 +202,9 @@ export class McpTools {
     };
   }
 
-  /** A call that could not complete: the model gets an error result, the person one line. */
-  #failed(connection: McpConnection, tool: string, why: string): ToolOutcome {
+  /** A call that could not complete: the model gets an error result, the person one line (what dsh refused, when it closed the connection itself). */
+  #failed(connection: McpConnection, tool: string, reported: string): ToolOutcome {
+    const why = connection.refusal() ?? reported;
     const tail = connection.stderrTail().trim().split("\n").at(-1) ?? "";
     this.#options.onProblem?.(`MCP server ${connection.name}: ${tool} failed: ${why}${tail === "" ? "" : ` (it wrote: ${tail})`}`);
     return errorOutcome("TOOL_FAILED", `MCP server ${connection.name} could not complete the call: ${why}`);
@@ -222,12 +229,14 @@ export async function connectMcpServers(specs: readonly McpServerSpec[], options
         spec,
         () => (tools === undefined ? announced.add(index) : void tools.refresh(index)),
         () => {
-          if (!failed && tools?.closing !== true) options.onProblem?.(`MCP server ${serverName(spec)} closed the connection: its tools now answer with an error`);
+          if (failed || tools?.closing === true) return;
+          const refused = connections[index]?.refusal();
+          options.onProblem?.(refused === undefined ? `MCP server ${serverName(spec)} closed the connection: its tools now answer with an error` : `MCP server ${serverName(spec)}: ${refused}; its tools now answer with an error`);
         },
       );
       connections.push(connection);
       lists.push(await listAllTools(connection.client).catch((cause: unknown) => {
-        throw new McpError("MCP_CONNECT", `MCP server ${connection.name} did not list its tools: ${(cause as Error).message}`, { cause });
+        throw new McpError("MCP_CONNECT", `MCP server ${connection.name} did not list its tools: ${connection.refusal() ?? (cause as Error).message}`, { cause });
       }));
     }
     tools = new McpTools(connections, lists, options);
