@@ -25,7 +25,10 @@ async function ask(question: string): Promise<string | undefined> {
   return next.done === true ? undefined : next.value;
 }
 process.once("SIGINT", () => controller.abort());
-process.exitCode = await main(process.argv.slice(2), {
+// Deprecation notices are for the authors of the libraries dsh uses (pg warns of a pattern inside its
+// own pool): only dsh's own lines belong on a user's stderr.
+process.noDeprecation = true;
+const code = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,
   stdout: process.stdout,
@@ -34,3 +37,8 @@ process.exitCode = await main(process.argv.slice(2), {
   ask,
   signal: controller.signal,
 });
+process.exitCode = code;
+// A finished command exits, whatever a library left running (a pool, a retry timer): once what it
+// wrote has been handed to the terminal or the pipe.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write("", () => resolve()))));
+process.exit(code);

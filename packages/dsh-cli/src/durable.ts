@@ -55,7 +55,8 @@ export async function launchTurns(url: string, provider: ProviderSession, values
     onUnitError: (error) => io.stderr.write(`dsh: a unit failed and rolled back: ${error instanceof Error ? error.message : String(error)}\n`),
   });
   const executorId = values.executor ?? io.env.DBOS__VMID;
-  await turns.launch(executorId === undefined ? {} : { executorId });
+  const { lineLogger } = await optionalModule("dsh-dbos", () => import("dsh-dbos"));
+  await turns.launch({ logger: lineLogger((line) => io.stderr.write(`${line}\n`), "dsh: dbos: "), ...(executorId === undefined ? {} : { executorId }) });
   return turns;
 }
 

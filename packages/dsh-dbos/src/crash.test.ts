@@ -167,6 +167,38 @@ describe("a worker that is still running when its turn is taken over", () => {
   });
 });
 
+describe("workers that cannot go on, and workers that start together", () => {
+  it("exits with one line naming the database, password masked, when nothing listens there", async () => {
+    const run = await runWorker({ DATABASE_URL: "postgres://dsh:pa55word@127.0.0.1:1/sessions", SIM_URL: "http://127.0.0.1:1/v1", SESSION: "s", INPUT, MODE: "recover" });
+    expect(run.result).toEqual({ code: "LOG_STORE_UNAVAILABLE", error: "cannot reach the sessions' database postgres://dsh:***@127.0.0.1:1/sessions: connect ECONNREFUSED 127.0.0.1:1" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/pa55word|\n\s+at /);
+  });
+
+  it("waits out a restart of its database mid-turn: the unit runs again on a new connection, the turn completes, with one line per warning", async () => {
+    const gateDir = mkdtempSync(join(tmpdir(), "dsh-dbos-"));
+    const gate = join(gateDir, "open");
+    const { url, sim, env } = await world();
+    // Held inside read_file's call, after the tool ran, before its result is logged: then the database restarts.
+    const worker = runWorker({ ...env, MODE: "start", TOOL_GATE: gate });
+    while (!existsSync(`${gate}.waiting`)) await new Promise((resolve) => setTimeout(resolve, 25));
+    await server.restart();
+    writeFileSync(gate, "");
+    const ended = await worker;
+    expect(ended.result, ended.stderr).toMatchObject({ outcomes: [{ reason: "completed", turn: 0 }] });
+    expect(ended.stderr).toMatch(/^dsh-dbos: lost the sessions' database while running a unit of workflow dsh:s:turn:0 \(.+\): running it again in \d+ ms$/m);
+    expect(ended.stderr).not.toMatch(/\n\s+at /);
+    expect(withoutReports(await sessionEvents(url))).toEqual(withoutReports(reference.events));
+    expect(distinct(sim.exchanges.map((exchange) => exchange.body))).toEqual(reference.bodies);
+  });
+
+  it("launches two first workers at once on a fresh database, one after the other, and both finish", async () => {
+    const { env } = await world();
+    const runs = await Promise.all([runWorker({ ...env, MODE: "recover", EXECUTOR: "one" }), runWorker({ ...env, MODE: "recover", EXECUTOR: "two" })]);
+    for (const run of runs) expect(run.result, run.stderr).toEqual({ outcomes: [] });
+  });
+});
+
 describe("starting a turn whose workflow a crash left pending", () => {
   it("is refused until the pending turn is recovered", async () => {
     const { env } = await world();

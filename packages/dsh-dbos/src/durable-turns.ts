@@ -1,8 +1,10 @@
-import { DBOS } from "@dbos-inc/dbos-sdk";
+import { DBOS, type DLogger } from "@dbos-inc/dbos-sdk";
 import { registerDataSource, runTransaction } from "@dbos-inc/dbos-sdk/datasource";
 import { advanceTurn, continuedSelection, createAgentRegistry, driveTurn, turnEndEvent, turnStartEvent, turnToStart, type ContentInput, type DurableTurnOptions, type StepReceipt, type TurnEndReason, type TurnPosition } from "dsh-agent";
 import type { LlmCallConfig } from "dsh-llm";
+import { maskUrlPassword } from "dsh-base";
 import { LogError, type EventLog } from "dsh-log";
+import pg from "pg";
 import { PostgresStore } from "dsh-store-postgres";
 import { SurfaceManager } from "dsh-surface";
 import { DurableError } from "./errors.js";
@@ -105,17 +107,25 @@ export class DurableTurns {
 
   /**
    * Configures DBOS on the sessions' database and launches it: workflows this executor left pending
-   * start again now. `executorId` names this worker (default `DBOS__VMID`, else `local`).
+   * start again now. `executorId` names this worker (default `DBOS__VMID`, else `local`). Workers that
+   * launch at once take turns (a PostgreSQL advisory lock), so two first launches never run DBOS's
+   * migrations together. A database that cannot be reached is `LOG_STORE_UNAVAILABLE`, naming it
+   * with its password masked, with DBOS shut down again so the process can exit.
    */
-  async launch(options: { readonly name?: string; readonly executorId?: string; readonly logLevel?: string } = {}): Promise<void> {
+  async launch(options: { readonly name?: string; readonly executorId?: string; readonly logger?: DLogger } = {}): Promise<void> {
     DBOS.setConfig({
       name: options.name ?? "dsh",
       systemDatabaseUrl: this.#url,
       applicationVersion: "dsh-turn-1",
-      logLevel: options.logLevel ?? "error",
+      logger: options.logger ?? lineLogger((line) => process.stderr.write(`${line}\n`)),
       ...(options.executorId === undefined ? {} : { executorID: options.executorId }),
     });
-    await DBOS.launch();
+    try {
+      await oneLaunchAtATime(this.#url, () => DBOS.launch());
+    } catch (error) {
+      await DBOS.shutdown().catch(() => undefined);
+      throw storeUnavailable(this.#url, error);
+    }
   }
 
   /** Shuts DBOS down and closes the store. */
@@ -229,6 +239,63 @@ export class DurableTurns {
       await log.close().catch(() => undefined);
     }
   }
+}
+
+/** The first line of what DBOS logs: a message, or an error's message (never its stack). */
+function firstLine(entry: unknown): string {
+  const text = entry instanceof Error ? entry.message : typeof entry === "string" ? entry : JSON.stringify(entry);
+  return (text ?? "").split("\n")[0]!;
+}
+
+/** A DBOS logger that writes its warnings and errors as one line each through `write` (`prefix`, then the message, never a stack); the rest is dropped. */
+export function lineLogger(write: (line: string) => void, prefix = "dsh-dbos: "): DLogger {
+  return {
+    info: () => undefined,
+    debug: () => undefined,
+    warn: (entry) => write(`${prefix}${firstLine(entry)}`),
+    error: (entry) => write(`${prefix}${firstLine(entry)}`),
+  };
+}
+
+/** The advisory lock key workers launching on one database take in turn (an arbitrary constant: "dsh-dbos"). */
+const LAUNCH_LOCK = 0x64736864626f73n;
+
+/** How long a launch waits for another worker's to finish, and how often it asks. */
+const LAUNCH_WAIT_MS = 120_000;
+const LAUNCH_POLL_MS = 100;
+
+/**
+ * Runs `launch` holding the database's launch lock, on a connection of its own that is closed after.
+ * The lock is asked for again and again, never waited on inside a statement: a statement waiting
+ * would hold a snapshot, and DBOS's migrations build indexes concurrently, which wait for every
+ * snapshot to end (a deadlock PostgreSQL does not detect).
+ */
+async function oneLaunchAtATime(url: string, launch: () => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    const started = Date.now();
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [LAUNCH_LOCK.toString()]);
+      if (rows[0]?.locked === true) break;
+      if (Date.now() - started > LAUNCH_WAIT_MS) throw new DurableError("DURABLE_LAUNCH_BLOCKED", `another worker has been launching on this database for over ${LAUNCH_WAIT_MS / 1000} s: is one stuck?`);
+      await new Promise((resolve) => setTimeout(resolve, LAUNCH_POLL_MS));
+    }
+    await launch();
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The errors of a database that cannot be reached (refused, unknown host, down, restarting, too many clients, bad password). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "EAI_AGAIN", "57P01", "57P02", "57P03", "53300", "28P01", "3D000"]);
+
+/** `error` as `LOG_STORE_UNAVAILABLE` when it says the database cannot be reached; any other as it is. */
+function storeUnavailable(url: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof LogError || typeof code !== "string" || !UNREACHABLE.has(code)) return error;
+  return new LogError("LOG_STORE_UNAVAILABLE", `cannot reach the sessions' database ${maskUrlPassword(url)}: ${(error as Error).message}`, { cause: error });
 }
 
 /** The turn the log leaves open (started, never ended), if any. */

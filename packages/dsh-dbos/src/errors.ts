@@ -9,7 +9,9 @@ export type DurableErrorCode =
   /** The turn asked for is already pending as a workflow a crashed process left: recover it first. */
   | "DURABLE_TURN_PENDING"
   /** The turn's workflow ended in an error, or was cancelled. */
-  | "DURABLE_TURN_FAILED";
+  | "DURABLE_TURN_FAILED"
+  /** Another worker's launch on the same database held the launch lock for too long. */
+  | "DURABLE_LAUNCH_BLOCKED";
 
 /** A durable turn that cannot start, run or finish; `code` says why. */
 export class DurableError extends DshError<DurableErrorCode> {

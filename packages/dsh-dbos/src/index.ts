@@ -1,3 +1,3 @@
-export { DurableTurns, TURN_WORKFLOW, turnWorkflowId, type DurableTurnsOptions, type StartedTurn, type TurnAgent, type TurnOptions, type TurnOutcome } from "./durable-turns.js";
+export { DurableTurns, TURN_WORKFLOW, lineLogger, turnWorkflowId, type DurableTurnsOptions, type StartedTurn, type TurnAgent, type TurnOptions, type TurnOutcome } from "./durable-turns.js";
 export { TurnTransactions } from "./transactions.js";
 export { DurableError, type DurableErrorCode } from "./errors.js";

@@ -11,6 +11,8 @@ import pg from "pg";
 export interface TestPostgres {
   /** A fresh, empty database on the server; its URL. */
   createDatabase(): Promise<string>;
+  /** Stops the server (fast shutdown: open connections are dropped) and starts it again on the same port and data. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -109,24 +111,34 @@ async function startIn(dir: string, native: string, root: boolean): Promise<Test
     });
   await run("initdb", [`--pgdata=${data}`, "--auth=password", "--username=postgres", `--pwfile=${join(dir, "password")}`, "--encoding=UTF8", "--locale=C"]);
   const port = await freePort();
-  const server: ChildProcess = spawn(join(native, "bin", "postgres"), ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${data}`], { ...as, stdio: ["ignore", "pipe", "pipe"] });
-  server.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+  const url = (database: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+  let server: ChildProcess;
   const stopOnExit = () => server.kill("SIGKILL");
   process.once("exit", stopOnExit);
-  const url = (database: string) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
-  // Ready when it accepts a login.
-  for (let attempt = 0; ; attempt++) {
-    const client = new pg.Client({ connectionString: url("postgres") });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (server.exitCode !== null || attempt > 300) throw new Error(`the test PostgreSQL server did not start: ${log.join("").trim().split("\n").slice(-3).join(" | ")}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  /** Starts the server and waits until it accepts a login. */
+  const launch = async () => {
+    server = spawn(join(native, "bin", "postgres"), ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${data}`], { ...as, stdio: ["ignore", "pipe", "pipe"] });
+    server.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+    for (let attempt = 0; ; attempt++) {
+      const client = new pg.Client({ connectionString: url("postgres") });
+      try {
+        await client.connect();
+        await client.end();
+        return;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (server.exitCode !== null || attempt > 300) throw new Error(`the test PostgreSQL server did not start: ${log.join("").trim().split("\n").slice(-3).join(" | ")}`, { cause: error });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
-  }
+  };
+  /** Fast shutdown: abort open transactions, write a checkpoint, exit. */
+  const shutdown = () =>
+    new Promise<void>((resolve) => {
+      server.once("exit", () => resolve());
+      server.kill("SIGINT");
+    });
+  await launch();
   let databases = 0;
   return {
     async createDatabase() {
@@ -140,13 +152,13 @@ async function startIn(dir: string, native: string, root: boolean): Promise<Test
       }
       return url(name);
     },
+    async restart() {
+      await shutdown();
+      await launch();
+    },
     async stop() {
       process.removeListener("exit", stopOnExit);
-      // Fast shutdown: abort open transactions, write a checkpoint, exit.
-      await new Promise<void>((resolve) => {
-        server.once("exit", () => resolve());
-        server.kill("SIGINT");
-      });
+      await shutdown();
       await rm(dir, { recursive: true, force: true });
     },
   };
