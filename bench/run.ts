@@ -16,6 +16,7 @@ import { loadBench } from "./load.js";
 import { responsesCacheBench } from "./responses-cache.js";
 import { geminiCacheBench } from "./gemini-cache.js";
 import { storesBench } from "./stores.js";
+import { sqliteWritersBench } from "./sqlite-writers.js";
 import { wideAnswerBench } from "./wide-answer.js";
 import type { AiSdkRow } from "./peer-ai-sdk.js";
 import type { LangGraphRow } from "./peer-langgraph.js";
@@ -203,6 +204,15 @@ try {
   console.log(`   ceiling: ${anthropic.ours.ceilingTokens} tokens repeat the previous request's blocks; cost counts uncached 1x, 5-minute writes 1.25x, reads 0.1x.`);
 
   const stores = await storesBench(quick);
+  const writers = await sqliteWritersBench(quick);
+  console.log("\n7c. Many processes writing one SQLite store at once, each its own session (an awaited commit per append, with fsync): processes that wrote every append, and commits per second of all together against one process alone (process start-up included)");
+  console.log(
+    table([
+      ["processes", "appends each", "completed", "commits/s", "vs one process"],
+      ...writers.map((row) => [String(row.writers), String(row.appends), `${row.completed} of ${row.writers}`, fmt(row.commitsPerSecond), fmt(row.vsOne)]),
+    ]),
+  );
+  for (const row of writers) if (row.failure !== undefined) console.log(`   ${row.writers} processes, first failure: ${row.failure}`);
   const jsonl = stores[0]!;
   const langGraph = JSON.parse(run("peer-langgraph.ts", String(quick ? 100 : 1000))) as LangGraphRow[];
   console.log(`\n7b. Per-step checkpoint cost against LangGraph ${peerVersion("@langchain/langgraph")} (PostgresSaver) on the same PostgreSQL: a user message in, an assistant message out per step (medians of the ten steps to each)`);
@@ -277,7 +287,7 @@ try {
     ]),
   );
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, wide, responses, gemini, cliff, adapters };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, writers, wide, responses, gemini, cliff, adapters };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {

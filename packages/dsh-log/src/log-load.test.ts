@@ -61,19 +61,24 @@ describe("a failing sink", () => {
     const sink: LogSink = { write: () => (writes++, Promise.reject(cause)), close: () => Promise.resolve() };
     const log = new EventLog({ registry: testRegistry(), sink });
     const failure = await log.append(noteAdded.input({ text: "a" })).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: "LOG_SINK_FAILED", message: "the log could not be made durable; it is now read-only", cause });
+    expect(failure).toMatchObject({ code: "LOG_SINK_FAILED", message: "the log could not be made durable (disk full); it is now read-only", cause });
     await expect(log.append(noteAdded.input({ text: "b" }))).rejects.toBe(failure);
     await expect(log.whenDurable()).rejects.toBe(failure);
     expect(writes).toBe(1);
   });
 
-  it("says LOG_CONFLICT, not a durability failure, when another writer took the session over", async () => {
+  it("says LOG_CONFLICT, not a durability failure, when another writer took the session over; likewise a witness, a store's lock or the store itself", async () => {
     const cause = new LogError("LOG_CONFLICT", "session s-1 was opened by another writer; this one may no longer append");
     const sink: LogSink = { write: () => Promise.reject(cause), close: () => Promise.resolve() };
     const log = new EventLog({ registry: testRegistry(), sink });
     const failure = await log.append(noteAdded.input({ text: "a" })).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: "LOG_CONFLICT", message: "session s-1 was opened by another writer; this one may no longer append; this log is now read-only", cause });
     await expect(log.append(noteAdded.input({ text: "b" }))).rejects.toBe(failure);
+    for (const code of ["LOG_WITNESS_FAILED", "LOG_LOCKED", "LOG_STORE_UNAVAILABLE"] as const) {
+      const kept = new LogError(code, "why");
+      const other = new EventLog({ registry: testRegistry(), sink: { write: () => Promise.reject(kept), close: () => Promise.resolve() } });
+      await expect(other.append(noteAdded.input({ text: "a" }))).rejects.toMatchObject({ code, message: "why; this log is now read-only", cause: kept });
+    }
   });
 
   it("calls any other failure of the sink a durability failure, a log error of another kind or an error merely coded like a conflict", async () => {

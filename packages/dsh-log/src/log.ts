@@ -34,6 +34,9 @@ export interface EventLogOptions {
  * resolves. Events are deep-frozen. Listeners receive every batch that enters the log, appended or
  * loaded, in seq order, even when a listener appends.
  */
+/** The failures of a sink that keep their own code when they turn a log read-only: each says what went wrong better than "not durable". */
+const KEPT_CODES: ReadonlySet<LogError["code"]> = new Set(["LOG_CONFLICT", "LOG_WITNESS_FAILED", "LOG_LOCKED", "LOG_STORE_UNAVAILABLE"]);
+
 export class EventLog {
   readonly registry: EventRegistry;
   readonly #events: LogEvent[] = [];
@@ -169,14 +172,16 @@ export class EventLog {
   }
 
   /**
-   * The failure that turns the log read-only: another writer took the session over (`LOG_CONFLICT`,
-   * said as such), or the sink could not make a batch durable (`LOG_SINK_FAILED`, with its cause).
+   * The failure that turns the log read-only: another writer took the session over (`LOG_CONFLICT`),
+   * the witness, the store's lock or the store itself failed (`LOG_WITNESS_FAILED`, `LOG_LOCKED`,
+   * `LOG_STORE_UNAVAILABLE`), each said as such, or the sink could not make a batch durable
+   * (`LOG_SINK_FAILED`, with its cause's message and the cause).
    */
   #failed(cause: unknown): LogError {
     this.#failure ??=
-      cause instanceof LogError && (cause.code === "LOG_CONFLICT" || cause.code === "LOG_WITNESS_FAILED")
+      cause instanceof LogError && KEPT_CODES.has(cause.code)
         ? new LogError(cause.code, `${cause.message}; this log is now read-only`, { cause })
-        : new LogError("LOG_SINK_FAILED", "the log could not be made durable; it is now read-only", { cause });
+        : new LogError("LOG_SINK_FAILED", `the log could not be made durable (${cause instanceof Error ? cause.message : String(cause)}); it is now read-only`, { cause });
     return this.#failure;
   }
 

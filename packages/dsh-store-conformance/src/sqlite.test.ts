@@ -76,3 +76,64 @@ describe("a database written before hash chains (schema version 1)", () => {
     check.close();
   });
 });
+
+describe("many writers on one SQLite file", () => {
+  /** Another process's write transaction, held until released: what other writers of the same file wait for. */
+  function holdWriteLock(path: string): () => void {
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    return () => {
+      other.exec("COMMIT");
+      other.close();
+    };
+  }
+
+  it("waits without blocking for another writer's transaction, however long it holds the lock within the bound", async () => {
+    const store = await harness.open();
+    try {
+      const { log } = await store.create({ registry: storeRegistry(), sessionId: "waits" });
+      const release = holdWriteLock(store.location);
+      let ticks = 0;
+      const ticking = setInterval(() => ticks++, 10);
+      const appended = log.append(storeNote.input({ text: "after the other writer" }, 1));
+      const created = store.create({ registry: storeRegistry(), sessionId: "made-meanwhile" });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      await appended;
+      await (await created).log.close();
+      clearInterval(ticking);
+      // The event loop ran while the append waited: the wait did not block it.
+      expect(ticks).toBeGreaterThan(5);
+      await log.close();
+      expect((await store.read("waits", storeRegistry())).log.length).toBe(1);
+      expect((await store.list()).map((session) => session.sessionId).sort()).toEqual(["made-meanwhile", "waits"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("gives up past the bound with LOG_LOCKED, naming the store and what was not written, and creates no half session", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dsh-store-sqlite-locked-"));
+    dirs.push(dir);
+    const path = join(dir, "sessions.db");
+    const store = new SqliteStore(path, { busyTimeoutMs: 200 });
+    try {
+      const { log } = await store.create({ registry: storeRegistry(), sessionId: "held" });
+      const release = holdWriteLock(path);
+      try {
+        await expect(log.append(storeNote.input({ text: "x" }, 1))).rejects.toMatchObject({
+          code: "LOG_LOCKED",
+          message: expect.stringMatching(new RegExp(`^the SQLite store sqlite:${path.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} stayed locked by other writers for \\d+ s: the append to session held was not written; this log is now read-only$`)),
+        });
+        await expect(store.create({ registry: storeRegistry(), sessionId: "new" })).rejects.toMatchObject({ code: "LOG_LOCKED", message: expect.stringMatching(/: the new session new was not written$/) });
+        await expect(store.open("held", { registry: storeRegistry() })).rejects.toMatchObject({ code: "LOG_LOCKED", message: expect.stringMatching(/: session held's writer role was not written$/) });
+      } finally {
+        release();
+      }
+      expect((await store.list()).map((session) => session.sessionId)).toEqual(["held"]);
+      await log.close().catch(() => undefined);
+    } finally {
+      await store.close();
+    }
+  });
+});

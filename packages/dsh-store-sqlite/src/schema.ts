@@ -30,12 +30,11 @@ ALTER TABLE dsh_events ADD COLUMN chain BLOB;
 `;
 
 /**
- * Prepares a database: WAL with full fsync on commit, a busy timeout for other processes, and the
- * schema (created in one transaction when absent, version 1 given the chain columns; a newer version
- * is refused, never rewritten).
+ * Prepares a database: WAL with full fsync on commit, and the schema (created in one transaction when
+ * absent, version 1 given the chain columns; a newer version is refused, never rewritten). Another
+ * process holding the lock is `SQLITE_BUSY`, for the caller to wait out.
  */
-export function prepareDatabase(db: Database, busyTimeoutMs: number): void {
-  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+export function prepareDatabase(db: Database): void {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("foreign_keys = ON");

@@ -20,11 +20,18 @@ import {
   type StoredSession,
 } from "dsh-log";
 import { CommitQueue, StoreSink, checkSessionId, firstCommit, initialContent, loadSessionLines, parseSessionLines, sessionInfo, staleBatchError, type LineBatch, type PendingBatch } from "dsh-log/store";
+import { withWriteLock, withWriteLockSync, type LockWait } from "./lock-wait.js";
 import { prepareDatabase } from "./schema.js";
+
+/** How long SQLite itself waits for the write lock before dsh takes over the wait (it would block the event loop). */
+const SQLITE_BUSY_MS = 50;
 
 /** Options of {@link SqliteStore}. */
 export interface SqliteStoreOptions {
-  /** How long to wait for another process's write transaction (default 5 s). */
+  /**
+   * How long a write waits in all for the database's write lock while other processes hold it (default
+   * 60 s), trying again after pauses that grow with the load; past it the write is `LOG_LOCKED`.
+   */
   readonly busyTimeoutMs?: number;
   /** How often a follower polls for new events (default 100 ms). */
   readonly pollMs?: number;
@@ -75,6 +82,7 @@ export class SqliteStore implements SessionStore {
   readonly location: string;
   readonly #db: Database;
   readonly #pollMs: number;
+  readonly #lockWaitMs: number;
   readonly #queue = new CommitQueue((batches) => this.#commitAll(batches));
   /** The statements of the append path, prepared once: a commit only binds and runs them. */
   readonly #statements: { readonly session: Statement; readonly insertEvent: Statement; readonly updateHead: Statement };
@@ -86,8 +94,11 @@ export class SqliteStore implements SessionStore {
     createPrivately(this.location);
     this.#db = new DatabaseConstructor(this.location);
     this.#pollMs = options.pollMs ?? 100;
+    this.#lockWaitMs = options.busyTimeoutMs ?? 60_000;
     try {
-      prepareDatabase(this.#db, options.busyTimeoutMs ?? 5_000);
+      // Opening runs once, in the constructor: it waits for the lock blocking; later writes wait without blocking.
+      this.#db.pragma(`busy_timeout = ${SQLITE_BUSY_MS}`);
+      withWriteLockSync(() => prepareDatabase(this.#db), this.#lockWait("the store's schema"));
       this.#statements = {
         session: this.#db.prepare("SELECT * FROM dsh_sessions WHERE id = ?"),
         insertEvent: this.#db.prepare("INSERT INTO dsh_events (session_id, seq, line, chain) VALUES (?, ?, ?, ?)"),
@@ -116,18 +127,20 @@ export class SqliteStore implements SessionStore {
     const sink = this.#sink(row);
     const log = new EventLog({ ...options, sink, events: initial.seed });
     const { chain, batch } = firstCommit(infoOf(row), log.slice());
-    this.#db.transaction(() => {
+    const insert = this.#db.transaction(() => {
       if (this.#row(sessionId) !== undefined) throw new LogError("LOG_EXISTS", `session ${sessionId} already exists in ${this.location}`);
       this.#db.prepare("INSERT INTO dsh_sessions (id, created_at, parent_id, seed_length, head, writer_epoch, chained) VALUES (@id, @created_at, @parent_id, @seed_length, @head, @writer_epoch, @chained)").run(row);
       this.#insert(sessionId, batch);
-    }).immediate();
+    });
+    // One transaction: a session is created whole, or not at all.
+    await withWriteLock(() => insert.immediate(), this.#lockWait(`the new session ${sessionId}`));
     sink.begin({ chain, signing: options.signing }, true);
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
   async open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession> {
     // Head and rows are read in the transaction that takes the writer role, so they agree unless the database is damaged.
-    return this.#db.transaction(() => {
+    const take = this.#db.transaction(() => {
       const found = this.#existing(sessionId);
       this.#db.prepare("UPDATE dsh_sessions SET writer_epoch = writer_epoch + 1 WHERE id = ?").run(sessionId);
       const row = { ...found, writer_epoch: found.writer_epoch + 1 };
@@ -135,7 +148,13 @@ export class SqliteStore implements SessionStore {
       const log = this.#load(row, { ...options, sink });
       sink.begin({ chain: this.#chainOf(row), signing: options.signing });
       return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
-    }).immediate();
+    });
+    return withWriteLock(() => take.immediate(), this.#lockWait(`session ${sessionId}'s writer role`));
+  }
+
+  /** A wait for the write lock on behalf of `what`, bounded by the store's option. */
+  #lockWait(what: string): LockWait {
+    return { location: `sqlite:${this.location}`, what, boundMs: this.#lockWaitMs };
   }
 
   async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {
@@ -222,7 +241,8 @@ export class SqliteStore implements SessionStore {
    * are refused with `LOG_CONFLICT` and leave nothing behind.
    */
   async #commitAll(batches: readonly PendingBatch[]): Promise<(Error | undefined)[]> {
-    return this.#commitTransaction(batches);
+    const sessions = [...new Set(batches.map((batch) => batch.sessionId))].join(", ");
+    return withWriteLock(() => this.#commitTransaction(batches), this.#lockWait(`the append to session ${sessions}`));
   }
 
   /** Inside the commit's transaction: writes `batch` if its writer is current and the head is where it expects, or says why not. */
