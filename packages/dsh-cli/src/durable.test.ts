@@ -74,6 +74,16 @@ describe("dsh run --engine dbos", () => {
     expect(run.code).toBe(0);
     const recover = await dsh(["recover", "--engine", "dbos", "--store", url, "--provider", "sim", "--base-url", sim.url], cwd).exited;
     expect(recover).toMatchObject({ code: 0, stderr: expect.stringContaining("dsh: no pending turns") });
+    // Only dsh's own lines on stderr: no library's deprecation notice.
+    for (const line of `${run.stderr}${recover.stderr}`.trim().split("\n")) expect(line).toMatch(/^dsh: /);
+  });
+
+  it("exits at once, with one line and exit 3, when nothing listens where the store should be", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "dsh-durable-"));
+    for (const command of [["run", "What is here?"], ["recover"]]) {
+      const ended = await dsh([...command, "--engine", "dbos", "--store", "postgres://dsh:pa55word@127.0.0.1:1/sessions", "--provider", "sim", "--base-url", sim.url], cwd).exited;
+      expect(ended).toMatchObject({ code: 3, signal: null, stderr: "dsh: store unavailable: cannot reach the sessions' database postgres://dsh:***@127.0.0.1:1/sessions: connect ECONNREFUSED 127.0.0.1:1 [LOG_STORE_UNAVAILABLE]\n" });
+    }
   });
 
   it("is finished by dsh recover after the worker is killed waiting for an answer, sending that request again byte for byte", async () => {
