@@ -163,6 +163,17 @@ describe("streamResponse", () => {
       message: `the provider answered 200 with text/html; charset=utf-8, not an event stream: ${JSON.stringify(html.slice(0, 200).replace(/\s+/g, " ").trim())}`,
     });
     expect(await drain(streamResponse(new Response("x", { headers: { "content-type": "TEXT/EVENT-STREAM; charset=utf-8" } }), parsing(), undefined))).toEqual([{ type: "text-delta", text: "a" }]);
+    // A short page is quoted whole; a long one arriving in pieces, to its first 200 bytes, and the rest is never read.
+    await expect(drain(streamResponse(new Response("<p>Gone</p>", { headers: { "content-type": "text/html" } }), parsing(), undefined))).rejects.toMatchObject({ message: 'the provider answered 200 with text/html, not an event stream: "<p>Gone</p>"' });
+    let cancelled = false;
+    const pieces = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new TextEncoder().encode("0123456789".repeat(3))),
+      cancel: () => void (cancelled = true),
+    });
+    await expect(drain(streamResponse(new Response(pieces, { headers: { "content-type": "application/json" } }), parsing(), undefined))).rejects.toMatchObject({
+      message: `the provider answered 200 with application/json, not an event stream: "${"0123456789".repeat(20)}"`,
+    });
+    expect(cancelled).toBe(true);
     const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
     await expect(drain(streamResponse(eventStream("x"), parsing(new TypeError("terminated", { cause: reset })), undefined))).rejects.toMatchObject({
       code: "LLM_STREAM_INTERRUPTED",

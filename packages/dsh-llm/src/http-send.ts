@@ -47,10 +47,9 @@ export async function postStreaming(post: StreamingPost): Promise<Response> {
 /** How much of a body that is no event stream an error quotes, and reads to quote it. */
 const QUOTED_BYTES = 200;
 
-/** The start of a body, as text on one line, reading no more than it quotes. */
-async function bodyStart(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return "";
+/** The start of a body, as text on one line, reading no more than it quotes; the rest is cancelled. */
+async function bodyStart(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
   let bytes = new Uint8Array();
   try {
     while (bytes.length < QUOTED_BYTES) {
@@ -80,7 +79,7 @@ export async function* streamResponse(
   if (response.body === null) throw new LlmError("LLM_STREAM_INTERRUPTED", "the provider sent no body");
   const type = response.headers.get("content-type");
   if (type !== null && !type.toLowerCase().startsWith("text/event-stream")) {
-    throw new LlmError("LLM_MALFORMED_STREAM", `the provider answered ${response.status} with ${type}, not an event stream: ${JSON.stringify(await bodyStart(response))}`);
+    throw new LlmError("LLM_MALFORMED_STREAM", `the provider answered ${response.status} with ${type}, not an event stream: ${JSON.stringify(await bodyStart(response.body))}`);
   }
   try {
     yield* parse(response.body);

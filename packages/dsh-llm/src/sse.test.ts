@@ -109,6 +109,14 @@ describe("readSseStream", () => {
       message: "the answer was still arriving after 100 ms: dsh stopped reading it",
     });
     expect(cancelled).toBe(true);
+    // A stream whose every read is ready at once, so no timer can interrupt it, stops at the deadline too.
+    const flood = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new TextEncoder().encode(": more\n")) });
+    await expect(collect(readSseStream(flood, 5_000, new ToyFold(true), "x", { maxBodyBytes: 1e12, maxEventBytes: 1e12, deadlineMs: 50 }))).rejects.toMatchObject({ code: "LLM_TIMEOUT", retryable: false });
+    // Exactly at the limits is within them; a size of a mebibyte or more is said in MiB.
+    const exact = ["data: t:ab\n\n", "data: f\n\n"];
+    expect(await read(exact, false, { maxBodyBytes: 21, maxEventBytes: 12, deadlineMs: 60_000 })).toHaveLength(2);
+    await expect(read(["data: t:", "x".repeat(1_600_000)], true, { maxBodyBytes: 1.5 * 2 ** 20, maxEventBytes: 2 ** 30, deadlineMs: 60_000 })).rejects.toMatchObject({ message: "the answer is over 1.5 MiB: dsh stopped reading it" });
+    await expect(read(["data: t:", "x".repeat(1_100_000)], true, { maxBodyBytes: 2 ** 30, maxEventBytes: 2 ** 20, deadlineMs: 60_000 })).rejects.toMatchObject({ message: "one event of the answer is over 1 MiB: dsh stopped reading it" });
   });
 
   it("reads within an hour, 256 MiB and 16 MiB for one event unless told", () => {
@@ -119,7 +127,7 @@ describe("readSseStream", () => {
   it("is LLM_TIMEOUT when the provider goes silent, and cancels the body", async () => {
     let cancelled = false;
     const silent = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
-    await expect(collect(readSseStream(silent, 20, new ToyFold(false), "x"))).rejects.toMatchObject({ code: "LLM_TIMEOUT" });
+    await expect(collect(readSseStream(silent, 20, new ToyFold(false), "x"))).rejects.toMatchObject({ code: "LLM_TIMEOUT", retryable: true, message: "no data from the provider for 20 ms" });
     expect(cancelled).toBe(true);
   });
 });

@@ -42,10 +42,11 @@ export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeo
   const decoder = new TextDecoder();
   const pending: StreamChunk[] = [];
   let failure: { readonly error: unknown } | undefined;
-  let events = 0;
+  /** Bytes read since the last event ended: one event's size, or the most of it so far. */
+  let sinceEvent = 0;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
-      events++;
+      sinceEvent = 0;
       if (fold.done || failure !== undefined) return;
       try {
         pending.push(...fold.fold(message.data));
@@ -57,10 +58,10 @@ export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeo
   const started = Date.now();
   const late = () => new LlmError("LLM_TIMEOUT", `the answer was still arriving after ${limits.deadlineMs} ms: dsh stopped reading it`, { retryable: false });
   let bytes = 0;
-  let sinceEvent = 0;
   try {
     while (!fold.done) {
       const left = limits.deadlineMs - (Date.now() - started);
+      // Checked before each read: a stream whose reads never wait would never let a timer fire.
       if (left <= 0) throw late();
       const read = await readWithIdleTimeout(reader, Math.min(idleTimeoutMs, left)).catch((error: unknown) => {
         throw Date.now() - started >= limits.deadlineMs ? late() : error;
@@ -68,9 +69,8 @@ export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeo
       if (read.done) break;
       bytes += read.value.length;
       if (bytes > limits.maxBodyBytes) throw new LlmError("LLM_RESPONSE_TOO_LARGE", `the answer is over ${size(limits.maxBodyBytes)}: dsh stopped reading it`);
-      const before = events;
+      sinceEvent += read.value.length;
       parser.feed(decoder.decode(read.value, { stream: true }));
-      sinceEvent = events === before ? sinceEvent + read.value.length : 0;
       if (sinceEvent > limits.maxEventBytes) throw new LlmError("LLM_RESPONSE_TOO_LARGE", `one event of the answer is over ${size(limits.maxEventBytes)}: dsh stopped reading it`);
       if (failure !== undefined) throw failure.error;
       yield* pending.splice(0);
