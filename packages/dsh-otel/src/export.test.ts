@@ -224,11 +224,19 @@ describe("live export", () => {
     receiver.refuseNext(2, 400);
     const errors: unknown[] = [];
     const sent = await followSession(batches(), exporter, { sessionId: "s1", retry: { retries: 1, baseDelayMs: 1 }, onError: (error) => errors.push(error) });
-    expect(errors).toEqual([expect.objectContaining({ code: "OTEL_EXPORT_FAILED", message: expect.stringMatching(/dropped them after the retries, the export goes on$/) })]);
+    expect(errors).toEqual([expect.objectContaining({ code: "OTEL_EXPORT_FAILED", message: expect.stringMatching(/dropped them after the retries, the export goes on$/), cause: expect.objectContaining({ code: "OTEL_EXPORT_FAILED" }) })]);
     expect(sent).toBeGreaterThan(0);
     expect(sent).toBe(receiver.spans.length);
     receiver.refuseNext(2, 400);
     await expect(followSession(batches(), exporter, { sessionId: "s1", retry: { retries: 1, baseDelayMs: 1 } })).rejects.toMatchObject({ code: "OTEL_EXPORT_FAILED" });
+    // A failure that is not the receiver's (an exporter that throws) is neither retried nor reworded.
+    const broken = new TypeError("not today");
+    let tries = 0;
+    const throwing = { export: () => { tries++; throw broken; }, shutdown: async () => undefined };
+    const heard: unknown[] = [];
+    await followSession(batches(), throwing, { sessionId: "s1", retry: { retries: 3, baseDelayMs: 1 }, onError: (error) => heard.push(error) });
+    expect(heard.length).toBe(tries);
+    for (const error of heard) expect(error).toBe(broken);
     await exporter.shutdown();
   });
 
