@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -39,6 +39,19 @@ describe("a witness file", () => {
     await writeFile(path, `${JSON.stringify({ ...head(1), events: -1 })}\n`);
     await expect(readWitnessFile(path)).rejects.toMatchObject({ code: "LOG_CORRUPT", message: expect.stringMatching(new RegExp(`^${path.replace(/[.]/g, "\\.")}, line 1: not a signed head: events`)) });
     await expect(readWitnessFile(dir)).rejects.toMatchObject({ code: "EISDIR" });
+  });
+
+  it("releases its file on close, and opens it again for a later head", async () => {
+    const openFiles = async () => (await readdir("/proc/self/fd")).length;
+    const before = await openFiles();
+    const witness = new FileWitness(join(dir, "w.jsonl"));
+    await witness.append(head(1));
+    expect(await openFiles()).toBe(before + 1);
+    await witness.close();
+    expect(await openFiles()).toBe(before);
+    await witness.append(head(2));
+    await witness.close();
+    expect((await readWitnessFile(join(dir, "w.jsonl"))).map((signed) => signed.events)).toEqual([1, 2]);
   });
 
   it("closes quietly when the file never opened: the append that failed reported it", async () => {
