@@ -12,7 +12,7 @@ import { firstDifference, type WhatIfReport } from "./what-if/what-if.js";
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "dsh-what-if-"));
-  await writeFile(join(dir, "notes.txt"), "hello\n");
+  await writeFile(join(dir, "notes.txt"), "Remember: the cache is a prefix.\n".repeat(6));
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -93,7 +93,9 @@ describe("dsh what-if", () => {
   it("drops a tool result at the start of turn 1: the break names the replacement, later requests are shorter", async () => {
     const { log, turn1 } = await twoTurns();
     const events = (await readFile(log, "utf8")).trim().split("\n").slice(1).map((line) => JSON.parse(line.replace(/^\{"chain":"[^"]*",/, "{")) as { seq: number; type: string });
-    const result = events.find((event) => event.type === "tool/result" && event.seq < turn1)!;
+    // The longest result of turn 0 (the file's contents): dropping it surely shortens what follows.
+    const results = events.filter((event) => event.type === "tool/result" && event.seq < turn1);
+    const result = results.reduce((longest, event) => (JSON.stringify(event).length > JSON.stringify(longest).length ? event : longest));
     const report = await whatIf([log, "--at", String(turn1), "--drop", String(result.seq)]);
     expect(report.change).toBe(`the message logged at seq ${result.seq} replaced by "[removed]"`);
     expect(report.breaks).toContainEqual({ turn: 1, step: 0, in: "whatIf", causes: [`a message was replaced (source what-if): the message logged at seq ${result.seq} (seq ${turn1})`] });
