@@ -3,6 +3,8 @@ import { FixtureError } from "dsh-fixtures";
 import { LlmError } from "dsh-llm";
 import { LogError } from "dsh-log";
 import { OtelError } from "dsh-otel";
+import { ProofError } from "dsh-proof";
+import { WireError } from "dsh-wire";
 
 /** Exit codes of the dsh command. */
 export const EXIT = {
@@ -48,6 +50,11 @@ export function describeFailure(error: unknown): { line: string; exitCode: numbe
   if (error instanceof FixtureError) {
     return { line: `fixture: ${error.message} [${error.code}]`, exitCode: error.code === "FIXTURE_INVALID" ? EXIT.log : error.code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };
   }
+  if (error instanceof ProofError) {
+    if (error.code === "PROOF_REFUSED" || error.code === "PROOF_UNBACKED") return { line: `proof refused: ${error.message}`, exitCode: EXIT.unverified };
+    return { line: error.code === "PROOF_NOT_A_DISPATCH" ? `${error.message} (dsh requests LOG lists them)` : error.message, exitCode: EXIT.usage };
+  }
+  if (error instanceof WireError) return { line: `cannot rebuild: ${error.message} [${error.code}]`, exitCode: EXIT.log };
   if (error instanceof OtelError) return { line: `export: ${error.message} [${error.code}]`, exitCode: error.code === "OTEL_INVALID_OPTIONS" ? EXIT.usage : EXIT.failure };
   if (error instanceof AttachmentError) return { line: `attachment: ${error.message} [${error.code}]`, exitCode: EXIT.attachment };
   if (error instanceof LlmError) {

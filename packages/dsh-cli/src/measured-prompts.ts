@@ -7,7 +7,7 @@ import type { AppendList } from "dsh-surface";
 import type { MeasuredPrompt } from "./cache-report.js";
 import { extendGeminiTail, geminiTailOf, type GeminiTail } from "./gemini-measure.js";
 import { extendRendered, renderedWhole, type RenderedMessages } from "./messages-measure.js";
-import { wireBody, wireOf, type WireApi } from "./providers.js";
+import { wireApiOf, wireBody, type WireApi } from "dsh-wire";
 import { commonPrefix } from "./common-prefix.js";
 import { appendedTokens, wireTokens, type AppendOnlyApi } from "./tokenized.js";
 
@@ -56,7 +56,7 @@ export async function* measuredPrompts(log: EventLog, attachments: AttachmentSto
     if (dispatch === undefined) continue;
     const { turn, step, dispatchSeq, snapshot, previousResponseId } = dispatch;
     const messages = fold.surface.messages;
-    const wire = wireOf({ snapshot });
+    const wire = wireApiOf({ snapshot });
     const request = { turn, step, dispatchSeq, snapshot };
     const fresh = last?.snapshot.header === snapshot.header ? messages.itemsAfter(last.messages) : undefined;
     if (appendOnly(wire) && last !== undefined && fresh !== undefined) {

@@ -1,24 +1,10 @@
-import { createHash } from "node:crypto";
-import type { AttachmentStore } from "dsh-attachments";
-import type { ReconstructedRequest } from "dsh-agent";
-import { AnthropicAdapter, CLAUDE_MODELS, DEFAULT_CLAUDE_MODEL, lookupClaudeModel, serializeOptionsOfWire as serializeOptionsOfMessagesWire, serializeRequest as serializeMessages } from "dsh-anthropic";
+import { AnthropicAdapter, CLAUDE_MODELS, DEFAULT_CLAUDE_MODEL, lookupClaudeModel } from "dsh-anthropic";
 import type { LlmAdapter, ModelDefaults, ReasoningEffort } from "dsh-llm";
-import {
-  ChatCompletionsAdapter,
-  DEEPSEEK_MODELS,
-  OPENAI_MODELS,
-  lookupModel,
-  serializeOptionsOfWire as serializeOptionsOfChatWire,
-  serializeRequest as serializeChat,
-  type Dialect,
-  type ModelCatalog,
-} from "dsh-openai-compatible";
-import { DEFAULT_GEMINI_MODEL, GEMINI_MODELS, GeminiAdapter, assertGeminiWire, lookupGeminiModel, serializeRequest as serializeGemini } from "dsh-gemini";
-import { DEFAULT_RESPONSES_MODEL, RESPONSES_MODELS, ResponsesAdapter, lookupResponsesModel, responsesOptionsOfWire, serializeRequest as serializeResponses } from "dsh-openai-responses";
+import { ChatCompletionsAdapter, DEEPSEEK_MODELS, OPENAI_MODELS, lookupModel, type Dialect, type ModelCatalog } from "dsh-openai-compatible";
+import { DEFAULT_GEMINI_MODEL, GEMINI_MODELS, GeminiAdapter, lookupGeminiModel } from "dsh-gemini";
+import { DEFAULT_RESPONSES_MODEL, RESPONSES_MODELS, ResponsesAdapter, lookupResponsesModel } from "dsh-openai-responses";
+import type { WireApi } from "dsh-wire";
 import { CliError, EXIT } from "./cli-error.js";
-
-/** Which HTTP API a provider speaks: Chat Completions in a dialect, Anthropic's Messages API, OpenAI's Responses API, or Google's Gemini API. */
-export type WireApi = { readonly api: "chat-completions"; readonly dialect: Dialect } | { readonly api: "messages" } | { readonly api: "responses" } | { readonly api: "gemini" };
 
 /** What a catalog says of a model, as far as the CLI uses it. */
 export interface CataloguedModel {
@@ -116,44 +102,6 @@ export const PROVIDERS: Readonly<Record<ProviderProfile["name"], ProviderProfile
 export function providerProfile(name: string): ProviderProfile {
   if (Object.hasOwn(PROVIDERS, name)) return PROVIDERS[name as ProviderProfile["name"]];
   throw new CliError(`unknown provider ${name}: choose ${Object.keys(PROVIDERS).join(", ")}`, EXIT.usage);
-}
-
-/**
- * The wire API a logged request was sent with: the header's logged wire profile when it has one, else
- * (a log written before headers carried it) what this CLI's table says of the logged provider.
- */
-export function wireOf(rebuilt: Pick<LoggedRequest, "snapshot">): WireApi {
-  const { wire } = rebuilt.snapshot.header;
-  if (wire?.api === "messages") return { api: "messages" };
-  if (wire?.api === "responses") return { api: "responses" };
-  if (wire?.api === "gemini") return { api: "gemini" };
-  if (wire !== undefined) return { api: "chat-completions", dialect: serializeOptionsOfChatWire(wire).dialect };
-  // The request's config is the header's: its provider is the one the request was built for.
-  const provider = rebuilt.snapshot.header.config.provider;
-  if (Object.hasOwn(PROVIDERS, provider)) return PROVIDERS[provider as ProviderProfile["name"]].wire;
-  throw new CliError(`the log names provider ${provider} and no wire profile, so this CLI cannot tell how it was serialized`, EXIT.usage);
-}
-
-/** A rebuilt request and the header snapshot it carried. */
-export type LoggedRequest = Pick<ReconstructedRequest, "request" | "snapshot">;
-
-/** The exact body a logged request was sent as, from its logged wire profile (or, for an older log, its provider's table entry). */
-export function wireBody(rebuilt: LoggedRequest, attachments: AttachmentStore | undefined): Promise<string> {
-  const { request, snapshot } = rebuilt;
-  const wire = wireOf(rebuilt);
-  if (wire.api === "chat-completions") return serializeChat(request, { dialect: wire.dialect, attachments });
-  if (wire.api === "responses") return serializeResponses(request, { ...responsesOptionsOfWire(snapshot.header.wire), attachments });
-  if (wire.api === "gemini") {
-    if (snapshot.header.wire !== undefined) assertGeminiWire(snapshot.header.wire);
-    return serializeGemini(request, { attachments });
-  }
-  const logged = snapshot.header.wire === undefined ? {} : serializeOptionsOfMessagesWire(request.config.model, snapshot.header.wire);
-  return serializeMessages(request, { ...logged, attachments });
-}
-
-/** The SHA-256 of an exact request body, in hex: what a proof, a span or a what-if compares instead of the body. */
-export function wireSha256(body: string): string {
-  return createHash("sha256").update(body).digest("hex");
 }
 
 /** dsh's adapter for `provider` today (none for a provider dsh does not know). */

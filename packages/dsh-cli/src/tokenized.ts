@@ -9,7 +9,7 @@ import type { MeasuredPrompt } from "./cache-report.js";
 import { commonPrefix } from "./common-prefix.js";
 import { extendGeminiTokens, geminiTailOf, type GeminiTail } from "./gemini-measure.js";
 import type { MessagesPrompt } from "./messages-misses.js";
-import { wireBody, wireOf, type LoggedRequest, type WireApi } from "./providers.js";
+import { wireApiOf, wireBody, type LoggedRequest, type WireApi } from "dsh-wire";
 
 /** A rebuilt request and its prompt tokens (and, for the Messages API, its blocks). */
 export interface TokenizedRequest {
@@ -24,7 +24,7 @@ export interface TokenizedRequest {
  */
 export function wireTokens(rebuilt: LoggedRequest, wire: string, time: number): Omit<TokenizedRequest, "request"> {
   const body = JSON.parse(wire) as MessagesBody;
-  const { api } = wireOf(rebuilt);
+  const { api } = wireApiOf(rebuilt);
   if (api === "responses") return { tokens: responsesPromptTokens(body) };
   if (api === "gemini") return { tokens: geminiPromptTokens(body) };
   if (api !== "messages") return { tokens: promptTokens(body) };
@@ -108,7 +108,7 @@ export async function* tokenizedRequests(log: EventLog, attachments: AttachmentS
   let last: Extendable | undefined;
   for await (const rebuilt of reconstructRequestStream(log)) {
     const wire = await wireBody(rebuilt, attachments);
-    const api = wireOf(rebuilt);
+    const api = wireApiOf(rebuilt);
     if (options.extend !== true || (api.api !== "chat-completions" && api.api !== "gemini")) {
       yield { request: rebuilt, wire, ...wireTokens(rebuilt, wire, log.get(rebuilt.dispatchSeq)!.time) };
       continue;

@@ -5,7 +5,7 @@ import { LogError, type SessionStore, type SessionSummary, type StoredSession } 
 import { messageImages } from "dsh-llm";
 import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
 import { WebError, sessionListItem, type PageChoice, type RequestWire, type SessionListItem, type SessionView } from "dsh-web";
-import { wireBody } from "./providers.js";
+import { wireBody } from "dsh-wire";
 import { attachmentStore } from "./session.js";
 import { measureSession, sessionView, wirePreview, type MeasuredSession } from "./web-view.js";
 

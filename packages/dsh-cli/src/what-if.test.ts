@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
 import { createAgentRegistry } from "dsh-agent";
 import { JsonlStore } from "dsh-log";
-import { wireSha256 } from "./providers.js";
+import { wireSha256 } from "dsh-wire";
 import { attachmentStore } from "./session.js";
 import { firstDifference, type WhatIfReport } from "./what-if/what-if.js";
 

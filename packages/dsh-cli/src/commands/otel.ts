@@ -4,7 +4,7 @@ import type { LogEvent } from "dsh-log";
 import { createSpanExporter, followSession, spanResource, tracesUrl, type LoggedRequest, type OtlpProtocol } from "dsh-otel";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { wireBody, wireSha256 } from "../providers.js";
+import { wireBody, wireSha256 } from "dsh-wire";
 import { attachmentStore } from "../session.js";
 import { followableStore, readSessionRef, sessionRef } from "../store.js";
 

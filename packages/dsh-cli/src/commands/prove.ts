@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { readWitnessFile } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { buildProof } from "../proof.js";
+import { proveRequest } from "dsh-proof";
 import { attachmentStore, dispatchSeqFlag } from "../session.js";
 import { sessionRef, storedLinesOf } from "../store.js";
 
@@ -29,7 +29,7 @@ export async function proveCommand(argv: readonly string[], io: CliIo): Promise<
   const heads = await readWitnessFile(resolve(io.cwd, values.witness));
   const { stored, close } = await storedLinesOf(sessionRef(reference, values.store, io), io);
   try {
-    const proof = await buildProof(stored, seq, heads, attachmentStore(io.cwd, values.objects));
+    const proof = await proveRequest(stored, seq, heads, attachmentStore(io.cwd, values.objects));
     const output = resolve(io.cwd, values.output);
     await writeFile(output, `${JSON.stringify(proof)}\n`, { flag: "wx", mode: 0o600 }).catch((error: NodeJS.ErrnoException) => {
       throw new CliError(error.code === "EEXIST" ? `${values.output} already exists` : `cannot write ${values.output}: ${error.code ?? error.message}`, EXIT.usage);

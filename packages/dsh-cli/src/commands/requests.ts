@@ -3,7 +3,7 @@ import { reconstructRequestStream, requestDispatchEvent } from "dsh-agent";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { wireBody } from "../providers.js";
+import { wireBody } from "dsh-wire";
 import { dispatchSeqFlag, loadLogWithObjects } from "../session.js";
 
 export const REQUESTS_USAGE = "dsh requests LOG [--wire] [--seq N | --last] [--objects DIR] [--store URL]";

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { checkProof } from "../proof.js";
+import { verifyProof } from "dsh-proof";
 import { publicKeysOf, witnessCheckOf } from "../signing.js";
 import { openStore, sessionRef, storedLinesOf, storeUrl } from "../store.js";
 
@@ -83,7 +83,7 @@ export async function verifyProofCommand(argv: readonly string[], io: CliIo): Pr
   } catch {
     throw new CliError("proof refused: the file is not JSON", EXIT.unverified);
   }
-  const summary = await checkProof(value, publicKey);
+  const summary = await verifyProof(value, publicKey);
   io.stdout.write(
     values.json === true
       ? `${JSON.stringify({ verified: true, ...summary })}\n`

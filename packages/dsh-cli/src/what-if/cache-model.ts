@@ -1,6 +1,6 @@
 import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveGeminiTokens, serveResponsesCache } from "dsh-simulator";
 import type { TokenizedRequest } from "../tokenized.js";
-import { wireOf } from "../providers.js";
+import { wireApiOf } from "dsh-wire";
 
 /** What the modelled provider cache did for one request, in tokens. */
 export interface ModelledCache {
@@ -32,7 +32,7 @@ export class CacheModel {
       const outcome = this.#explicit.serve(request.messages.blocks, minCacheableTokens(model), time);
       return { promptTokens, cacheReadTokens: outcome.read, cacheWrite5mTokens: outcome.written5m, cacheWrite1hTokens: outcome.written1h };
     }
-    const wire = wireOf(request.request);
+    const wire = wireApiOf(request.request);
     if (wire.api === "responses") {
       const body = JSON.parse(request.wire) as Parameters<typeof serveResponsesCache>[1] & { prompt_cache_options?: { mode?: string } };
       const outcome = serveResponsesCache(this.#prefix, body, body.prompt_cache_options?.mode !== "explicit");

@@ -3,7 +3,7 @@ import type { AttachmentStore } from "dsh-attachments";
 import { uncachedInputTokens, usageCost } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
 import { cacheRows } from "../cache-report.js";
-import { wireSha256 } from "../providers.js";
+import { wireSha256 } from "dsh-wire";
 import { measured, tokenizedRequests } from "../tokenized.js";
 import { CacheModel, type WireRequest } from "./cache-model.js";
 

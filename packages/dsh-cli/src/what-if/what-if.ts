@@ -3,7 +3,7 @@ import type { AttachmentStore } from "dsh-attachments";
 import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { EventLog } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
-import { wireBody, wireSha256 } from "../providers.js";
+import { wireBody, wireSha256 } from "dsh-wire";
 import { withRecordedStepLimit } from "../step-limit.js";
 import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
 import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";

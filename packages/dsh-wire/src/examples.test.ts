@@ -1,0 +1,15 @@
+import { apiMismatch, captureLog, readmeShowsExample } from "dsh-testkit";
+import { expect, it } from "vitest";
+import { main } from "../examples/quickstart.js";
+
+it("runs the README example, which is examples/quickstart.ts verbatim", async () => {
+  expect(await readmeShowsExample(new URL("../", import.meta.url))).toBe(true);
+  const { result, lines } = await captureLog(main);
+  expect(result).toBe(true);
+  expect(lines).toHaveLength(2);
+  for (const line of lines) expect(line).toMatch(/^[0-9a-f]{12} \d+$/);
+});
+
+it("documents in its README API table exactly what src/index.ts exports", async () => {
+  expect(await apiMismatch(new URL("../", import.meta.url))).toEqual({ undocumented: [], notExported: [] });
+});
