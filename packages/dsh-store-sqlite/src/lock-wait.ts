@@ -21,14 +21,18 @@ function busy(error: unknown): boolean {
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
 }
 
-/** The error past the bound: the store stayed locked, naming it and what was not written. */
-function stayedLocked(wait: LockWait, waited: number, cause: unknown): LogError {
-  return new LogError("LOG_LOCKED", `the SQLite store ${wait.location} stayed locked by other writers for ${Math.round(waited / 1000)} s: ${wait.what} was not written`, { cause });
-}
-
-/** The next pause: between half of `pause` and one and a half times it, no longer than what is left of the bound. */
-function jittered(pause: number, left: number): number {
-  return Math.min(pause / 2 + Math.random() * pause, left);
+/**
+ * After a try that failed with `error`, `started` ms into the wait: the pause before the next try
+ * (`pause` with jitter, no longer than what is left of the bound), or a throw: `error` itself when it
+ * is not the lock, `LOG_LOCKED` naming the store and what was not written past the bound.
+ */
+function pauseAfter(error: unknown, started: number, pause: number, wait: LockWait): number {
+  if (!busy(error)) throw error;
+  const waited = Date.now() - started;
+  if (waited >= wait.boundMs) {
+    throw new LogError("LOG_LOCKED", `the SQLite store ${wait.location} stayed locked by other writers for ${Math.round(waited / 1000)} s: ${wait.what} was not written`, { cause: error });
+  }
+  return Math.min(pause / 2 + Math.random() * pause, wait.boundMs - waited);
 }
 
 /**
@@ -42,10 +46,7 @@ export function withWriteLockSync<T>(work: () => T, wait: LockWait): T {
     try {
       return work();
     } catch (error) {
-      if (!busy(error)) throw error;
-      const waited = Date.now() - started;
-      if (waited >= wait.boundMs) throw stayedLocked(wait, waited, error);
-      Atomics.wait(pauses, 0, 0, jittered(pause, wait.boundMs - waited));
+      Atomics.wait(pauses, 0, 0, pauseAfter(error, started, pause, wait));
     }
   }
 }
@@ -62,10 +63,7 @@ export async function withWriteLock<T>(work: () => T, wait: LockWait): Promise<T
     try {
       return work();
     } catch (error) {
-      if (!busy(error)) throw error;
-      const waited = Date.now() - started;
-      if (waited >= wait.boundMs) throw stayedLocked(wait, waited, error);
-      await sleep(jittered(pause, wait.boundMs - waited));
+      await sleep(pauseAfter(error, started, pause, wait));
     }
   }
 }
