@@ -5,7 +5,7 @@ import { createAgentRegistry } from "dsh-agent";
 import { readJsonlLog } from "dsh-log";
 import { makePng } from "dsh-testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CacheRow } from "./cache-report.js";
+import type { CacheRow } from "dsh-cache-report";
 import { runCli } from "./test-support/run-cli.js";
 
 let dir: string;

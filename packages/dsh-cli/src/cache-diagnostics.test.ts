@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CacheRow } from "./cache-report.js";
+import type { CacheRow } from "dsh-cache-report";
 import { runCli } from "./test-support/run-cli.js";
 
 let dir: string;

@@ -5,7 +5,7 @@ import { Agent, createAgentRegistry } from "dsh-agent";
 import { LlmRuntime, type LlmAdapter } from "dsh-llm";
 import { createJsonlLog } from "dsh-log";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { CacheRow } from "./cache-report.js";
+import type { CacheRow } from "dsh-cache-report";
 import { runCli } from "./test-support/run-cli.js";
 
 let dir: string;

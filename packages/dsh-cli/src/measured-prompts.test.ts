@@ -6,11 +6,9 @@ import type { AttachmentStore } from "dsh-attachments";
 import { readJsonlLog, type EventLog } from "dsh-log";
 import { makePng } from "dsh-testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { MeasuredPrompt } from "./cache-report.js";
-import { measuredPrompts } from "./measured-prompts.js";
+import { measured, measuredPrompts, tokenizedRequests, type MeasuredPrompt } from "dsh-cache-report";
 import { attachmentStore } from "./session.js";
 import { runCli } from "./test-support/run-cli.js";
-import { measured, tokenizedRequests } from "./tokenized.js";
 import { forkPoint, replayWithChange } from "./what-if/replay.js";
 
 /** Counts the messages the simulator tokenizes as Chat Completions messages, and the Gemini contents. */

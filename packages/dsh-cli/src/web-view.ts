@@ -5,9 +5,7 @@ import { foldRequestHeader, selectionFromHeader } from "dsh-header";
 import { messageImages } from "dsh-llm";
 import type { EventLog, SessionInfo } from "dsh-log";
 import { buildSessionView, usageFacts, type ComposerView, type ImageView, type PageChoice, type RequestFacts, type RequestWire, type SessionView } from "dsh-web";
-import { cacheRows, type CacheRow } from "./cache-report.js";
-import { measuredPrompts } from "./measured-prompts.js";
-import { measured, tokenizedRequests } from "./tokenized.js";
+import { cacheRows, measured, measuredPrompts, tokenizedRequests, type CacheRow } from "dsh-cache-report";
 import { requestsWithImages, type RequestWithImages } from "./viewed-requests.js";
 
 /** Where the page finds a verified image: a URL of the server, or the bytes inline. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LlmRuntime } from "./runtime.js";
-import { NO_COST, addCosts, priceFactorAt, uncachedInputTokens, usageCost, type ModelPrice } from "./price.js";
+import { NO_COST, addCosts, cacheReadShare, priceFactorAt, uncachedInputTokens, usageCost, type ModelPrice } from "./price.js";
 
 const claude: ModelPrice = { input: 3, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6, output: 15, checked: "2026-12-04", source: "test" };
 const peaky: ModelPrice = { input: 0.15, cacheRead: 0.003, output: 0.6, checked: "2026-12-04", source: "test", peak: { factor: 2, hoursUtc: [{ from: 1, to: 4 }, { from: 6, to: 10 }], weekdaysOnly: true } };
@@ -63,5 +63,14 @@ describe("LlmRuntime.price", () => {
     expect(runtime.price("priced", "other")).toBeUndefined();
     expect(runtime.price("plain", "m")).toBeUndefined();
     expect(runtime.price("nobody", "m")).toBeUndefined();
+  });
+});
+
+describe("cacheReadShare", () => {
+  it("divides the cache reads by the prompt tokens of all the usage given, and has no share without prompt tokens", () => {
+    expect(cacheReadShare([{ inputTokens: 1000, cacheReadTokens: 0 }, { inputTokens: 3000, cacheReadTokens: 1500 }])).toBe(1500 / 4000);
+    expect(cacheReadShare([])).toBeNull();
+    expect(cacheReadShare([{ inputTokens: 0, cacheReadTokens: 0 }])).toBeNull();
+    expect(cacheReadShare(new Set([{ inputTokens: 10, cacheReadTokens: 10 }]))).toBe(1);
   });
 });

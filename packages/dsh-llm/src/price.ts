@@ -46,6 +46,21 @@ export function uncachedInputTokens(usage: Pick<TokenUsage, "inputTokens" | "cac
   return Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
 }
 
+/**
+ * The cache-read share of some requests' usage: their cache-read tokens over their prompt tokens as
+ * the provider counted them; `null` when there is no usage or no prompt token. dsh's one definition
+ * of the figure: `dsh cache`, the web app and the cache report all show it.
+ */
+export function cacheReadShare(usages: Iterable<Pick<TokenUsage, "inputTokens" | "cacheReadTokens">>): number | null {
+  let prompt = 0;
+  let read = 0;
+  for (const usage of usages) {
+    prompt += usage.inputTokens;
+    read += usage.cacheReadTokens;
+  }
+  return prompt === 0 ? null : read / prompt;
+}
+
 /** The factor `price` applies at `time` (epoch ms): its peak factor inside the peak hours, else 1. */
 export function priceFactorAt(price: ModelPrice, time: number): number {
   const peak = price.peak;

@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { clipText } from "dsh-base";
 import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
+import { cacheReadShare, type TokenUsage } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { advanceSurface, emptySurface, type AppendList, type SurfaceNode, type SurfaceView } from "dsh-surface";
 import { nodeDelta, type NodeDelta } from "./node-delta.js";
@@ -100,9 +101,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
   let prompt: string | undefined;
   let turns = 0;
   let requests = 0;
-  let promptTokens = 0;
-  let read = 0;
-  let reported = false;
+  const usages: TokenUsage[] = [];
   for (const event of events) {
     if (turnStartEvent.is(event)) turns++;
     else if (requestDispatchEvent.is(event)) requests++;
@@ -110,11 +109,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
     else if (requestHeaderEvent.is(event)) {
       const model = `${event.data.header.config.provider}/${event.data.header.config.model}`;
       if (!models.includes(model)) models.push(model);
-    } else if (stepEndEvent.is(event) && event.data.usage !== undefined) {
-      reported = true;
-      promptTokens += event.data.usage.inputTokens;
-      read += event.data.usage.cacheReadTokens;
-    }
+    } else if (stepEndEvent.is(event) && event.data.usage !== undefined) usages.push(event.data.usage);
   }
   return {
     id: info.sessionId,
@@ -122,7 +117,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
     models,
     turns,
     requests,
-    cacheReadShare: reported && promptTokens > 0 ? read / promptTokens : null,
+    cacheReadShare: cacheReadShare(usages),
     ...(prompt === undefined || prompt === "" ? {} : { prompt }),
     ...(location === undefined || location.includes("://") ? {} : { file: basename(location) }),
     ...(info.parent === undefined ? {} : { parent: { id: info.parent.sessionId, seedLength: info.parent.seedLength } }),

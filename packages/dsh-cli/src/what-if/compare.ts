@@ -2,9 +2,8 @@ import { stepEndEvent, type PriceOf } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { uncachedInputTokens, usageCost } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
-import { cacheRows } from "../cache-report.js";
+import { cacheRows, measured, tokenizedRequests } from "dsh-cache-report";
 import { wireSha256 } from "dsh-wire";
-import { measured, tokenizedRequests } from "../tokenized.js";
 import { CacheModel, type WireRequest } from "./cache-model.js";
 
 /** One request of a session as the cache model priced it. */

@@ -1,0 +1,7 @@
+export { cacheReport, type CacheReportOptions } from "./report.js";
+export { cacheRows, type CacheRow, type MeasuredPrompt } from "./cache-report.js";
+export { CacheSummary, type CacheFigures } from "./summary.js";
+export { describeVerdict, type ProviderVerdict } from "./provider-verdict.js";
+export { measuredPrompts } from "./measured-prompts.js";
+export { measured, tokenizedRequests, type TokenizedRequest } from "./tokenized.js";
+export type { MessagesPrompt } from "./messages-misses.js";
