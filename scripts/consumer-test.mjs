@@ -246,14 +246,14 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   console.log(`the installed dsh signed a session, verified it against its witness and proved the request at seq ${last.seq}`);
   // The cost and what-if guide, as written: its shell lines with `npx dsh` as the installed binary, in a directory of their own.
   const guide = readFileSync(join(root, "docs", "cost-and-what-if.md"), "utf8");
-  const [pricing, asking] = [...guide.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
-  const lines = `${pricing}${asking}`.split("\n").filter((line) => line !== "" && !line.startsWith("npm "));
+  const lines = [...guide.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]).join("").split("\n").filter((line) => line !== "" && !line.startsWith("npm "));
   const guideDir = join(project, `cost-guide-${major}`);
   rmSync(guideDir, { recursive: true, force: true });
   mkdirSync(guideDir);
   const script = lines.map((line) => line.replaceAll("npx dsh", `"${node}" "${cli}"`)).join("\n");
   const printed = run("bash", ["-euc", script], { cwd: guideDir, quiet: true }).stdout;
   if (!/^total: \d+ step\(s\) with usage; \d+ prompt tokens \(0 uncached, [1-9]\d* read from the cache/m.test(printed) || !printed.includes("price claude-sonnet-4-6: $3 input")) throw new Error(`the cost guide's dsh cost printed:\n${printed}`);
+  if (!/^\d+ event\(s\); their tokens add up to the steps' \d+ prompt and \d+ output tokens/m.test(printed) || !/^\s+\d+ system prompt\s+\d+ /m.test(printed)) throw new Error(`the cost guide's dsh cost --by-event printed:\n${printed}`);
   if (!printed.includes('what if the system prompt "You are brief." from seq 19 on:') || !/^delta: cache reads -[1-9]\d* tokens/m.test(printed)) throw new Error(`the cost guide's dsh what-if printed:\n${printed}`);
   console.log(`the installed dsh priced the cost guide's session and answered its what-if (${/^delta: .*$/m.exec(printed)[0]})`);
   // The installed CLI on every store: a JSONL directory, a SQLite file (native: the installing Node

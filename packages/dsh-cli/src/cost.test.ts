@@ -1,8 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createAgentRegistry } from "dsh-agent";
 import { CLAUDE_MODELS } from "dsh-anthropic";
+import { costReport, type EventCost } from "dsh-cost-report";
 import { usageCost, type TokenUsage } from "dsh-llm";
+import { readJsonlLog } from "dsh-log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
 
@@ -56,6 +59,30 @@ describe("dsh cost", () => {
     expect(text).toMatch(/^0\.0\s+claude-sonnet-4-6\s+\d+\s+0\s+\d+\s+\d+\s+\$0\.\d+$/m);
     expect(text).toContain(`total: ${usage.length} step(s) with usage; ${cost.total.inputTokens} prompt tokens`);
     expect(text).toContain("price claude-sonnet-4-6: $3 input, $0.3 cache read, $3.75 5m write, $6 1h write, $15 output per 1M tokens (checked 2026-12-04, Anthropic's pricing page");
+  });
+
+  it("with --by-event, prints the library's per-event rows, which add up to the session's usage and cost", async () => {
+    const log = join(dir, "s.jsonl");
+    const at = { cwd: dir };
+    const system = `You are careful. ${"Check every file twice before answering. ".repeat(200)}`;
+    expect((await runCli(["run", "--provider", "sim-anthropic", "--system", system, "--log", log, "read notes.txt"], at)).code).toBe(0);
+    expect((await runCli(["resume", log, "and again"], at)).code).toBe(0);
+    const result = await runCli(["cost", log, "--by-event", "--json"], at);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as CostJson & { events: (EventCost & { costUsd: number })[] };
+    const price = CLAUDE_MODELS.models["claude-sonnet-4-6"]!.price!;
+    const { log: read } = await readJsonlLog(log, createAgentRegistry());
+    const library = costReport(read, { prices: () => price, byEvent: true });
+    expect(printed.events.map(({ costUsd: _usd, ...event }) => event)).toEqual(JSON.parse(JSON.stringify(library.events)));
+    expect(printed.events.map((event) => event.label)).toEqual(expect.arrayContaining(["system prompt", "tools (2)", "tool result read_file", "user", "assistant"]));
+    const tokens = printed.events.reduce((sum, event) => sum + event.uncachedTokens + event.cacheReadTokens + event.cacheWrite5mTokens + event.cacheWrite1hTokens, 0);
+    expect(tokens).toBe(printed.total.inputTokens);
+    expect(printed.events.reduce((sum, event) => sum + event.costUsd, 0)).toBeCloseTo(printed.total.costUsd, 12);
+
+    const text = (await runCli(["cost", log, "--by-event"], at)).stdout;
+    expect(text).toMatch(/^\s+seq event\s+requests\s+uncached\s+cache-read\s+cache-write\s+output\s+cost$/m);
+    expect(text).toMatch(/^\s+\d+ tool result read_file\s+\d+\s+\d+\s+\d+\s+\d+\s+0\s+\$0\.\d+$/m);
+    expect(text).toContain(`event(s); their tokens add up to the steps' ${printed.total.inputTokens} prompt and ${printed.total.outputTokens} output tokens`);
   });
 
   it("counts the tokens of a model without a price and says so, and takes prices from --prices FILE", async () => {

@@ -1,0 +1,103 @@
+import { Agent, createAgentRegistry, defineTool, type PriceOf } from "dsh-agent";
+import { LlmRuntime, type LlmAdapter, type TokenUsage } from "dsh-llm";
+import { EventLog } from "dsh-log";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { eventCosts, type EventCost } from "./event-costs.js";
+
+/** An adapter that answers each request with the next scripted reply and reports the next usage. */
+function scripted(replies: readonly { readonly call?: boolean; readonly usage: TokenUsage }[]): LlmAdapter {
+  let next = 0;
+  return {
+    provider: "sim",
+    async *stream() {
+      const reply = replies[next++]!;
+      if (reply.call === true) yield { type: "tool-call-delta", index: 0, callId: `c${next}`, name: "look", argumentsDelta: "{}" };
+      else yield { type: "text-delta", text: `answer ${next}` };
+      yield { type: "usage", usage: reply.usage };
+      yield { type: "finish", reason: reply.call === true ? "tool-calls" : "stop" };
+    },
+  };
+}
+
+const usage = (inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, outputTokens: number, cacheWrite1hTokens?: number): TokenUsage => ({
+  inputTokens,
+  cacheReadTokens,
+  cacheWriteTokens,
+  outputTokens,
+  ...(cacheWrite1hTokens === undefined ? {} : { cacheWrite1hTokens }),
+});
+
+const look = defineTool({ name: "look", description: "Looks", parameters: z.object({}), execute: () => "seen ".repeat(50) });
+const price: PriceOf = () => ({ input: 2, cacheRead: 0.2, cacheWrite5m: 2.5, cacheWrite1h: 4, output: 10, checked: "2026-12-07", source: "test" });
+
+async function session(replies: Parameters<typeof scripted>[0], turns: readonly string[], prompts: readonly string[] = []) {
+  const log = new EventLog({ registry: createAgentRegistry() });
+  let prompt = "You answer in one line. ".repeat(20);
+  const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [scripted(replies)] }), config: { provider: "sim", model: "sim-1" }, systemPrompt: () => prompt, tools: [look] });
+  for (const [index, text] of turns.entries()) {
+    prompt = prompts[index] ?? prompt;
+    await agent.run(text);
+  }
+  return log;
+}
+
+const byType = (rows: readonly EventCost[], type: string) => rows.filter((row) => row.type === type);
+
+describe("eventCosts", () => {
+  it("writes an event at its first request, reads it after, and bills what follows the cached prefix in full", async () => {
+    const log = await session([{ usage: usage(1000, 0, 1000, 7) }, { usage: usage(1400, 1000, 0, 9) }], ["first question", "second question"]);
+    const rows = eventCosts(log, price);
+    const [system] = byType(rows, "system/message");
+    expect(system).toMatchObject({ label: "system prompt", requests: 2, uncachedTokens: 0, cacheWrite1hTokens: 0 });
+    expect(system!.cacheWrite5mTokens).toBeGreaterThan(0);
+    expect(system!.cacheReadTokens).toBeGreaterThan(0);
+    const [first, second] = byType(rows, "user/message");
+    // The first question ends the first prompt: written, then read (a share by weight, so the edge of a prefix may fall inside it).
+    expect(first).toMatchObject({ requests: 2 });
+    expect(first!.cacheWrite5mTokens).toBeGreaterThan(0);
+    expect(first!.cacheReadTokens).toBeGreaterThan(0);
+    // The second question is the tail of the second request: past the 1,000 tokens read, billed in full.
+    expect(second).toMatchObject({ requests: 1, cacheReadTokens: 0, cacheWrite5mTokens: 0 });
+    expect(second!.uncachedTokens).toBeGreaterThan(0);
+    expect(byType(rows, "request/header")).toEqual([expect.objectContaining({ label: "tools (1)", requests: 2 })]);
+    // Each answer is charged its step's output tokens; the last one went into no request.
+    expect(byType(rows, "assistant/message").map((row) => [row.requests, row.outputTokens])).toEqual([[1, 7], [0, 9]]);
+    expect(rows.map((row) => row.seq)).toEqual([...rows.map((row) => row.seq)].sort((a, b) => a - b));
+  });
+
+  it("puts hour-long writes before five-minute ones, and prices each kind at its rate", async () => {
+    const log = await session([{ usage: usage(600, 0, 600, 0, 400) }], ["a question"]);
+    const rows = eventCosts(log, price);
+    const [tools] = byType(rows, "request/header");
+    const [question] = byType(rows, "user/message");
+    expect(tools).toMatchObject({ cacheWrite5mTokens: 0, cacheReadTokens: 0 });
+    expect(question!.cacheWrite1hTokens).toBe(0);
+    expect(question!.cacheWrite5mTokens).toBeGreaterThan(0);
+    const writes = (row: EventCost) => row.cacheWrite1hTokens * 4 + row.cacheWrite5mTokens * 2.5;
+    for (const row of rows) expect(row.cost.cacheWriteUsd).toBeCloseTo(writes(row) / 1e6, 12);
+    expect(rows.reduce((sum, row) => sum + row.cacheWrite1hTokens, 0)).toBe(400);
+  });
+
+  it("charges a tool call's step and its result, and a replaced system prompt stays with the requests that held it", async () => {
+    const replies = [{ call: true, usage: usage(500, 0, 0, 3) }, { usage: usage(800, 480, 0, 4) }, { usage: usage(900, 0, 0, 5) }];
+    const log = await session(replies, ["look around", "again, with a new prompt"], [undefined as never, "A new prompt. ".repeat(20)]);
+    const rows = eventCosts(log, price);
+    expect(byType(rows, "system/message").map((row) => row.requests)).toEqual([2, 1]);
+    expect(byType(rows, "tool/result")).toEqual([expect.objectContaining({ label: "tool result look", requests: 2 })]);
+    const kinds = (row: EventCost) => row.uncachedTokens + row.cacheReadTokens + row.cacheWrite5mTokens + row.cacheWrite1hTokens;
+    expect(rows.reduce((sum, row) => sum + kinds(row), 0)).toBe(2200);
+    expect(rows.reduce((sum, row) => sum + row.outputTokens, 0)).toBe(12);
+  });
+
+  it("counts tokens but no dollars where the model has no price, and nothing for a step that reported no usage", async () => {
+    const log = await session([{ usage: usage(100, 0, 0, 2) }], ["hello"]);
+    const rows = eventCosts(log, () => undefined);
+    expect(rows.reduce((sum, row) => sum + row.uncachedTokens, 0)).toBe(100);
+    for (const row of rows) expect(row.cost.totalUsd).toBe(0);
+    const silent: LlmAdapter = { provider: "sim", async *stream() { yield { type: "text-delta", text: "hi" }; yield { type: "finish", reason: "stop" }; } };
+    const quiet = new EventLog({ registry: createAgentRegistry() });
+    await new Agent({ log: quiet, runtime: new LlmRuntime({ adapters: [silent] }), config: { provider: "sim", model: "sim-1" } }).run("hello");
+    expect(eventCosts(quiet, price)).toEqual([]);
+  });
+});

@@ -1,0 +1,2 @@
+export { costReport, type CostReport, type CostReportOptions, type TurnCost } from "./report.js";
+export { eventCosts, type EventCost } from "./event-costs.js";
