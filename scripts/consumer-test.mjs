@@ -195,6 +195,8 @@ run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--f
 
 run(process.execPath, [join(project, "node_modules", "dsh-cli", "dist", "bin.js"), "keygen", "writer.pem"], { cwd: project, quiet: true });
 
+/** The cost guide's session, for the libraries-only project to read after the loop. */
+let guideSession;
 for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   const node = nodeBinary(major);
   console.log(`\n== Node ${major}: plain import, bundle, vitest, README examples, the dsh binary`);
@@ -252,6 +254,7 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   mkdirSync(guideDir);
   const script = lines.map((line) => line.replaceAll("npx dsh", `"${node}" "${cli}"`)).join("\n");
   const printed = run("bash", ["-euc", script], { cwd: guideDir, quiet: true }).stdout;
+  guideSession = { dir: guideDir, node, cli };
   if (!/^total: \d+ step\(s\) with usage; \d+ prompt tokens \(0 uncached, [1-9]\d* read from the cache/m.test(printed) || !printed.includes("price claude-sonnet-4-6: $3 input")) throw new Error(`the cost guide's dsh cost printed:\n${printed}`);
   if (!/^\d+ event\(s\); their tokens add up to the steps' \d+ prompt and \d+ output tokens/m.test(printed) || !/^\s+\d+ system prompt\s+\d+ /m.test(printed)) throw new Error(`the cost guide's dsh cost --by-event printed:\n${printed}`);
   if (!printed.includes('what if the system prompt "You are brief." from seq 19 on:') || !/^delta: cache reads -[1-9]\d* tokens/m.test(printed)) throw new Error(`the cost guide's dsh what-if printed:\n${printed}`);
@@ -272,6 +275,59 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
     if (bodies.length < 2) throw new Error(`dsh requests on ${store} rebuilt ${bodies.length} requests`);
     console.log(`the installed dsh ran, resumed, verified and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
   }
+}
+
+// The analysis packages on their own: a project with only their tarballs and those they depend on
+// (no dsh-cli) reads the cost guide's session and computes what the installed CLI printed of it.
+console.log("\n== the analysis packages without dsh-cli: cache report, cost per event and what-if of the cost guide's session");
+const byName = new Map(packages.map((entry) => [entry.name, entry]));
+const needed = new Set();
+const need = (name) => {
+  if (needed.has(name) || !byName.has(name)) return;
+  needed.add(name);
+  for (const dependency of Object.keys(byName.get(name).manifest.dependencies ?? {})) need(dependency);
+};
+for (const name of ["dsh-cache-report", "dsh-cost-report", "dsh-what-if", "dsh-anthropic"]) need(name);
+if (needed.has("dsh-cli")) throw new Error("an analysis package depends on dsh-cli");
+const libraries = join(work, "libraries");
+mkdirSync(libraries);
+writeFileSync(join(libraries, "package.json"), JSON.stringify({ name: "dsh-analysis", private: true, type: "module" }, null, 2));
+const packed = (name) => tarballs.find((file) => new RegExp(`/${name}-\\d[^/]*\\.tgz$`).test(file));
+run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...[...needed].map(packed)], { cwd: libraries });
+if (existsSync(join(libraries, "node_modules", "dsh-cli"))) throw new Error("the analysis project has dsh-cli installed");
+writeFileSync(
+  join(libraries, "analysis.mjs"),
+  `import { createAgentRegistry } from "dsh-agent";
+import { AnthropicAdapter } from "dsh-anthropic";
+import { cacheReport } from "dsh-cache-report";
+import { costReport } from "dsh-cost-report";
+import { readJsonlLog } from "dsh-log";
+import { whatIf } from "dsh-what-if";
+// The session ran on the CLI's simulator of the Messages API, which it names "sim-anthropic" and prices as Claude.
+const adapter = new AnthropicAdapter({ provider: "sim-anthropic", baseUrl: "http://127.0.0.1:9" });
+const prices = (provider, model) => (provider === adapter.provider ? adapter.price(model) : undefined);
+const { log } = await readJsonlLog(process.argv[2], createAgentRegistry());
+const cache = [];
+for await (const row of cacheReport(log)) cache.push(row);
+const { events } = costReport(log, { prices, byEvent: true });
+const report = await whatIf(log, { kind: "system", text: "You are brief." }, { at: 19, adapters: [adapter], defaultMaxSteps: 16, prices });
+console.log(JSON.stringify({ cache, events, whatIf: report }));
+`,
+);
+{
+  const { dir, node, cli } = guideSession;
+  const session = join(dir, "session.jsonl");
+  const ours = JSON.parse(run(node, ["analysis.mjs", session], { cwd: libraries, quiet: true }).stdout);
+  const cliCache = run(node, [cli, "cache", session, "--json"], { cwd: dir, quiet: true }).stdout.trim().split("\n").map((line) => JSON.parse(line));
+  const cliEvents = JSON.parse(run(node, [cli, "cost", session, "--by-event", "--json"], { cwd: dir, quiet: true }).stdout).events.map(({ costUsd: _usd, ...event }) => event);
+  const cliWhatIf = JSON.parse(run(node, [cli, "what-if", session, "--at", "19", "--system", "You are brief.", "--json"], { cwd: dir, quiet: true }).stdout);
+  const same = (what, a, b) => {
+    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`the libraries' ${what} differs from the CLI's:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`);
+  };
+  same("cache report", ours.cache, cliCache);
+  same("cost per event", ours.events, cliEvents);
+  same("what-if", ours.whatIf, cliWhatIf);
+  console.log(`without dsh-cli (${needed.size} packages), the libraries computed what the CLI printed: ${ours.cache.length} cache rows, ${ours.events.length} events priced, a what-if of ${ours.whatIf.whatIf.requests.length} requests`);
 }
 console.log("\nconsumer test passed");
 // The server's child process would keep this one alive: stop it and end here.

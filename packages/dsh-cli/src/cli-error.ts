@@ -4,6 +4,7 @@ import { LlmError } from "dsh-llm";
 import { LogError } from "dsh-log";
 import { OtelError } from "dsh-otel";
 import { ProofError } from "dsh-proof";
+import { WhatIfError } from "dsh-what-if";
 import { WireError } from "dsh-wire";
 
 /** Exit codes of the dsh command. */
@@ -54,6 +55,7 @@ export function describeFailure(error: unknown): { line: string; exitCode: numbe
     if (error.code === "PROOF_REFUSED" || error.code === "PROOF_UNBACKED") return { line: `proof refused: ${error.message}`, exitCode: EXIT.unverified };
     return { line: error.code === "PROOF_NOT_A_DISPATCH" ? `${error.message} (dsh requests LOG lists them)` : error.message, exitCode: EXIT.usage };
   }
+  if (error instanceof WhatIfError) return { line: error.message, exitCode: error.code === "WHAT_IF_NOT_REPLAYABLE" ? EXIT.failure : EXIT.usage };
   if (error instanceof WireError) return { line: `cannot rebuild: ${error.message} [${error.code}]`, exitCode: EXIT.log };
   if (error instanceof OtelError) return { line: `export: ${error.message} [${error.code}]`, exitCode: error.code === "OTEL_INVALID_OPTIONS" ? EXIT.usage : EXIT.failure };
   if (error instanceof AttachmentError) return { line: `attachment: ${error.message} [${error.code}]`, exitCode: EXIT.attachment };

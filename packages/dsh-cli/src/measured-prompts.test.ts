@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { measured, measuredPrompts, tokenizedRequests, type MeasuredPrompt } from "dsh-cache-report";
 import { attachmentStore } from "./session.js";
 import { runCli } from "./test-support/run-cli.js";
-import { forkPoint, replayWithChange } from "./what-if/replay.js";
+import { forkPoint, replayWithChange } from "dsh-what-if";
+import { currentAdapter } from "./providers.js";
 
 /** Counts the messages the simulator tokenizes as Chat Completions messages, and the Gemini contents. */
 const tokenized = vi.hoisted(() => ({ messages: 0, contents: 0 }));
@@ -184,7 +185,7 @@ describe("tokenizedRequests", () => {
     const events = recorded.slice();
     const tools = [{ name: "only_tool", description: "The one tool now.", parameters: { type: "object" } }];
     const attachments = attachmentStore(project(), undefined);
-    const changed = (await replayWithChange(events, forkPoint(events, 1), { kind: "tools", tools }, { agent: { maxSteps: 16 }, attachments })).log;
+    const changed = (await replayWithChange(events, forkPoint(events, 1), { kind: "tools", tools }, { agent: { maxSteps: 16 }, attachments }, currentAdapter)).log;
     const whole = await tokensOf(changed, false);
     expect(whole.some((request) => request.wire.includes("only_tool"))).toBe(true);
     expect(await tokensOf(changed, true)).toEqual(whole);

@@ -20,7 +20,9 @@ import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
 import { terminalApprover } from "./approve.js";
 import type { McpTools } from "dsh-mcp";
 import { SIGNING_OPTIONS, SIGNING_USAGE } from "./signing.js";
-import { DEFAULT_MAX_STEPS } from "./step-limit.js";
+
+/** The step limit `dsh run` and `dsh resume` give a turn when `--max-steps` is not given. */
+export const DEFAULT_MAX_STEPS = 16;
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are dsh, a careful assistant with a read-only view of the user's working directory. " +

@@ -8,7 +8,7 @@ import { withContinuedAgent } from "./session-runner.js";
 import { attachmentStore } from "./session.js";
 import { brokenLineage } from "./lineage.js";
 import { imageRef, listItem, requestWire, sessionPage } from "./web-pages.js";
-import { storeWhatIf } from "./what-if/view.js";
+import { storeWhatIf } from "./web-what-if.js";
 
 /** Runs one turn on a session of `store`, as `dsh resume` would with no overrides but the ones given, keeping the session's current prompt. */
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {

@@ -7,7 +7,7 @@ import { createAgentRegistry } from "dsh-agent";
 import { JsonlStore } from "dsh-log";
 import { wireSha256 } from "dsh-wire";
 import { attachmentStore } from "./session.js";
-import { firstDifference, type WhatIfReport } from "./what-if/what-if.js";
+import { firstDifference, type WhatIfReport } from "dsh-what-if";
 
 let dir: string;
 beforeEach(async () => {

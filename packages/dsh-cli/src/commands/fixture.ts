@@ -4,9 +4,9 @@ import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type 
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { currentAdapter } from "../providers.js";
-import { replaySettings } from "../session-runner.js";
+import { DEFAULT_MAX_STEPS, replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
-import { withRecordedStepLimit } from "../step-limit.js";
+import { withRecordedStepLimit } from "dsh-what-if";
 import { readSessionRef, sessionRef } from "../store.js";
 import { workspaceTools } from "../workspace-tools.js";
 
@@ -61,7 +61,7 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
     tools: values.tools,
     ...(workdir === undefined ? {} : { workdir }),
     // The step limit is not logged: without --max-steps, the one the recorded turns show.
-    agent: withRecordedStepLimit(replaySettings(values), events),
+    agent: withRecordedStepLimit(replaySettings(values), events, DEFAULT_MAX_STEPS),
     attachments: attachmentStore(io.cwd, values.objects),
   });
   const report = await checkFixture(dir, cliReplay);

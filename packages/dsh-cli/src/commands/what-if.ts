@@ -8,10 +8,8 @@ import { priceOf, readJsonOption, readPricesFile } from "../prices.js";
 import { replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
-import type { ModelledRequest } from "../what-if/compare.js";
-import type { WhatIfChange } from "../what-if/replay.js";
-import { HONESTY } from "../what-if/view.js";
-import { pairedSteps, whatIf, type WhatIfReport } from "../what-if/what-if.js";
+import { pairedSteps, type ModelledRequest, type WhatIfChange, type WhatIfReport } from "dsh-what-if";
+import { HONESTY, cliWhatIf } from "../what-if-run.js";
 import { formatUsd } from "./cost.js";
 
 export const WHAT_IF_USAGE =
@@ -111,13 +109,8 @@ export async function whatIfCommand(argv: readonly string[], io: CliIo): Promise
   const file = values.prices === undefined ? undefined : await readPricesFile(values.prices, io);
   const session = await readSessionRef(sessionRef(reference, values.store, io), io);
   await session.close();
-  const result = await whatIf(session.log, {
-    at: Number(values.at),
-    change,
-    agent: replaySettings({ "max-steps": values["max-steps"], "context-window": values["context-window"] }),
-    attachments: attachmentStore(io.cwd, values.objects),
-    priceOf: priceOf(file),
-  });
+  const agent = replaySettings({ "max-steps": values["max-steps"], "context-window": values["context-window"] });
+  const result = await cliWhatIf(session.log, change, Number(values.at), agent, attachmentStore(io.cwd, values.objects), priceOf(file));
   io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : report(result));
   return EXIT.ok;
 }

@@ -1,10 +1,9 @@
 import { createAgentRegistry, requestDispatchEvent, turnStartEvent } from "dsh-agent";
 import { replayLog, type LogReplaySettings, type ReplayOptions } from "dsh-fixtures";
-import type { ToolSchema } from "dsh-llm";
+import type { LlmAdapter, ToolSchema } from "dsh-llm";
 import { EventLog, type LogEvent } from "dsh-log";
 import { SurfaceManager, toolResultEvent, userMessageEvent } from "dsh-surface";
-import { CliError, EXIT } from "../cli-error.js";
-import { currentAdapter } from "../providers.js";
+import { WhatIfError } from "./errors.js";
 
 /** The one change a what-if makes, from the fork point on. */
 export type WhatIfChange =
@@ -24,13 +23,13 @@ const REMOVED = "[removed]";
  */
 async function dropMessage(log: EventLog, seq: number): Promise<void> {
   const surface = new SurfaceManager(log);
-  if (!surface.nodeSeqs().includes(seq)) throw new CliError(`--drop ${seq}: seq ${seq} is no message of the session at the fork point (a message replaced before it, or not a message)`, EXIT.usage);
+  if (!surface.nodeSeqs().includes(seq)) throw new WhatIfError("WHAT_IF_BAD_CHANGE", `seq ${seq} is no message of the session at the fork point (a message replaced before it, or not a message)`);
   const event = log.get(seq)!;
   const content = [{ type: "text" as const, text: REMOVED }];
   let replacement;
   if (userMessageEvent.is(event)) replacement = userMessageEvent.input({ content, source: "what-if" });
   else if (toolResultEvent.is(event)) replacement = toolResultEvent.input({ callId: event.data.callId, toolName: event.data.toolName, isError: event.data.isError, content, source: "what-if" });
-  else throw new CliError(`--drop ${seq}: only a user message or a tool result can be dropped, and seq ${seq} is a ${event.type}`, EXIT.usage);
+  else throw new WhatIfError("WHAT_IF_BAD_CHANGE", `only a user message or a tool result can be dropped, and seq ${seq} is a ${event.type}`);
   await log.append(surface.replaceInput({ start: seq, end: seq }, replacement));
 }
 
@@ -54,31 +53,34 @@ export function describeChange(change: WhatIfChange): string {
 
 /**
  * Where a what-if forks: the first turn that starts at or after `at`, since a replay runs whole turns.
- * A log with no turn starting there is a usage error naming where its turns start.
+ * A log with no turn starting there is `WHAT_IF_NO_TURN`, naming where its turns start.
  */
 export function forkPoint(events: readonly LogEvent[], at: number): number {
   const starts = events.filter((event) => turnStartEvent.is(event)).map((event) => event.seq);
   const seq = starts.find((start) => start >= at);
-  if (seq === undefined) throw new CliError(`--at ${at}: no turn starts at or after seq ${at} (turns start at seq ${starts.join(", ") || "none"})`, EXIT.usage);
+  if (seq === undefined) throw new WhatIfError("WHAT_IF_NO_TURN", `no turn starts at or after seq ${at} (turns start at seq ${starts.join(", ") || "none"})`);
   return seq;
 }
 
 /** What a summary the recording does not have reads as in the what-if. */
 export const PLACEHOLDER_SUMMARY = "[what-if: a summary the recording does not have]";
 
-/** The agent settings that play `change`: for a compaction share, the window `--context-window` gave, at that share. */
+/** The agent settings that play `change`: for a compaction share, the session's context window, at that share. */
 function settingsOf(change: WhatIfChange, settings: LogReplaySettings): LogReplaySettings {
   if (change.kind !== "compact") return settings;
   const compaction = settings.agent?.compaction;
-  if (compaction === undefined) throw new CliError("--compact-at needs --context-window N: the window the share is of (as dsh run takes it)", EXIT.usage);
+  if (compaction === undefined) throw new WhatIfError("WHAT_IF_BAD_CHANGE", "a compaction share needs the context window it is a share of (the agent settings' compaction.contextWindow)");
   return { ...settings, agent: { ...settings.agent, compaction: { ...compaction, threshold: change.share } } };
 }
 
+/** The adapter of a provider, whose model defaults and wire profile (today's code) a replay sends with. */
+export type AdapterOf = (provider: string) => LlmAdapter | undefined;
+
 /** The replay options that play `change` (the adapters' defaults and wire profiles are today's code's). */
-function optionsOf(change: WhatIfChange): ReplayOptions {
+function optionsOf(change: WhatIfChange, adapterOf: AdapterOf): ReplayOptions {
   const adapterFacts: ReplayOptions = {
-    modelDefaults: (provider, model) => currentAdapter(provider)?.modelDefaults?.(model) ?? {},
-    wireProfile: (provider, model) => currentAdapter(provider)?.wireProfile?.(model),
+    modelDefaults: (provider, model) => adapterOf(provider)?.modelDefaults?.(model) ?? {},
+    wireProfile: (provider, model) => adapterOf(provider)?.wireProfile?.(model),
     placeholderSummary: PLACEHOLDER_SUMMARY,
   };
   if (change.kind === "system") return { ...adapterFacts, systemPrompt: () => change.text };
@@ -99,8 +101,9 @@ export async function replayWithChange(
   fork: number,
   change: WhatIfChange,
   settings: LogReplaySettings,
+  adapterOf: AdapterOf,
 ): Promise<{ readonly log: EventLog; readonly overruns: readonly string[]; readonly unused: number; readonly placeholders: number }> {
-  const outcome = await replayLog(events, fork, settingsOf(change, settings), optionsOf(change));
+  const outcome = await replayLog(events, fork, settingsOf(change, settings), optionsOf(change, adapterOf));
   const { overruns, placeholders } = outcome;
   return { log: EventLog.from(createAgentRegistry(), retimed(outcome.events, events, fork)), overruns, unused: outcome.unused.loop, placeholders };
 }

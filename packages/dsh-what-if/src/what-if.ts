@@ -1,12 +1,13 @@
 import { reconstructRequestStream, type PriceOf } from "dsh-agent";
-import type { AttachmentStore } from "dsh-attachments";
+import { MemoryAttachmentStore, type AttachmentStore } from "dsh-attachments";
 import type { FixtureAgentSettings } from "dsh-fixtures";
+import type { LlmAdapter } from "dsh-llm";
 import type { EventLog } from "dsh-log";
-import { CliError, EXIT } from "../cli-error.js";
 import { wireBody, wireSha256 } from "dsh-wire";
-import { withRecordedStepLimit } from "../step-limit.js";
 import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
-import { describeChange, forkPoint, replayWithChange, type WhatIfChange } from "./replay.js";
+import { WhatIfError } from "./errors.js";
+import { describeChange, forkPoint, replayWithChange, type AdapterOf, type WhatIfChange } from "./replay.js";
+import { AGENT_MAX_STEPS, withRecordedStepLimit } from "./step-limit.js";
 
 /** A break of the prefix in one or both sessions, with the logged events that cause it. */
 export interface WhatIfBreak {
@@ -34,14 +35,26 @@ export interface WhatIfReport {
   readonly notes: readonly string[];
 }
 
-/** What a what-if needs besides the log: the change, where, and the settings and prices to play it with. */
+/** What a what-if needs besides the log and the change: where, and the code, settings and prices to play it with. */
 export interface WhatIfOptions {
+  /** The seq the change is made at: the session forks at the first turn starting there or after. */
   readonly at: number;
-  readonly change: WhatIfChange;
-  /** The agent settings the session ran with; without a step limit, the one its turns from the fork on show. */
-  readonly agent: FixtureAgentSettings;
-  readonly attachments: AttachmentStore;
-  readonly priceOf: PriceOf;
+  /** The adapters the session ran with (or the adapter of a provider): their model defaults and wire profiles are part of each request. */
+  readonly adapters: readonly LlmAdapter[] | AdapterOf;
+  /** The agent settings the session ran with (step limit, compaction, tool limits); without a step limit, the one its turns from the fork on show. */
+  readonly agent?: FixtureAgentSettings;
+  /** The step limit the harness gives a turn that sets none (an `Agent`'s 32 by default). */
+  readonly defaultMaxSteps?: number;
+  /** Where the session's image objects are. */
+  readonly attachments?: AttachmentStore;
+  /** The price of a provider's model; without it nothing is priced. */
+  readonly prices?: PriceOf;
+}
+
+function adapterOf(adapters: WhatIfOptions["adapters"]): AdapterOf {
+  if (typeof adapters === "function") return adapters;
+  const byProvider = new Map(adapters.map((adapter) => [adapter.provider, adapter]));
+  return (provider) => byProvider.get(provider);
 }
 
 const key = (request: Pick<ModelledRequest, "turn" | "step">) => `${request.turn}.${request.step}`;
@@ -100,26 +113,32 @@ export async function firstDifference(log: EventLog, bodyDigests: readonly strin
   return index === bodyDigests.length ? undefined : index;
 }
 
+const unpriced: PriceOf = () => undefined;
+
 /**
- * Forks `log` in memory at the first turn starting at or after `options.at`, plays `options.change`
- * through today's loop with the recorded answers and tool results, and compares every request of the
- * recorded and the changed session under the same cache model and prices. A session that does not
- * replay exactly without the change is refused: the comparison would not be of like with like.
+ * Forks `log` in memory at the first turn starting at or after `options.at`, plays `change` through
+ * today's loop with the recorded answers and tool results (no provider, no key), and compares every
+ * request of the recorded and the changed session under the same model of the provider's cache and
+ * the same prices. A session that does not replay exactly without the change is refused
+ * (`WHAT_IF_NOT_REPLAYABLE`): the comparison would not be of like with like.
  */
-export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<WhatIfReport> {
+export async function whatIf(log: EventLog, change: WhatIfChange, options: WhatIfOptions): Promise<WhatIfReport> {
   const events = log.slice();
   const fork = forkPoint(events, options.at);
+  const attachments = options.attachments ?? new MemoryAttachmentStore();
+  const prices = options.prices ?? unpriced;
+  const adapters = adapterOf(options.adapters);
   // The step limit is not logged: without one, the limit the recorded turns from the fork on show.
-  const settings = { agent: withRecordedStepLimit(options.agent, events.slice(fork)), attachments: options.attachments };
-  const recorded = await modelSession(log, options.attachments, options.priceOf);
+  const settings = { agent: withRecordedStepLimit(options.agent ?? {}, events.slice(fork), options.defaultMaxSteps ?? AGENT_MAX_STEPS), attachments };
+  const recorded = await modelSession(log, attachments, prices);
   // The replay without a change must send exactly the recorded bytes: compared as they come, untokenized.
-  const baseline = (await replayWithChange(events, fork, { kind: "none" }, settings)).log;
-  const differs = await firstDifference(baseline, recorded.bodyDigests, options.attachments);
+  const baseline = (await replayWithChange(events, fork, { kind: "none" }, settings, adapters)).log;
+  const differs = await firstDifference(baseline, recorded.bodyDigests, attachments);
   if (differs !== undefined) {
-    throw new CliError(`the session does not replay exactly without a change (request ${differs + 1} differs): a what-if would not compare like with like`, EXIT.failure);
+    throw new WhatIfError("WHAT_IF_NOT_REPLAYABLE", `the session does not replay exactly without a change (request ${differs + 1} differs): a what-if would not compare like with like`);
   }
-  const changed = await replayWithChange(events, fork, options.change, settings);
-  const whatIfSession = await modelSession(changed.log, options.attachments, options.priceOf);
+  const changed = await replayWithChange(events, fork, change, settings, adapters);
+  const whatIfSession = await modelSession(changed.log, attachments, prices);
   const byStep = new Map(recorded.requests.map((request, i) => [key(request), recorded.bodyDigests[i]!]));
   const changedRequests = whatIfSession.requests.filter((request, i) => byStep.get(key(request)) !== whatIfSession.bodyDigests[i]).length;
   const a = recorded.totals;
@@ -132,7 +151,7 @@ export async function whatIf(log: EventLog, options: WhatIfOptions): Promise<Wha
   return {
     at: options.at,
     fork,
-    change: describeChange(options.change),
+    change: describeChange(change),
     recorded: withoutBodies(recorded),
     whatIf: withoutBodies(whatIfSession),
     delta: {

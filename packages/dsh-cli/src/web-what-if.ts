@@ -1,18 +1,12 @@
 import type { AttachmentStore } from "dsh-attachments";
 import type { SessionStore } from "dsh-log";
 import { WebError, type WhatIfCells, type WhatIfInput, type WhatIfView } from "dsh-web";
-import { CliError } from "../cli-error.js";
-import { priceOf } from "../prices.js";
-import { replaySettings } from "../session-runner.js";
-import { readForWeb } from "../web-pages.js";
-import type { ModelledRequest, ModelledSession } from "./compare.js";
-import { pairedSteps, whatIf, type WhatIfReport } from "./what-if.js";
-
-/** What is exact and what is modelled, as `dsh what-if` says it too. */
-export const HONESTY: readonly string[] = [
-  "Exact: every request's bytes, rebuilt from the log and from the changed replay, and the providers' cache rules as the simulator implements them, on the recorded dispatch times.",
-  "Modelled: the recorded answers and tool results are reused after the change; a real model might answer differently. Token counts are the simulator's, not the provider's tokenizer.",
-];
+import { WhatIfError, pairedSteps, type ModelledRequest, type ModelledSession, type WhatIfReport } from "dsh-what-if";
+import { CliError } from "./cli-error.js";
+import { priceOf } from "./prices.js";
+import { replaySettings } from "./session-runner.js";
+import { readForWeb } from "./web-pages.js";
+import { HONESTY, cliWhatIf } from "./what-if-run.js";
 
 function cells(request: ModelledRequest | ModelledSession["totals"] | undefined): WhatIfCells | null {
   if (request === undefined) return null;
@@ -42,9 +36,9 @@ export async function storeWhatIf(store: SessionStore, id: string, input: WhatIf
   const { log } = await readForWeb(store, id);
   try {
     const change = "system" in input ? { kind: "system" as const, text: input.system } : { kind: "model" as const, model: input.model };
-    return whatIfView(await whatIf(log, { at: input.at, change, agent: replaySettings({}), attachments, priceOf: priceOf(undefined) }));
+    return whatIfView(await cliWhatIf(log, change, input.at, replaySettings({}), attachments, priceOf(undefined)));
   } catch (error) {
-    if (error instanceof CliError) throw new WebError("WEB_BAD_REQUEST", error.message);
+    if (error instanceof CliError || error instanceof WhatIfError) throw new WebError("WEB_BAD_REQUEST", error.message);
     throw error;
   }
 }
