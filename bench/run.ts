@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AdapterSerializeRow } from "./adapter-serialize.js";
 import type { AppendResult } from "./append.js";
+import { analysisBench } from "./analysis.js";
 import { anthropicCacheBench } from "./anthropic-cache.js";
 import { buildCost } from "./build-cost.js";
 import { cacheRatioBench } from "./cache-ratio.js";
@@ -254,6 +255,13 @@ try {
   console.log(`\n8. Commands on one answer with ${wide.calls} and ${4 * wide.calls} tool calls (a ${fmt(wide.logBytes / 1e6)} MB log): time per call, larger over smaller (1.0 is linear)`);
   console.log(table([["command", `${wide.calls} calls ms`, `${4 * wide.calls} calls ms`, "per-call ratio"], ...wide.rows.map((row) => [`dsh ${row.command}`, fmt(row.smallMs), fmt(row.largeMs), fmt(row.perCallRatio)])]));
 
+  const analysis = await analysisBench(quick ? 50 : 250);
+  console.log(`\n8b. The analysis packages on a session of ${analysis.events[0]} and of ${analysis.events[1]} events (tool call and answer per turn), each run once, cold: time per event, larger over smaller (1.0 is linear)`);
+  console.log(table([["report", `${analysis.events[0]} events ms`, `${analysis.events[1]} events ms`, "per-event ratio"], ...analysis.rows.map((row) => [row.report, fmt(row.smallMs), fmt(row.largeMs), fmt(row.perEventRatio)])]));
+  const floor = analysis.rows.at(-1)!;
+  const what = analysis.rows.find((row) => row.report.startsWith("whatIf"))!;
+  console.log(`   whatIf over the floor (rebuilding every request's bytes once; it rebuilds both sessions' and models their caches): ${fmt(what.smallMs / floor.smallMs)} and ${fmt(what.largeMs / floor.largeMs)}`);
+
   const responses = await responsesCacheBench(quick ? 5 : 20);
   console.log(`\n10. OpenAI Responses API, ${responses[0]!.requests}-step tool session with reasoning through the simulator (reasoning items sent back, bodies rebuilt)`);
   console.log(
@@ -287,7 +295,7 @@ try {
     ]),
   );
 
-  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, writers, wide, responses, gemini, cliff, adapters };
+  const results = { date: new Date().toISOString(), node: process.version, cores: cpus().length, quick, loads, pi: piRows, aiSdk, langGraph, buildCost: build, reconstruct, append, cache, anthropic, stores, writers, wide, analysis, responses, gemini, cliff, adapters };
   await writeFile(join(here, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nwrote ${join("bench", "results.json")}`);
 } finally {

@@ -1,16 +1,18 @@
-import { emptyRequestFold, foldRequestEvent, stepEndEvent, type PriceOf, type RequestFold } from "dsh-agent";
-import { requestHeaderEvent, type EpochHeader } from "dsh-header";
-import { NO_COST, addCosts, usageCost, type Message, type TokenUsage, type UsageCost } from "dsh-llm";
+import { emptyRequestFold, foldRequestEvent, stepEndEvent, type PriceOf } from "dsh-agent";
+import { requestHeaderEvent } from "dsh-header";
+import { priceFactorAt, type Message, type ModelPrice, type TokenUsage, type UsageCost } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
-import { surfaceNodeLabel } from "dsh-surface";
-import { apportion, billParts, type PromptBilling } from "./apportion.js";
-import { messageWeight, toolsWeight } from "./weights.js";
+import { surfaceNodeLabel, type AppendList, type SurfaceNode } from "dsh-surface";
+import { billRequest, type Lead, type PromptBilling } from "./bill.js";
+import { Channel, ListedParts, SurfaceParts, addTo, type Totals } from "./parts.js";
+import { roundToTotal } from "./rounding.js";
+import { toolsWeight } from "./weights.js";
 
 /** What one logged event cost: the prompt tokens it put into requests, billed as they were, and the output tokens of an answer. */
 export interface EventCost {
   /** The event's seq: a message's, or for the tools the `request/header` that listed them. */
   readonly seq: number;
-  /** Its type: `system/message`, `user/message`, `assistant/message`, `tool/result`, `request/header` (the tools), or `step/end` (an answer that logged no message). */
+  /** Its type: `system/message`, `user/message`, `assistant/message`, `tool/result`, `request/header` (the tools), `step/end` (an answer that logged no message) or `request/dispatch` (a request with no part). */
   readonly type: string;
   /** What it is, for a person: `system prompt`, `tools (3)`, `user`, `assistant`, `tool result read_file`, `compaction summary`. */
   readonly label: string;
@@ -27,92 +29,76 @@ export interface EventCost {
   readonly cost: UsageCost;
 }
 
-/** A part of a prompt, or an answer, being added up. */
-interface Running {
-  seq: number;
-  type: string;
-  label: string;
-  requests: number;
-  uncachedTokens: number;
-  cacheReadTokens: number;
-  cacheWrite5mTokens: number;
-  cacheWrite1hTokens: number;
-  outputTokens: number;
-  cost: UsageCost;
-}
-
-/** A dispatched step waiting for its usage: its prompt's parts in order, its model and time, and its answer once logged. */
+/** A dispatched step waiting for its usage: its prompt as it was, its price and time, and its answer once logged. */
 interface Pending {
-  readonly parts: readonly { readonly seq: number; readonly type: string; readonly label: string; readonly weight: number }[];
-  readonly provider: string;
-  readonly model: string;
+  readonly nodes: AppendList<SurfaceNode>;
+  readonly messages: AppendList<Message>;
+  readonly generation: number;
+  readonly lead: Lead | undefined;
+  readonly price: ModelPrice | undefined;
   readonly time: number;
-  answer?: { readonly seq: number; readonly type: string; readonly label: string };
+  readonly dispatchSeq: number;
+  answer?: number;
 }
 
 function labelOf(message: Message): string {
   return message.source === "compaction" ? "compaction summary" : surfaceNodeLabel(message);
 }
 
-/**
- * A request's parts: its tools (from the header that listed them), then its messages, each with its
- * weight; a request with neither is its dispatch.
- */
-function partsOf(fold: RequestFold, header: EpochHeader, toolsSeq: number | undefined, dispatchSeq: number): Pending["parts"] {
-  const parts: Pending["parts"][number][] = [];
-  const tools = header.tools;
-  if (tools !== undefined && toolsSeq !== undefined) parts.push({ seq: toolsSeq, type: "request/header", label: `tools (${tools.length})`, weight: toolsWeight(header) });
-  const { nodes } = fold.surface.state;
-  const { messages } = fold.surface;
-  for (let index = 0; index < nodes.length; index++) {
-    const node = nodes.at(index)!;
-    const message = messages.at(index)!;
-    parts.push({ seq: node.seq, type: node.type, label: labelOf(message), weight: messageWeight(message) });
-  }
-  return parts.length > 0 ? parts : [{ seq: dispatchSeq, type: "request/dispatch", label: "request", weight: 1 }];
-}
-
-/** A step's prompt tokens by how they were billed, from its reported usage. */
-function billingOf(usage: TokenUsage): PromptBilling {
+/** A step's prompt tokens by how they were billed, and each kind's price per token at its dispatch time. */
+function billingOf(usage: TokenUsage, price: ModelPrice | undefined, time: number): PromptBilling {
   const write1h = usage.cacheWrite1hTokens ?? 0;
-  return { read: usage.cacheReadTokens, write1h, write5m: usage.cacheWriteTokens - write1h, uncached: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens) };
+  const tokens = [usage.cacheReadTokens, write1h, usage.cacheWriteTokens - write1h, Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens)] as const;
+  if (price === undefined) return { tokens, usdPerToken: [0, 0, 0, 0] };
+  const factor = priceFactorAt(price, time) / 1_000_000;
+  const write5m = price.cacheWrite5m ?? price.input;
+  return { tokens, usdPerToken: [price.cacheRead * factor, (price.cacheWrite1h ?? write5m) * factor, write5m * factor, price.input * factor] };
 }
 
 /**
  * What every model-visible event of `events` cost: each request's reported prompt tokens shared
- * among its parts (tools, then messages, in prompt order) by their weights, billed as they lie (read
- * from the start, then written, then in full), and each step's output tokens to its answer. Rows
- * come in seq order and add up, kind by kind, exactly to the usage the steps reported; their costs
- * add up to the steps' costs at `priceOf`.
+ * among its parts (tools, then messages, in prompt order) by their weights and billed as they lie
+ * (read from the start, then written, then in full), and each step's output tokens to its answer.
+ * Rows come in seq order; their tokens are whole and add up, kind by kind, exactly to the usage the
+ * steps reported, and their costs to the steps' costs at `priceOf`. Linear in the log's events.
  */
 export function eventCosts(events: Iterable<LogEvent>, priceOf: PriceOf): EventCost[] {
-  const rows = new Map<number, Running>();
-  const row = (seq: number, type: string, label: string): Running => {
-    let found = rows.get(seq);
-    if (found === undefined) {
-      found = { seq, type, label, requests: 0, uncachedTokens: 0, cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0, outputTokens: 0, cost: NO_COST };
-      rows.set(seq, found);
-    }
-    return found;
-  };
+  const totals: Totals = new Map();
+  const kinds = new Map<number, { readonly type: string; readonly label: string }>();
+  const exact = [0, 0, 0, 0];
+  const parts = new SurfaceParts(totals);
   const pending = new Map<string, Pending>();
   let fold = emptyRequestFold;
-  let toolsSeq: number | undefined;
+  let lead: Lead | undefined;
   let tools: string | undefined;
+  // Follows the surface and names the parts laid out now: a surface that only grows names each part once.
+  const follow = ({ state: { nodes }, messages }: typeof fold.surface) => {
+    for (let index = parts.follow(nodes, messages); index < nodes.length; index++) {
+      const node = nodes.at(index)!;
+      if (!kinds.has(node.seq)) kinds.set(node.seq, { type: node.type, label: labelOf(messages.at(index)!) });
+    }
+  };
   for (const event of events) {
     fold = foldRequestEvent(fold, event);
     if (requestHeaderEvent.is(event)) {
-      const listed = event.data.header.tools === undefined ? undefined : JSON.stringify(event.data.header.tools);
-      if (listed !== tools) [tools, toolsSeq] = [listed, event.seq];
+      const { header } = event.data;
+      const listed = header.tools === undefined ? undefined : JSON.stringify(header.tools);
+      if (listed !== tools) {
+        tools = listed;
+        lead = header.tools === undefined ? undefined : { seq: event.seq, weight: toolsWeight(header) };
+        if (header.tools !== undefined) kinds.set(event.seq, { type: event.type, label: `tools (${header.tools.length})` });
+      }
     }
-    const { dispatch } = fold;
+    const { dispatch, surface } = fold;
     if (dispatch !== undefined) {
-      const { config } = dispatch.snapshot.header;
-      pending.set(`${dispatch.turn}.${dispatch.step}`, { parts: partsOf(fold, dispatch.snapshot.header, toolsSeq, event.seq), provider: config.provider, model: config.model, time: event.time });
+      follow(surface);
+      const { provider, model } = dispatch.snapshot.header.config;
+      const price = priceOf(provider, model);
+      pending.set(`${dispatch.turn}.${dispatch.step}`, { nodes: surface.state.nodes, messages: surface.messages, generation: parts.generation, lead, price, time: event.time, dispatchSeq: event.seq });
       continue;
     }
     if (event.type === "assistant/message") {
-      for (const step of pending.values()) step.answer ??= { seq: event.seq, type: event.type, label: "assistant" };
+      for (const step of pending.values()) step.answer ??= event.seq;
       continue;
     }
     if (!stepEndEvent.is(event)) continue;
@@ -121,28 +107,44 @@ export function eventCosts(events: Iterable<LogEvent>, priceOf: PriceOf): EventC
     pending.delete(key);
     const usage = event.data.usage;
     if (step === undefined || usage === undefined) continue;
-    const price = priceOf(step.provider, step.model);
-    const charge = (target: Running, tokens: PromptBilling, outputTokens: number) => {
-      target.cacheReadTokens += tokens.read;
-      target.cacheWrite1hTokens += tokens.write1h;
-      target.cacheWrite5mTokens += tokens.write5m;
-      target.uncachedTokens += tokens.uncached;
-      target.outputTokens += outputTokens;
-      if (price === undefined) return;
-      const writes = tokens.write1h + tokens.write5m;
-      const used = { inputTokens: tokens.read + writes + tokens.uncached, cacheReadTokens: tokens.read, cacheWriteTokens: writes, cacheWrite1hTokens: tokens.write1h, outputTokens };
-      target.cost = addCosts(target.cost, usageCost(used, price, step.time));
-    };
-    const billing = billingOf(usage);
-    const sizes = apportion(billing.read + billing.write1h + billing.write5m + billing.uncached, step.parts.map((part) => part.weight));
-    const billed = billParts(sizes, billing);
-    step.parts.forEach((part, index) => {
-      const target = row(part.seq, part.type, part.label);
-      target.requests++;
-      charge(target, billed[index]!, 0);
-    });
-    const answer = step.answer ?? { seq: event.seq, type: event.type, label: `answer of step ${key} (no message logged)` };
-    charge(row(answer.seq, answer.type, answer.label), { read: 0, write1h: 0, write5m: 0, uncached: 0 }, usage.outputTokens);
+    const billing = billingOf(usage, step.price, step.time);
+    billing.tokens.forEach((amount, kind) => (exact[kind]! += amount));
+    follow(surface);
+    const layout = step.generation === parts.generation ? parts : new ListedParts(totals, step.nodes, step.messages);
+    if (step.nodes.length === 0 && step.lead === undefined) kinds.set(step.dispatchSeq, { type: "request/dispatch", label: "request" });
+    billRequest(layout, step.nodes.length, step.lead, billing, totals, step.dispatchSeq);
+    const answer = step.answer ?? event.seq;
+    if (step.answer === undefined) kinds.set(event.seq, { type: event.type, label: `answer of step ${key} (no message logged)` });
+    else kinds.set(answer, { type: "assistant/message", label: "assistant" });
+    addTo(totals, answer, Channel.OutputTokens, usage.outputTokens);
+    if (step.price !== undefined) addTo(totals, answer, Channel.OutputUsd, usage.outputTokens * step.price.output * (priceFactorAt(step.price, step.time) / 1_000_000));
   }
-  return [...rows.values()].sort((a, b) => a.seq - b.seq);
+  parts.settle();
+  return rowsOf(totals, kinds, exact);
+}
+
+/** The rows of the totals, in seq order, their billed tokens rounded to whole ones that add up to `exact` kind by kind. */
+function rowsOf(totals: Totals, kinds: ReadonlyMap<number, { readonly type: string; readonly label: string }>, exact: readonly number[]): EventCost[] {
+  const seqs = [...totals.keys()].sort((a, b) => a - b);
+  const rounded = [Channel.Read, Channel.Write1h, Channel.Write5m, Channel.Uncached].map((channel, kind) =>
+    roundToTotal(
+      seqs.map((seq) => totals.get(seq)![channel]!),
+      exact[kind]!,
+    ),
+  );
+  return seqs.map((seq, index) => {
+    const row = totals.get(seq)!;
+    const [inputUsd, cacheReadUsd, cacheWriteUsd, outputUsd] = [row[Channel.InputUsd]!, row[Channel.ReadUsd]!, row[Channel.WriteUsd]!, row[Channel.OutputUsd]!];
+    return {
+      seq,
+      ...kinds.get(seq)!,
+      requests: Math.round(row[Channel.Requests]!),
+      uncachedTokens: rounded[3]![index]!,
+      cacheReadTokens: rounded[0]![index]!,
+      cacheWrite5mTokens: rounded[2]![index]!,
+      cacheWrite1hTokens: rounded[1]![index]!,
+      outputTokens: row[Channel.OutputTokens]!,
+      cost: { inputUsd, cacheReadUsd, cacheWriteUsd, outputUsd, totalUsd: inputUsd + cacheReadUsd + cacheWriteUsd + outputUsd },
+    };
+  });
 }
