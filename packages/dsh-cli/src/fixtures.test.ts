@@ -35,6 +35,25 @@ describe("the project's own fixtures", async () => {
 });
 
 describe("dsh fixture on a recorded session", () => {
+  it("fails a cache floor a mid-session prompt change misses, naming the change and its seq; passes one it meets", async () => {
+    const project = await sampleProject();
+    const dir = join(project, "..", "floored");
+    const prompt = `You are careful. ${"Check every file twice before answering. ".repeat(200)}`;
+    expect((await runCli(["run", "--provider", "sim-anthropic", "--system", prompt, "--log", "../s.jsonl", "what is here?"], { cwd: project })).code).toBe(0);
+    expect((await runCli(["resume", "../s.jsonl", "--system", `It is noon. ${prompt}`, "and now?"], { cwd: project })).code).toBe(0);
+    expect((await runCli(["fixture", "record", "../s.jsonl", dir], { cwd: project })).code).toBe(0);
+    const missed = await runCli(["fixture", "check", dir, "--cache-floor", "0.99", "--max-write-amp", "10"], { cwd: project });
+    expect(missed.code).toBe(1);
+    const share = /cache-read share (\d+\.\d)% \(floor 99\.0%: missed\)/.exec(missed.stdout)?.[1];
+    expect(Number(share)).toBeGreaterThan(30);
+    expect(missed.stdout).toMatch(/^fixture floored: unchanged \(\d+ requests\), but cache-read share \d+\.\d% \(floor 99\.0%: missed\), write amplification \d\.\d\d \(at most 10\.00\)\n/);
+    expect(missed.stdout).toMatch(/^cache break at request 4 \(turn 1 step 0\): the system prompt changed: the message logged at seq 2 \(seq \d+\); its bytes differ from character \d+: "It is noon\. You are careful\. Check every file tw" \(was "You are careful\. Check every file twice before a"\)$/m);
+    const met = await runCli(["fixture", "check", dir, "--cache-floor", String(Number(share) / 100 - 0.01)], { cwd: project });
+    expect(met).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^fixture floored: unchanged \\(\\d+ requests\\); cache-read share ${share.replace(".", "\\.")}% \\(floor \\d+\\.\\d%\\)\n$`)) });
+    expect(await runCli(["fixture", "check", dir, "--cache-floor", "1.5"], { cwd: project })).toMatchObject({ code: 2, stderr: "dsh: --cache-floor takes the least cache-read share, above 0 and at most 1\n" });
+    expect(await runCli(["fixture", "check", dir, "--max-write-amp", "none"], { cwd: project })).toMatchObject({ code: 2, stderr: "dsh: --max-write-amp takes the most cache-write tokens per new prompt token, above 0\n" });
+  });
+
   it("names the changed requests and the cache consequence after a prompt edit; refresh makes the check pass; no key anywhere", async () => {
     const project = await sampleProject();
     const dir = join(project, "..", "fixture");

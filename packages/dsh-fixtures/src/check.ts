@@ -3,6 +3,7 @@ import type { CacheDiagnosis } from "dsh-llm";
 import { describeHeaderChanges, requestHeaderEvent } from "dsh-header";
 import { type LogEvent } from "dsh-log";
 import { serializeEventLine } from "dsh-log/store";
+import { checkCache, type CacheLimits } from "./cache-floor.js";
 import { canonicalSession } from "./canonical.js";
 import { cacheBreaks, compareRequests } from "./diff.js";
 import { FixtureError } from "./errors.js";
@@ -114,7 +115,7 @@ async function replayFixture(fixture: Fixture, recorded: readonly ReconstructedR
 /** Replay options, or a function that chooses them from the loaded fixture (its manifest's tool mode, say). */
 export type FixtureReplayOptions = ReplayOptions | ((fixture: Fixture) => ReplayOptions);
 
-async function compare(dir: string, options: FixtureReplayOptions): Promise<{ fixture: Fixture; replayed: Replayed; report: FixtureReport }> {
+async function compare(dir: string, options: FixtureReplayOptions, limits: CacheLimits = {}): Promise<{ fixture: Fixture; replayed: Replayed; report: FixtureReport }> {
   const fixture = await loadFixture(dir);
   const recorded = await reconstructRequests(fixture.events, { attachments: fixture.attachments });
   const replayed = await replayFixture(fixture, recorded, typeof options === "function" ? options(fixture) : options);
@@ -123,7 +124,15 @@ async function compare(dir: string, options: FixtureReplayOptions): Promise<{ fi
   const breaks = breakChanges(fixture.events, recorded, replayed.requests);
   const sidecars = sidecarDifferences(fixture, replayed.pinned);
   const log = logDifferences(fixture.events, replayed.events);
-  const ok = differences.length === 0 && breaks.added.length + breaks.removed.length === 0 && sidecars.length === 0 && log.differing === 0 && replayed.overruns.length === 0 && unused.loop + unused.summaries === 0;
+  const cache = limits.cacheFloor === undefined && limits.maxWriteAmp === undefined ? undefined : await checkCache(replayed.events, fixture.attachments, limits);
+  const ok =
+    differences.length === 0 &&
+    breaks.added.length + breaks.removed.length === 0 &&
+    sidecars.length === 0 &&
+    log.differing === 0 &&
+    replayed.overruns.length === 0 &&
+    unused.loop + unused.summaries === 0 &&
+    (cache === undefined || cache.ok);
   const report: FixtureReport = {
     name: fixture.manifest.name,
     ok,
@@ -132,6 +141,7 @@ async function compare(dir: string, options: FixtureReplayOptions): Promise<{ fi
     sidecars,
     log,
     replay: { overruns: replayed.overruns, unusedAnswers: unused.loop, unusedSummaries: unused.summaries },
+    ...(cache === undefined ? {} : { cache }),
   };
   return { fixture, replayed, report };
 }
@@ -139,15 +149,17 @@ async function compare(dir: string, options: FixtureReplayOptions): Promise<{ fi
 /**
  * Replays the fixture in `dir` keyless through the current loop (with the current code's prompt and
  * tools when `options` supplies them, or a function of the loaded fixture that does) and reports every difference from what it records: requests
- * (header fields, surface nodes, cache consequence), cache breaks, sidecars and log events.
+ * (header fields, surface nodes, cache consequence), cache breaks, sidecars and log events. With
+ * `limits`, the replay's cache under the provider's modelled rules must also keep a cache-read share
+ * of at least `cacheFloor` and a write amplification of at most `maxWriteAmp`.
  */
-export async function checkFixture(dir: string, options: FixtureReplayOptions = {}): Promise<FixtureReport> {
-  return (await compare(dir, options)).report;
+export async function checkFixture(dir: string, options: FixtureReplayOptions = {}, limits: CacheLimits = {}): Promise<FixtureReport> {
+  return (await compare(dir, options, limits)).report;
 }
 
-/** {@link checkFixture} for test suites: resolves when the fixture is unchanged, else throws `FIXTURE_MISMATCH` with the readable report as its message. */
-export async function assertFixture(dir: string, options: FixtureReplayOptions = {}): Promise<void> {
-  const report = await checkFixture(dir, options);
+/** {@link checkFixture} for test suites: resolves when the fixture is unchanged and keeps its cache limits, else throws `FIXTURE_MISMATCH` with the readable report as its message. */
+export async function assertFixture(dir: string, options: FixtureReplayOptions = {}, limits: CacheLimits = {}): Promise<void> {
+  const report = await checkFixture(dir, options, limits);
   if (!report.ok) throw new FixtureError("FIXTURE_MISMATCH", formatFixtureReport(report));
 }
 

@@ -1,6 +1,7 @@
 export { FixtureError, type FixtureErrorCode } from "./errors.js";
 export { recordFixture, type RecordOptions } from "./record.js";
 export { assertFixture, checkFixture, refreshFixture, type FixtureReplayOptions } from "./check.js";
+export { checkCache, type CacheCheck, type CacheLimits, type FloorBreak } from "./cache-floor.js";
 export { loadFixture, FIXTURE_FILES, type Fixture } from "./fixture-dir.js";
 export { replaySession, type ReplayOptions, type ReplayOutcome, type ReplaySource } from "./replay.js";
 export { replayLog, type LogReplaySettings } from "./replay-log.js";

@@ -2,6 +2,7 @@ import { clipText } from "dsh-base";
 import { diffLines } from "diff";
 import type { CacheDiagnosis, Message } from "dsh-llm";
 import { surfaceNodeLabel } from "dsh-surface";
+import type { CacheCheck } from "./cache-floor.js";
 import type { NodeChange, RequestDifference } from "./diff.js";
 
 /** What a check found: every way the replay differs from the fixture. `ok` when there is none. */
@@ -17,6 +18,8 @@ export interface FixtureReport {
   readonly log: { readonly differing: number; readonly examples: readonly string[] };
   /** Calls the replay made without a recorded answer, and recorded answers it never asked for. */
   readonly replay: { readonly overruns: readonly string[]; readonly unusedAnswers: number; readonly unusedSummaries: number };
+  /** With cache limits: the replay's cache under the provider's modelled rules, and whether it keeps them. */
+  readonly cache?: CacheCheck;
 }
 
 /** A break in the prefix cache at request `number`, why, and the provider's diagnosis of the recorded request when it gave one. */
@@ -93,9 +96,41 @@ const plural = (count: number, word: string, words = `${word}s`) => `${count} ${
  * identical changes of consecutive requests folded into one line), new and vanished cache breaks,
  * sidecar and log differences.
  */
+/** A share as a percentage with one decimal. */
+const percent = (share: number | null) => (share === null ? "n/a" : `${(100 * share).toFixed(1)}%`);
+
+/** The replay's cache against its limits, in one clause. */
+function cacheSummary({ share, writeAmp, limits }: CacheCheck): string {
+  const parts = [`cache-read share ${percent(share)}`];
+  if (limits.cacheFloor !== undefined) parts[0] += ` (floor ${percent(limits.cacheFloor)}${(share ?? 0) < limits.cacheFloor ? ": missed" : ""})`;
+  if (limits.maxWriteAmp !== undefined) {
+    parts.push(writeAmp === null ? "no cache writes" : `write amplification ${writeAmp.toFixed(2)} (at most ${limits.maxWriteAmp.toFixed(2)}${writeAmp > limits.maxWriteAmp ? ": exceeded" : ""})`);
+  }
+  return parts.join(", ");
+}
+
+/** Each break of a replay that missed its cache limits: the logged events behind it and where its bytes start to differ. */
+function cacheBreakLines(cache: CacheCheck): string[] {
+  if (cache.ok) return [];
+  if (cache.breaks.length === 0) return ["cache: no request breaks the prefix; the provider's rules read less (a prompt under the minimum, a pause past the cache's lifetime)"];
+  return cache.breaks.map(({ number, turn, step, causes, divergence }) => {
+    const where = divergence === undefined ? "" : `; its bytes differ from character ${divergence.offset}: ${JSON.stringify(divergence.now)} (was ${JSON.stringify(divergence.was)})`;
+    return `cache break at request ${number} (turn ${turn} step ${step}): ${causes.join("; ") || "no logged event explains it"}${where}`;
+  });
+}
+
 export function formatFixtureReport(report: FixtureReport): string {
-  const { requests } = report;
-  if (report.ok) return `fixture ${report.name}: unchanged (${plural(requests.recorded, "request")})`;
+  const { requests, cache } = report;
+  const cacheClause = cache === undefined ? "" : `; ${cacheSummary(cache)}`;
+  if (report.ok) return `fixture ${report.name}: unchanged (${plural(requests.recorded, "request")})${cacheClause}`;
+  const changed =
+    requests.differences.length > 0 ||
+    report.breaks.added.length + report.breaks.removed.length > 0 ||
+    report.sidecars.length > 0 ||
+    report.log.differing > 0 ||
+    report.replay.overruns.length > 0 ||
+    report.replay.unusedAnswers + report.replay.unusedSummaries > 0;
+  if (!changed) return [`fixture ${report.name}: unchanged (${plural(requests.recorded, "request")}), but ${cacheSummary(cache!)}`, ...cacheBreakLines(cache!)].join("\n");
   const parts = [`${requests.differences.length} of ${Math.max(requests.recorded, requests.replayed)} requests differ`];
   if (report.breaks.added.length > 0) parts.push(plural(report.breaks.added.length, "new cache break"));
   if (report.breaks.removed.length > 0) parts.push(plural(report.breaks.removed.length, "cache break", "cache breaks") + " gone");
@@ -125,6 +160,7 @@ export function formatFixtureReport(report: FixtureReport): string {
   if (report.replay.unusedAnswers > 0 || report.replay.unusedSummaries > 0) {
     out.push(`replay: ${plural(report.replay.unusedAnswers, "recorded answer")} and ${plural(report.replay.unusedSummaries, "recorded summary", "recorded summaries")} never asked for`);
   }
+  if (cache !== undefined) out.push(`cache: ${cacheSummary(cache)}`, ...cacheBreakLines(cache));
   out.push("refresh the fixture (dsh fixture refresh DIR, or refreshFixture) to accept these changes");
   return out.join("\n");
 }

@@ -1,5 +1,5 @@
 export { whatIf, firstDifference, pairedSteps, type PairedStep, type WhatIfBreak, type WhatIfOptions, type WhatIfReport } from "./what-if.js";
 export { describeChange, forkPoint, replayWithChange, type AdapterOf, type WhatIfChange } from "./replay.js";
-export { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
+export type { ModelledRequest, ModelledSession } from "dsh-cache-report";
 export { AGENT_MAX_STEPS, recordedStepLimit, withRecordedStepLimit } from "./step-limit.js";
 export { WhatIfError, type WhatIfErrorCode } from "./errors.js";

@@ -4,7 +4,7 @@ import type { FixtureAgentSettings } from "dsh-fixtures";
 import type { LlmAdapter } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import { wireBody, wireSha256 } from "dsh-wire";
-import { modelSession, type ModelledRequest, type ModelledSession } from "./compare.js";
+import { modelSession, type ModelledRequest, type ModelledSession } from "dsh-cache-report";
 import { WhatIfError } from "./errors.js";
 import { describeChange, forkPoint, replayWithChange, type AdapterOf, type WhatIfChange } from "./replay.js";
 import { AGENT_MAX_STEPS, withRecordedStepLimit } from "./step-limit.js";

@@ -12,7 +12,7 @@ import { workspaceTools } from "../workspace-tools.js";
 
 export const FIXTURE_USAGE =
   "dsh fixture record LOG DIR [--tools recorded|real] [--workdir DIR] [--name NAME] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--objects DIR] [--store URL]\n" +
-  "  dsh fixture check DIR\n" +
+  "  dsh fixture check DIR [--cache-floor SHARE] [--max-write-amp RATIO]\n" +
   "  dsh fixture refresh DIR";
 
 
@@ -70,21 +70,37 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
   return report.ok ? EXIT.ok : EXIT.failure;
 }
 
+/** A positive number an option takes, at most `most`, or a usage error saying what it takes. */
+function limit(value: string | undefined, option: string, what: string, most = Infinity): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (value.trim() === "" || !(number > 0 && number <= most)) throw new CliError(`${option} takes ${what}`, EXIT.usage);
+  return number;
+}
+
+async function check(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { "cache-floor": { type: "string" }, "max-write-amp": { type: "string" } } });
+  if (positionals.length !== 1) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
+  const cacheFloor = limit(values["cache-floor"], "--cache-floor", "the least cache-read share, above 0 and at most 1", 1);
+  const maxWriteAmp = limit(values["max-write-amp"], "--max-write-amp", "the most cache-write tokens per new prompt token, above 0");
+  const limits = { ...(cacheFloor === undefined ? {} : { cacheFloor }), ...(maxWriteAmp === undefined ? {} : { maxWriteAmp }) };
+  const report = await checkFixture(resolve(io.cwd, positionals[0]!), cliReplay, limits);
+  io.stdout.write(`${formatFixtureReport(report)}\n`);
+  return report.ok ? EXIT.ok : EXIT.failure;
+}
+
 /**
  * `dsh fixture`: `record` writes a session as a fixture (and checks that it replays), `check` replays
- * a fixture keyless through the current code and prints the differences (exit 1 when there are any),
+ * a fixture keyless through the current code and prints the differences (exit 1 when there are any,
+ * or when the replay's modelled cache misses `--cache-floor` or exceeds `--max-write-amp`),
  * `refresh` rewrites it from that replay.
  */
 export async function fixtureCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb === "record") return record(rest, io);
-  if ((verb !== "check" && verb !== "refresh") || rest.length !== 1) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
+  if (verb === "check") return check(rest, io);
+  if (verb !== "refresh" || rest.length !== 1) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
   const dir = resolve(io.cwd, rest[0]!);
-  if (verb === "check") {
-    const report = await checkFixture(dir, cliReplay);
-    io.stdout.write(`${formatFixtureReport(report)}\n`);
-    return report.ok ? EXIT.ok : EXIT.failure;
-  }
   const report = await refreshFixture(dir, cliReplay);
   io.stdout.write(report.ok ? `${formatFixtureReport(report)}: nothing to refresh\n` : `refreshed ${dir}:\n${formatFixtureReport(report).split("\n").slice(0, -1).join("\n")}\n`);
   return EXIT.ok;

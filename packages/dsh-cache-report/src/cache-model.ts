@@ -1,5 +1,5 @@
 import { ExplicitCache, OPENAI_GRANULARITY, PrefixCache, minCacheableTokens, serveGeminiTokens, serveResponsesCache } from "dsh-simulator";
-import type { TokenizedRequest } from "dsh-cache-report";
+import type { TokenizedRequest } from "./tokenized.js";
 import { wireApiOf } from "dsh-wire";
 
 /** What the modelled provider cache did for one request, in tokens. */

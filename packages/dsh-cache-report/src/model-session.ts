@@ -2,9 +2,11 @@ import { stepEndEvent, type PriceOf } from "dsh-agent";
 import type { AttachmentStore } from "dsh-attachments";
 import { uncachedInputTokens, usageCost } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
-import { cacheRows, measured, tokenizedRequests } from "dsh-cache-report";
+import { cacheRows } from "./cache-report.js";
+import { measured, tokenizedRequests } from "./tokenized.js";
 import { wireSha256 } from "dsh-wire";
 import { CacheModel, type WireRequest } from "./cache-model.js";
+import { divergence, type Divergence } from "./divergence.js";
 
 /** One request of a session as the cache model priced it. */
 export interface ModelledRequest {
@@ -12,6 +14,8 @@ export interface ModelledRequest {
   readonly step: number;
   readonly model: string;
   readonly promptTokens: number;
+  /** Leading prompt tokens that repeat the previous request (0 for the first, and after a model change). */
+  readonly repeatedTokens: number;
   readonly cacheReadTokens: number;
   readonly cacheWriteTokens: number;
   /** Prompt tokens neither read from nor written to the cache. */
@@ -23,6 +27,8 @@ export interface ModelledRequest {
   /** Whether this request fails to extend the previous one, and the logged events that explain it. */
   readonly isBreak: boolean;
   readonly causes: readonly string[];
+  /** For a break, where this body stops repeating the previous one. */
+  readonly divergence?: Divergence;
 }
 
 /** A session's modelled requests, the digests of their exact bodies, and the totals. */
@@ -70,8 +76,11 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
   const outputs = outputTokens(events);
   const cache = new CacheModel();
   const modelled: ModelledRequest[] = [];
+  let previousWire: string | undefined;
   for await (const row of cacheRows(events, measured(rebuilt()))) {
     const request = pending.shift()!;
+    const diverged = row.isBreak && previousWire !== undefined ? divergence(previousWire, request.wire) : undefined;
+    previousWire = request.wire;
     bodyDigests.push(wireSha256(request.wire));
     const { turn, step, dispatchSeq } = request.request;
     const { provider, model } = request.request.request.config;
@@ -86,6 +95,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
       step,
       model,
       promptTokens: served.promptTokens,
+      repeatedTokens: row.stableTokens,
       cacheReadTokens: served.cacheReadTokens,
       cacheWriteTokens,
       inputTokens: uncachedInputTokens(usage),
@@ -93,6 +103,7 @@ export async function modelSession(log: EventLog, attachments: AttachmentStore, 
       costUsd: price === undefined ? null : usageCost(usage, price, time).totalUsd,
       isBreak: row.isBreak,
       causes: row.explanations,
+      ...(diverged === undefined ? {} : { divergence: diverged }),
     });
   }
   const sum = (pick: (request: ModelledRequest) => number) => modelled.reduce((total, request) => total + pick(request), 0);
