@@ -44,7 +44,7 @@ describe("dsh fixture on a recorded session", () => {
     expect((await runCli(["fixture", "record", "../s.jsonl", dir], { cwd: project })).code).toBe(0);
     const missed = await runCli(["fixture", "check", dir, "--cache-floor", "0.99", "--max-write-amp", "10"], { cwd: project });
     expect(missed.code).toBe(1);
-    const share = /cache-read share (\d+\.\d)% \(floor 99\.0%: missed\)/.exec(missed.stdout)?.[1];
+    const share = /cache-read share (\d+\.\d)% \(floor 99\.0%: missed\)/.exec(missed.stdout)?.[1] ?? "";
     expect(Number(share)).toBeGreaterThan(30);
     expect(missed.stdout).toMatch(/^fixture floored: unchanged \(\d+ requests\), but cache-read share \d+\.\d% \(floor 99\.0%: missed\), write amplification \d\.\d\d \(at most 10\.00\)\n/);
     expect(missed.stdout).toMatch(/^cache break at request 4 \(turn 1 step 0\): the system prompt changed: the message logged at seq 2 \(seq \d+\); its bytes differ from character \d+: "It is noon\. You are careful\. Check every file tw" \(was "You are careful\. Check every file twice before a"\)$/m);
