@@ -50,6 +50,21 @@ describe("dsh fixture on a recorded session", () => {
     expect(missed.stdout).toMatch(/^cache break at request 4 \(turn 1 step 0\): the system prompt changed: the message logged at seq 2 \(seq \d+\); its bytes differ from character \d+: "It is noon\. You are careful\. Check every file tw" \(was "You are careful\. Check every file twice before a"\)$/m);
     const met = await runCli(["fixture", "check", dir, "--cache-floor", String(Number(share) / 100 - 0.01)], { cwd: project });
     expect(met).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^fixture floored: unchanged \\(\\d+ requests\\); cache-read share ${share.replace(".", "\\.")}% \\(floor \\d+\\.\\d%\\)\n$`)) });
+    const json = await runCli(["fixture", "check", dir, dir, "--cache-floor", "0.99", "--format", "json"], { cwd: project });
+    const parsed = JSON.parse(json.stdout) as { ok: boolean; fixtures: { dir: string; name: string; ok: boolean; cache: { share: number; breaks: unknown[] } }[] };
+    expect(json.code).toBe(1);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.fixtures.map((fixture) => [fixture.dir, fixture.name, fixture.ok, fixture.cache.breaks.length])).toEqual([
+      [dir, "floored", false, 1],
+      [dir, "floored", false, 1],
+    ]);
+    expect((100 * parsed.fixtures[0]!.cache.share).toFixed(1)).toBe(share);
+    const junit = await runCli(["fixture", "check", dir, "--cache-floor", "0.99", "--format", "junit"], { cwd: project });
+    expect(junit.code).toBe(1);
+    expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="dsh fixtures" tests="1" failures="1">\n/);
+    expect(junit.stdout).toContain(`<testcase classname="${dir}" name="floored">`);
+    expect(await runCli(["fixture", "check", dir, "--format", "html"], { cwd: project })).toMatchObject({ code: 2, stderr: "dsh: --format takes text, json, junit, github\n" });
+    expect(await runCli(["fixture", "check"], { cwd: project })).toMatchObject({ code: 2, stderr: expect.stringContaining("usage: dsh fixture record") });
     expect(await runCli(["fixture", "check", dir, "--cache-floor", "1.5"], { cwd: project })).toMatchObject({ code: 2, stderr: "dsh: --cache-floor takes the least cache-read share, above 0 and at most 1\n" });
     expect(await runCli(["fixture", "check", dir, "--max-write-amp", "none"], { cwd: project })).toMatchObject({ code: 2, stderr: "dsh: --max-write-amp takes the most cache-write tokens per new prompt token, above 0\n" });
   });

@@ -133,4 +133,39 @@ describe("eventCosts", () => {
     expect(rows.reduce((sum, row) => sum + row.uncachedTokens, 0)).toBe(300);
     expect(rows[0]!.uncachedTokens).toBeGreaterThan(rows[1]!.uncachedTokens);
   });
+
+  it("charges a request with no part to its dispatch, and an answer that logged no message to its step's end", () => {
+    const header = buildEpochHeader({ provider: "sim", model: "sim-1" }, {});
+    const inputs = [
+      turnStartEvent.input({ turn: 0 }),
+      stepStartEvent.input({ turn: 0, step: 0 }),
+      requestHeaderEvent.input({ reason: "initial", header }),
+      requestDispatchEvent.input({ turn: 0, step: 0 }),
+      stepEndEvent.input({ turn: 0, step: 0, reason: "completed", finishReason: "stop", usage: usage(40, 10, 0, 3) }),
+    ];
+    const rows = eventCosts(inputs.map((input, seq) => ({ ...input, seq, time: 0 }) as LogEvent), price);
+    expect(rows.map(({ seq, type, label, requests, cacheReadTokens, uncachedTokens, outputTokens }) => ({ seq, type, label, requests, cacheReadTokens, uncachedTokens, outputTokens }))).toEqual([
+      { seq: 3, type: "request/dispatch", label: "request", requests: 0, cacheReadTokens: 10, uncachedTokens: 30, outputTokens: 0 },
+      { seq: 4, type: "step/end", label: "answer of step 0.0 (no message logged)", requests: 0, cacheReadTokens: 0, uncachedTokens: 0, outputTokens: 3 },
+    ]);
+    expect(rows[0]!.cost.totalUsd).toBeCloseTo((10 * 0.2 + 30 * 2) / 1e6, 15);
+    expect(rows[1]!.cost.outputUsd).toBeCloseTo((3 * 10) / 1e6, 15);
+  });
+
+  it("charges the tools to the header that first listed them while later headers list the same ones", async () => {
+    const log = new EventLog({ registry: createAgentRegistry() });
+    const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [scripted([{ usage: usage(100, 0, 0, 1) }, { usage: usage(120, 0, 0, 1) }, { usage: usage(140, 0, 0, 1) }])] }), config: { provider: "sim", model: "sim-1" }, tools: [look] });
+    await agent.run("one");
+    agent.reconfigure({ provider: "sim", model: "sim-2" });
+    await agent.run("two");
+    agent.tools.unregister("look");
+    agent.tools.register(defineTool({ name: "peek", description: "Peeks", parameters: z.object({}), execute: () => "" }));
+    await agent.run("three");
+    const headers = log.slice().filter((event) => event.type === "request/header").map((event) => event.seq);
+    expect(headers).toHaveLength(3);
+    expect(byType(eventCosts(log, price), "request/header").map((row) => [row.seq, row.label, row.requests])).toEqual([
+      [headers[0], "tools (1)", 2],
+      [headers[2], "tools (1)", 1],
+    ]);
+  });
 });

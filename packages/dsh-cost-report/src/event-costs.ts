@@ -33,7 +33,7 @@ export interface EventCost {
 interface Pending {
   readonly nodes: AppendList<SurfaceNode>;
   readonly messages: AppendList<Message>;
-  readonly generation: number;
+  readonly generation: object;
   readonly lead: Lead | undefined;
   readonly price: ModelPrice | undefined;
   readonly time: number;
@@ -75,7 +75,7 @@ export function eventCosts(events: Iterable<LogEvent>, priceOf: PriceOf): EventC
   const follow = ({ state: { nodes }, messages }: typeof fold.surface) => {
     for (let index = parts.follow(nodes, messages); index < nodes.length; index++) {
       const node = nodes.at(index)!;
-      if (!kinds.has(node.seq)) kinds.set(node.seq, { type: node.type, label: labelOf(messages.at(index)!) });
+      kinds.set(node.seq, { type: node.type, label: labelOf(messages.at(index)!) });
     }
   };
   for (const event of events) {

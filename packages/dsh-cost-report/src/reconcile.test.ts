@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { costReport } from "./report.js";
+import { referenceCosts } from "./test-support/reference.js";
 
 /** One turn of a generated session: what the user says, how many tool calls the model makes first, whether the prompt changes before it, whether the history is compacted after it. */
 interface PlannedTurn {
@@ -78,6 +79,16 @@ describe("costReport by event", () => {
         // Every row is an event of the log that the model saw or wrote, and each request's prompt held the system prompt.
         for (const row of events) expect(log.get(row.seq)?.type).toBe(row.type);
         expect(events.find((row) => row.type === "system/message")?.requests).toBeGreaterThan(0);
+        // Each row is the plain computation's (every part of every request visited), rounded to whole tokens.
+        const reference = referenceCosts(log, prices);
+        expect(events.map((row) => row.seq)).toEqual([...reference.keys()].sort((a, b) => a - b));
+        for (const row of events) {
+          const expected = reference.get(row.seq)!;
+          const tokens = [row.cacheReadTokens, row.cacheWrite1hTokens, row.cacheWrite5mTokens, row.uncachedTokens];
+          tokens.forEach((count, kind) => expect(Math.abs(count - expected.tokens[kind]!)).toBeLessThan(1 + 1e-6));
+          expect([row.requests, row.outputTokens]).toEqual([expected.requests, expected.outputTokens]);
+          expect(row.cost.totalUsd).toBeCloseTo(expected.usd, 10);
+        }
         seen.reads += total.cacheReadTokens;
         seen.hourWrites += sum((row) => row.cacheWrite1hTokens);
         seen.summaries += events.filter((row) => row.label === "compaction summary").length;

@@ -6,6 +6,7 @@ export { loadFixture, FIXTURE_FILES, type Fixture } from "./fixture-dir.js";
 export { replaySession, type ReplayOptions, type ReplayOutcome, type ReplaySource } from "./replay.js";
 export { replayLog, type LogReplaySettings } from "./replay-log.js";
 export { formatFixtureReport, type CacheBreak, type FixtureReport } from "./report.js";
+export { fixturesGithub, fixturesJunit, type CheckedFixture } from "./ci-formats.js";
 export { compareRequests, type NodeChange, type RequestDifference } from "./diff.js";
 export { canonicalSession, relativizePaths, CANONICAL_EPOCH } from "./canonical.js";
 export { FIXTURE_FORMAT, FIXTURE_VERSION, fixtureManifestSchema, type FixtureAgentSettings, type FixtureManifest } from "./manifest.js";

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { checkFixture, formatFixtureReport, recordFixture, refreshFixture, type Fixture, type ReplayOptions } from "dsh-fixtures";
+import { appendFile } from "node:fs/promises";
+import { checkFixture, fixturesGithub, fixturesJunit, formatFixtureReport, recordFixture, refreshFixture, type CheckedFixture, type Fixture, type ReplayOptions } from "dsh-fixtures";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { currentAdapter } from "../providers.js";
@@ -12,7 +13,7 @@ import { workspaceTools } from "../workspace-tools.js";
 
 export const FIXTURE_USAGE =
   "dsh fixture record LOG DIR [--tools recorded|real] [--workdir DIR] [--name NAME] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--objects DIR] [--store URL]\n" +
-  "  dsh fixture check DIR [--cache-floor SHARE] [--max-write-amp RATIO]\n" +
+  "  dsh fixture check DIR... [--cache-floor SHARE] [--max-write-amp RATIO] [--format text|json|junit|github]\n" +
   "  dsh fixture refresh DIR";
 
 
@@ -78,20 +79,44 @@ function limit(value: string | undefined, option: string, what: string, most = I
   return number;
 }
 
+const FORMATS = ["text", "json", "junit", "github"] as const;
+
 async function check(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, options: { "cache-floor": { type: "string" }, "max-write-amp": { type: "string" } } });
-  if (positionals.length !== 1) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { "cache-floor": { type: "string" }, "max-write-amp": { type: "string" }, format: { type: "string", default: "text" } },
+  });
+  if (positionals.length === 0) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
+  const format = FORMATS.find((name) => name === values.format);
+  if (format === undefined) throw new CliError(`--format takes ${FORMATS.join(", ")}`, EXIT.usage);
   const cacheFloor = limit(values["cache-floor"], "--cache-floor", "the least cache-read share, above 0 and at most 1", 1);
   const maxWriteAmp = limit(values["max-write-amp"], "--max-write-amp", "the most cache-write tokens per new prompt token, above 0");
   const limits = { ...(cacheFloor === undefined ? {} : { cacheFloor }), ...(maxWriteAmp === undefined ? {} : { maxWriteAmp }) };
-  const report = await checkFixture(resolve(io.cwd, positionals[0]!), cliReplay, limits);
-  io.stdout.write(`${formatFixtureReport(report)}\n`);
-  return report.ok ? EXIT.ok : EXIT.failure;
+  const checked: CheckedFixture[] = [];
+  for (const dir of positionals) checked.push({ dir, report: await checkFixture(resolve(io.cwd, dir), cliReplay, limits) });
+  await print(checked, format, io);
+  return checked.every(({ report }) => report.ok) ? EXIT.ok : EXIT.failure;
+}
+
+/** Writes the checks in `format`; for GitHub Actions the Markdown summary goes to `GITHUB_STEP_SUMMARY` when the job gives one. */
+async function print(checked: readonly CheckedFixture[], format: (typeof FORMATS)[number], io: CliIo): Promise<void> {
+  const text = checked.map(({ report }) => `${formatFixtureReport(report)}\n`).join("");
+  if (format === "text") io.stdout.write(text);
+  else if (format === "json") io.stdout.write(`${JSON.stringify({ ok: checked.every(({ report }) => report.ok), fixtures: checked.map(({ dir, report }) => ({ dir, ...report })) })}\n`);
+  else if (format === "junit") io.stdout.write(fixturesJunit(checked));
+  else {
+    const { annotations, summary } = fixturesGithub(checked);
+    io.stdout.write(`${text}${annotations}`);
+    const file = io.env.GITHUB_STEP_SUMMARY;
+    if (file === undefined || file === "") io.stdout.write(summary);
+    else await appendFile(resolve(io.cwd, file), summary);
+  }
 }
 
 /**
  * `dsh fixture`: `record` writes a session as a fixture (and checks that it replays), `check` replays
- * a fixture keyless through the current code and prints the differences (exit 1 when there are any,
+ * each fixture keyless through the current code and prints the differences (exit 1 when there are any,
  * or when the replay's modelled cache misses `--cache-floor` or exceeds `--max-write-amp`),
  * `refresh` rewrites it from that replay.
  */
