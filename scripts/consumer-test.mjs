@@ -3,7 +3,7 @@
 // project (nothing from the workspace), and use them as a downstream user would: import every
 // package under plain Node, under vitest and from an esbuild bundle, type-check and run each README
 // example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24).
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -275,6 +275,30 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
     if (bodies.length < 2) throw new Error(`dsh requests on ${store} rebuilt ${bodies.length} requests`);
     console.log(`the installed dsh ran, resumed, verified and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
   }
+}
+
+// The cache regressions guide, as a reader follows it: its files written from the guide, the fixture
+// recorded, the test passing, failing after the change (naming the prompt change), passing after the fix.
+console.log("\n== the cache regressions guide: record a fixture, its cache floor holds, a time stamp in the prompt breaks it");
+{
+  const guide = readFileSync(join(root, "docs", "cache-regressions-in-ci.md"), "utf8");
+  const files = new Map([...guide.matchAll(/```ts\n\/\/ file: ([^\n]+)\n([\s\S]*?)```/g)].map((match) => [match[1], match[2]]));
+  const dir = join(project, "cache-guide");
+  mkdirSync(dir);
+  for (const name of ["agent.ts", "record-fixture.ts", "support.cache.test.ts"]) writeFileSync(join(dir, name), files.get(name));
+  const vitest = () => spawnSync(process.execPath, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "--root", dir], { cwd: dir, encoding: "utf8" });
+  run(process.execPath, ["--import", "tsx", "record-fixture.ts"], { cwd: dir, quiet: true });
+  const kept = vitest();
+  if (kept.status !== 0) throw new Error(`the guide's test failed before the change:\n${kept.stdout}${kept.stderr}`);
+  writeFileSync(join(dir, "agent.ts"), files.get("agent.ts (the change)"));
+  const broken = vitest();
+  const said = `${broken.stdout}${broken.stderr}`;
+  if (broken.status === 0 || !said.includes("cache: cache-read share 0.0% (floor 60.0%: missed)") || !/cache break at request 2 \(turn 0 step 1\): the system prompt changed: the message logged at seq 2 \(seq \d+\); its bytes differ from character \d+/.test(said)) {
+    throw new Error(`the guide's test did not fail as the guide says after the change:\n${said}`);
+  }
+  writeFileSync(join(dir, "agent.ts"), files.get("agent.ts"));
+  if (vitest().status !== 0) throw new Error("the guide's test failed after the fix");
+  console.log("the guide's fixture kept its cache floor, failed it with the time in the prompt (naming the change at seq 2), and kept it again after the fix");
 }
 
 // The analysis packages on their own: a project with only their tarballs and those they depend on
