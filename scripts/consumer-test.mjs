@@ -172,6 +172,25 @@ import { loaded } from "./imports.mjs";
 it("imports every package under vitest", () => {
   expect(loaded).toBe(${entries.length});
 });
+
+it("matches a fixture with the packed dsh-fixtures/vitest matchers", async () => {
+  const { Agent, createAgentRegistry } = await import("dsh-agent");
+  const { recordFixture } = await import("dsh-fixtures");
+  const { installFixtureMatchers } = await import("dsh-fixtures/vitest");
+  const { LlmRuntime } = await import("dsh-llm");
+  const { EventLog } = await import("dsh-log");
+  const { mkdtemp } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  installFixtureMatchers();
+  const model = { provider: "demo", async *stream() { yield { type: "text-delta", text: "Hello!" } as const; yield { type: "finish", reason: "stop" } as const; } };
+  const log = new EventLog({ registry: createAgentRegistry() });
+  await new Agent({ log, runtime: new LlmRuntime({ adapters: [model] }), config: { provider: "demo", model: "m" }, systemPrompt: "Be brief." }).run("hi");
+  const dir = join(await mkdtemp(join(tmpdir(), "dsh-matchers-")), "greeting");
+  await recordFixture({ events: log.slice() }, dir);
+  await expect(dir).toMatchFixture();
+  await expect(dir).not.toMatchFixture({ systemPrompt: () => "Be kind." });
+});
 ${examples.map(({ name }) => `
 it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.stringify(installMajor)})` : ""}("runs the ${name} README example", async () => {
   const { main } = await import("../examples/${name}.js");
@@ -190,8 +209,9 @@ run(local("tsc"), ["-p", "tsconfig.json"], { cwd: project });
 console.log("\n== bundle every package with esbuild");
 // The stores' drivers stay external, as in any server bundle: better-sqlite3 is native, pg is CommonJS that requires Node
 // built-ins; so do the MCP SDK's stdio transport (cross-spawn), the OpenTelemetry SDK and the DBOS SDK (optional
-// requires resolved at run time), which dsh-mcp's, dsh-otel's and dsh-dbos's READMEs say to keep external.
-run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--external:@opentelemetry/*", "--external:@dbos-inc/*", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
+// requires resolved at run time), which dsh-mcp's, dsh-otel's and dsh-dbos's READMEs say to keep external; and
+// vitest, which dsh-fixtures/vitest extends in a test run, never in a bundle.
+run(local("esbuild"), ["checks/imports.mjs", "--bundle", "--platform=node", "--format=esm", "--external:better-sqlite3", "--external:pg", "--external:@modelcontextprotocol/sdk", "--external:@opentelemetry/*", "--external:@dbos-inc/*", "--external:vitest", "--outfile=bundle/imports.mjs", "--log-level=warning"], { cwd: project });
 
 run(process.execPath, [join(project, "node_modules", "dsh-cli", "dist", "bin.js"), "keygen", "writer.pem"], { cwd: project, quiet: true });
 

@@ -1,1 +1,4 @@
-export { default } from "../../tsup.package.js";
+import { defineConfig } from "tsup";
+import shared from "../../tsup.package.js";
+
+export default defineConfig({ ...shared, entry: ["src/index.ts", "src/vitest.ts"], external: ["vitest"] });

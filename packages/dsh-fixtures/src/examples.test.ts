@@ -20,3 +20,7 @@ it("runs the README example, which is examples/quickstart.ts verbatim", async ()
 it("documents in its README API table exactly what src/index.ts exports", async () => {
   expect(await apiMismatch(new URL("../", import.meta.url))).toEqual({ undocumented: [], notExported: [] });
 });
+
+it("documents in its README's dsh-fixtures/vitest table exactly what src/vitest.ts exports", async () => {
+  expect(await apiMismatch(new URL("../", import.meta.url), "vitest", "API of dsh-fixtures/vitest")).toEqual({ undocumented: [], notExported: [] });
+});
