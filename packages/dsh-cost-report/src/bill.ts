@@ -45,7 +45,6 @@ export function billRequest(layout: Layout, count: number, lead: Lead | undefine
   const perWeight = tokens / weight;
   let from = 0;
   billing.tokens.forEach((amount, kind) => {
-    if (amount === 0) return;
     // This kind's stretch of the prompt, in weight.
     const start = from;
     const end = (from += amount / perWeight);
@@ -57,10 +56,11 @@ export function billRequest(layout: Layout, count: number, lead: Lead | undefine
       addTo(totals, seq, usd, overlap * perWeight * price);
     };
     if (lead !== undefined) add(lead.seq, Math.min(end, leadWeight) - start);
-    if (count === 0 || end <= leadWeight) return;
+    if (count === 0) return;
     const [low, high] = [Math.max(start, leadWeight) - leadWeight, end - leadWeight];
     const first = layout.partAt(low, count);
-    const last = layout.partAt(high, count) - (layout.start(layout.partAt(high, count)) >= high ? 1 : 0);
+    // A stretch ending where a part starts gives that part nothing.
+    const last = layout.partAt(high, count);
     if (first >= last) {
       add(layout.seq(first), high - low);
       return;

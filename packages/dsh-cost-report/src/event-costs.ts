@@ -82,10 +82,10 @@ export function eventCosts(events: Iterable<LogEvent>, priceOf: PriceOf): EventC
     fold = foldRequestEvent(fold, event);
     if (requestHeaderEvent.is(event)) {
       const { header } = event.data;
-      const listed = header.tools === undefined ? undefined : JSON.stringify(header.tools);
+      const listed = JSON.stringify(header.tools);
       if (listed !== tools) {
         tools = listed;
-        lead = header.tools === undefined ? undefined : { seq: event.seq, weight: toolsWeight(header) };
+        lead = header.tools === undefined ? undefined : { seq: event.seq, weight: toolsWeight(header.tools) };
         if (header.tools !== undefined) kinds.set(event.seq, { type: event.type, label: `tools (${header.tools.length})` });
       }
     }

@@ -6,7 +6,6 @@
 export function roundToTotal(shares: readonly number[], total: number): number[] {
   const whole = shares.map((share) => Math.max(0, Math.floor(share + 1e-9)));
   let left = total - whole.reduce((sum, part) => sum + part, 0);
-  if (left <= 0) return whole;
   const order = shares.map((share, index) => ({ index, rest: share - whole[index]! })).sort((a, b) => b.rest - a.rest || a.index - b.index);
   for (let at = 0; left > 0 && order.length > 0; at = (at + 1) % order.length, left--) whole[order[at]!.index]!++;
   return whole;

@@ -23,8 +23,7 @@ export function messageWeight(message: Message): number {
   });
 }
 
-/** The weight of a header's tools (0 without any). */
-export function toolsWeight(header: EpochHeader): number {
-  const { tools } = header;
-  return tools === undefined ? 0 : memo(tools, () => promptTokens({ tools }).length);
+/** The weight of the tools a header lists. */
+export function toolsWeight(tools: NonNullable<EpochHeader["tools"]>): number {
+  return memo(tools, () => promptTokens({ tools }).length);
 }

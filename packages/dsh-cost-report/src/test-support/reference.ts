@@ -30,7 +30,7 @@ export function referenceCosts(events: Iterable<LogEvent>, priceOf: PriceOf): Ma
     fold = foldRequestEvent(fold, event);
     if (requestHeaderEvent.is(event)) {
       const listed = JSON.stringify(event.data.header.tools ?? null);
-      if (listed !== tools?.listed) tools = event.data.header.tools === undefined ? { seq: -1, weight: 0, listed } : { seq: event.seq, weight: toolsWeight(event.data.header), listed };
+      if (listed !== tools?.listed) tools = event.data.header.tools === undefined ? { seq: -1, weight: 0, listed } : { seq: event.seq, weight: toolsWeight(event.data.header.tools), listed };
     }
     if (fold.dispatch !== undefined) {
       const parts = tools !== undefined && tools.seq >= 0 ? [{ seq: tools.seq, weight: tools.weight }] : [];
