@@ -37,7 +37,9 @@ function Comparison({ view }: { view: WhatIfView }) {
         <thead>
           <tr>
             <th rowSpan={2}>step</th>
-            <th colSpan={4}>recorded</th>
+            <th colSpan={4} title="The recorded requests under the same modelled cache as the what-if, not the usage the provider reported (the request cards show that)">
+              recorded, modelled cache
+            </th>
             <th colSpan={4}>what if</th>
             <th rowSpan={2}>note</th>
           </tr>
