@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { assertFixture, checkFixture } from "./check.js";
 import { formatFixtureReport } from "./report.js";
+import { recordFixture } from "./record.js";
 import { current, record } from "./test-support/cache-session.js";
+import { echoSession, fixtureDir } from "./test-support/session.js";
 
 describe("cache limits on a fixture", () => {
   it("fails a floor a fixture with a mid-session prompt change misses, naming the change, its seq and the bytes; passes one it meets", async () => {
@@ -43,4 +45,17 @@ describe("cache limits on a fixture", () => {
     expect(stamped.cache!.writeAmp).toBeGreaterThan(steady.cache!.writeAmp!);
     expect(formatFixtureReport(stamped).split("\n")[0]).toMatch(/^fixture stamped: unchanged \(6 requests\), but cache-read share \d+\.\d% , ?|write amplification \d\.\d\d \(at most [\d.]+: exceeded\)$/);
   });
+
+  it("holds a limit the replay meets exactly, and refuses limits on requests whose API it cannot tell", async () => {
+    const dir = await record(2);
+    const { share, writeAmp } = (await checkFixture(dir, current, { cacheFloor: 0.01, maxWriteAmp: 100 })).cache!;
+    expect((await checkFixture(dir, current, { cacheFloor: share!, maxWriteAmp: writeAmp! })).ok).toBe(true);
+    expect((await checkFixture(dir, current, { cacheFloor: share! + 1e-9 })).ok).toBe(false);
+    expect((await checkFixture(dir, current, { maxWriteAmp: writeAmp! - 1e-9 })).ok).toBe(false);
+    // The echo session's provider names no wire profile, so its cache cannot be modelled.
+    const echo = await fixtureDir();
+    await recordFixture(await echoSession(), echo);
+    await expect(checkFixture(echo, {}, { cacheFloor: 0.5 })).rejects.toMatchObject({ code: "FIXTURE_CACHE_UNMODELLED", message: expect.stringMatching(/^its cache cannot be modelled: the log names provider scripted and no wire profile/) });
+  });
 });
+

@@ -3,6 +3,8 @@ import type { AttachmentStore } from "dsh-attachments";
 import { modelSession, type Divergence } from "dsh-cache-report";
 import { cacheReadShare } from "dsh-llm";
 import { EventLog, type LogEvent } from "dsh-log";
+import { WireError } from "dsh-wire";
+import { FixtureError } from "./errors.js";
 
 /** The cache a fixture's replay must keep: a least cache-read share, a most write amplification. */
 export interface CacheLimits {
@@ -32,13 +34,23 @@ export interface CacheCheck {
   readonly breaks: readonly FloorBreak[];
 }
 
+/** The replay's requests served to the modelled cache; a request whose API cannot be told is `FIXTURE_CACHE_UNMODELLED`. */
+async function modelled(events: readonly LogEvent[], attachments: AttachmentStore) {
+  try {
+    return await modelSession(EventLog.from(createAgentRegistry(), events), attachments, () => undefined);
+  } catch (error) {
+    if (error instanceof WireError) throw new FixtureError("FIXTURE_CACHE_UNMODELLED", `its cache cannot be modelled: ${error.message}`);
+    throw error;
+  }
+}
+
 /**
  * Serves every request of `events` (a replay) to the modelled provider cache and checks the limits:
  * the cache-read share at least `cacheFloor`, the write amplification at most `maxWriteAmp`. Every
  * break is named with the logged events behind it and the bytes where it starts.
  */
 export async function checkCache(events: readonly LogEvent[], attachments: AttachmentStore, limits: CacheLimits): Promise<CacheCheck> {
-  const session = await modelSession(EventLog.from(createAgentRegistry(), events), attachments, () => undefined);
+  const session = await modelled(events, attachments);
   const share = cacheReadShare(session.requests.map((request) => ({ inputTokens: request.promptTokens, cacheReadTokens: request.cacheReadTokens })));
   const fresh = session.requests.reduce((sum, request) => sum + request.promptTokens - Math.min(request.promptTokens, request.repeatedTokens), 0);
   const written = session.totals.cacheWriteTokens;

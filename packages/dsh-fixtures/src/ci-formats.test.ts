@@ -85,3 +85,61 @@ describe("fixturesGithub", () => {
     expect(summary).toContain("| a:b,c\\|d | ❌ failed |");
   });
 });
+
+describe("both formats, whole", () => {
+  const base = { requests: { recorded: 3, replayed: 3, differences: [] }, breaks: { added: [], removed: [] }, sidecars: [], log: { differing: 0, examples: [] }, replay: { overruns: [], unusedAnswers: 0, unusedSummaries: 0 } };
+  const kept = { ...base, name: "kept", ok: true, cache: { share: 0.75, writeAmp: null, limits: { cacheFloor: 0.5 }, ok: true, breaks: [] } } satisfies FixtureReport;
+  const missed = { ...base, name: "missed", ok: false, cache: { share: 0.25, writeAmp: null, limits: { cacheFloor: 0.5 }, ok: false, breaks: [] } } satisfies FixtureReport;
+  const plain = { ...base, name: "plain", ok: true } satisfies FixtureReport;
+  const checked = [
+    { dir: "f/kept", report: kept },
+    { dir: "f/missed", report: missed },
+    { dir: "f/plain", report: plain },
+  ];
+
+  it("writes this JUnit document", () => {
+    const failure = formatFixtureReport(missed);
+    expect(fixturesJunit(checked)).toBe(
+      [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<testsuites name="dsh fixtures" tests="3" failures="1">',
+        '  <testsuite name="dsh fixtures" tests="3" failures="1" errors="0" skipped="0">',
+        '    <testcase classname="f/kept" name="kept">',
+        '      <properties><property name="cache-read-share" value="75.0%"/></properties>',
+        "    </testcase>",
+        '    <testcase classname="f/missed" name="missed">',
+        '      <properties><property name="cache-read-share" value="25.0%"/></properties>',
+        `      <failure message="${failure.split("\n")[0]}" type="fixture">${failure}</failure>`,
+        "    </testcase>",
+        '    <testcase classname="f/plain" name="plain">',
+        "    </testcase>",
+        "  </testsuite>",
+        "</testsuites>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("writes this summary and this annotation", () => {
+    const { annotations, summary } = fixturesGithub(checked);
+    expect(annotations).toBe(`::error file=f/missed/fixture.json,title=dsh fixture missed::${formatFixtureReport(missed).replace(/%/g, "%25").replace(/\n/g, "%0A")}\n`);
+    expect(summary).toBe(
+      [
+        "### dsh fixtures: 2 of 3 passed",
+        "",
+        "| fixture | result | requests | cache-read share | directory |",
+        "| --- | --- | ---: | ---: | --- |",
+        "| kept | ✅ unchanged | 3 | 75.0% | `f/kept` |",
+        "| missed | ❌ failed | 3 | 25.0% | `f/missed` |",
+        "| plain | ✅ unchanged | 3 | – | `f/plain` |",
+        "",
+        `<details><summary>missed</summary>\n\n\`\`\`\n${formatFixtureReport(missed)}\n\`\`\`\n\n</details>`,
+        "",
+      ].join("\n"),
+    );
+    expect(fixturesGithub([checked[0]!]).summary).toBe(
+      ["### dsh fixtures: 1 of 1 passed", "", "| fixture | result | requests | cache-read share | directory |", "| --- | --- | ---: | ---: | --- |", "| kept | ✅ unchanged | 3 | 75.0% | `f/kept` |", ""].join("\n"),
+    );
+  });
+});
+

@@ -10,7 +10,9 @@ export type FixtureErrorCode =
   /** `record` was asked to write into a directory that already holds files. */
   | "FIXTURE_EXISTS"
   /** `assertFixture`: the current code, prompt or tools produce a different session than the fixture records. */
-  | "FIXTURE_MISMATCH";
+  | "FIXTURE_MISMATCH"
+  /** Cache limits were asked of a fixture whose requests name no API whose cache dsh models (no wire profile, an unknown provider). */
+  | "FIXTURE_CACHE_UNMODELLED";
 
 /** A fixture failure with a stable code and one line saying what and where. */
 export class FixtureError extends DshError<FixtureErrorCode> {
