@@ -29,7 +29,7 @@ const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly
   compact: { summary: "summarize the older part of a session's messages now", usage: COMPACT_USAGE },
   requests: { summary: "print every request rebuilt from a log, or its exact HTTP body", usage: REQUESTS_USAGE },
   cache: { summary: "show per request how much the provider's prompt cache could read, and why it broke", usage: CACHE_USAGE },
-  cost: { summary: "show the tokens and cost of each step, turn and session, cache reads and writes apart", usage: COST_USAGE },
+  cost: { summary: "show the tokens and cost of each step, turn and session (or of each logged event), cache reads and writes apart", usage: COST_USAGE },
   "what-if": { summary: "replay a session with one change (prompt, tools, model) and compare cache reads and cost", usage: WHAT_IF_USAGE },
   inspect: { summary: "print a log's events one per line", usage: INSPECT_USAGE },
   otel: { summary: "send a session's spans (requests, tool calls, turns) to an OpenTelemetry receiver", usage: OTEL_USAGE },
@@ -40,7 +40,7 @@ const COMMAND_HELP: Readonly<Record<string, { readonly summary: string; readonly
   verify: { summary: "check a session's hash chain, and its signed heads against a witness", usage: VERIFY_USAGE },
   prove: { summary: "write a proof of one request that can be checked without the session", usage: PROVE_USAGE },
   "verify-proof": { summary: "check a proof written by dsh prove, with the writer's public key", usage: VERIFY_PROOF_USAGE },
-  fixture: { summary: "record, check and refresh snapshot fixtures", usage: FIXTURE_USAGE },
+  fixture: { summary: "record, check (with cache floors, for CI) and refresh snapshot fixtures", usage: FIXTURE_USAGE },
   web: { summary: "browse a store's sessions in the browser", usage: WEB_USAGE },
   view: { summary: "write one session as a self-contained HTML page", usage: VIEW_USAGE },
 };
