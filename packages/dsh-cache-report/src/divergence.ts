@@ -12,11 +12,12 @@ const SHOWN = 48;
 
 /** The first character where `after` stops repeating `before` (undefined when `after` starts with all of `before`). */
 export function divergence(before: string, after: string): Divergence | undefined {
-  const limit = Math.min(before.length, after.length);
   let offset = 0;
-  while (offset < limit && before.charCodeAt(offset) === after.charCodeAt(offset)) offset++;
+  // Past the end of the shorter body a character code is NaN, which equals nothing.
+  while (offset < before.length && before.charCodeAt(offset) === after.charCodeAt(offset)) offset++;
   if (offset === before.length) return undefined;
   // Never split a surrogate pair: step back to its start.
-  if (offset > 0 && before.charCodeAt(offset - 1) >= 0xd800 && before.charCodeAt(offset - 1) <= 0xdbff) offset--;
+  const previous = before.charCodeAt(offset - 1);
+  if (previous >= 0xd800 && previous <= 0xdbff) offset--;
   return { offset, was: before.slice(offset, offset + SHOWN), now: after.slice(offset, offset + SHOWN) };
 }

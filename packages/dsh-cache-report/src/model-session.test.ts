@@ -3,7 +3,9 @@ import { AnthropicAdapter } from "dsh-anthropic";
 import { MemoryAttachmentStore } from "dsh-attachments";
 import { LlmRuntime, usageCost, type LlmAdapter, type LlmCallConfig } from "dsh-llm";
 import { EventLog } from "dsh-log";
+import { GeminiAdapter } from "dsh-gemini";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
+import { ResponsesAdapter } from "dsh-openai-responses";
 import { startSimulator, type Simulator } from "dsh-simulator";
 import { wireBody, wireSha256 } from "dsh-wire";
 import { describe, expect, it } from "vitest";
@@ -12,12 +14,12 @@ import { modelSession } from "./model-session.js";
 
 const price = { input: 3, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6, output: 15, checked: "2026-12-07", source: "test" };
 
-/** Three turns with a tool on the simulator; the prompt changes before the last. */
-async function session(adapter: (sim: Simulator) => LlmAdapter, config: LlmCallConfig): Promise<EventLog> {
+/** Three turns with a tool on the simulator; the prompt (`repeats` sentences) changes before the last. */
+async function session(adapter: (sim: Simulator) => LlmAdapter, config: LlmCallConfig, repeats = 150): Promise<EventLog> {
   const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "look", arguments: {} }] }, { text: "Seen." }, { text: "Two." }, { text: "Three." }] } });
   try {
     const log = new EventLog({ registry: createAgentRegistry() });
-    let prompt = "You are careful. Check every answer twice. ".repeat(150);
+    let prompt = "You are careful. Check every answer twice. ".repeat(repeats);
     const look = defineTool({ name: "look", description: "Looks", parameters: z.object({}), execute: () => "a tidy room ".repeat(30) });
     const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [adapter(sim)] }), config, systemPrompt: () => prompt, tools: [look] });
     await agent.run("one?");
@@ -32,7 +34,7 @@ async function session(adapter: (sim: Simulator) => LlmAdapter, config: LlmCallC
 
 describe("modelSession", () => {
   it("serves each request to Anthropic's modelled cache: the first writes, the next read it, a new prompt writes again, each priced", async () => {
-    const log = await session((sim) => new AnthropicAdapter({ baseUrl: sim.origin, apiKey: "sk-test" }), { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 1024 });
+    const log = await session((sim) => new AnthropicAdapter({ baseUrl: sim.origin, apiKey: "sk-test" }), { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 1024, cacheTtl: "1h" });
     const modelled = await modelSession(log, new MemoryAttachmentStore(), () => price);
     const { requests } = modelled;
     expect(requests.map((request) => [request.turn, request.step, request.isBreak])).toEqual([
@@ -48,10 +50,13 @@ describe("modelSession", () => {
       expect(request.repeatedTokens).toBeGreaterThanOrEqual(request.cacheReadTokens);
     }
     expect(requests[3]!.cacheReadTokens).toBe(0);
+    // Only a break says where the bytes diverge.
+    expect(requests.slice(0, 3).map((request) => request.divergence)).toEqual([undefined, undefined, undefined]);
     expect(requests[3]!.causes).toEqual([expect.stringMatching(/^the system prompt changed: the message logged at seq 2 \(seq \d+\)$/)]);
     expect(requests[3]!.divergence).toMatchObject({ now: expect.stringMatching(/^Changed\. You are careful/), was: expect.stringMatching(/^You are careful/) });
     for (const request of requests) {
-      const usage = { inputTokens: request.promptTokens, outputTokens: request.outputTokens, cacheReadTokens: request.cacheReadTokens, cacheWriteTokens: request.cacheWriteTokens };
+      // Every write is an hour-long one here.
+      const usage = { inputTokens: request.promptTokens, outputTokens: request.outputTokens, cacheReadTokens: request.cacheReadTokens, cacheWriteTokens: request.cacheWriteTokens, cacheWrite1hTokens: request.cacheWriteTokens };
       expect(request.costUsd).toBeCloseTo(usageCost(usage, price).totalUsd, 12);
       expect(request.inputTokens).toBe(request.promptTokens - request.cacheReadTokens - request.cacheWriteTokens);
       expect(request.model).toBe("claude-sonnet-4-6");
@@ -81,4 +86,22 @@ describe("modelSession", () => {
     expect(modelled.requests[1]!.cacheReadTokens).toBeGreaterThan(0);
     expect(modelled.totals).toMatchObject({ costUsd: 0, unpriced: 4, cacheWriteTokens: 0 });
   });
+
+  it.each([
+    ["OpenAI's Chat Completions, from 1,024 tokens then in 128-token units", (sim: Simulator) => new ChatCompletionsAdapter({ provider: "openai", dialect: "openai", baseUrl: sim.url }), { provider: "openai", model: "gpt-5.5" }, 150, 128],
+    ["the Responses API", (sim: Simulator) => new ResponsesAdapter({ baseUrl: sim.url, apiKey: "sk-test" }), { provider: "openai-responses", model: "gpt-5.6" }, 150, 1],
+    ["the Gemini API, from 4,096 tokens", (sim: Simulator) => new GeminiAdapter({ baseUrl: `${sim.origin}/v1beta`, apiKey: "test" }), { provider: "gemini", model: "gemini-3.8-flash" }, 600, 128],
+  ] as const)("reads %s, writes nothing billable, and reads nothing after the new prompt", async (_name, adapter, config, repeats, unit) => {
+    const modelled = await modelSession(await session(adapter, config, repeats), new MemoryAttachmentStore(), () => price);
+    const { requests } = modelled;
+    expect(requests[1]!.cacheReadTokens).toBeGreaterThan(0);
+    expect(requests[2]!.cacheReadTokens).toBeGreaterThanOrEqual(requests[1]!.cacheReadTokens);
+    expect(requests[3]).toMatchObject({ isBreak: true, cacheReadTokens: 0 });
+    for (const request of requests) {
+      expect(request.cacheWriteTokens).toBe(0);
+      expect(request.cacheReadTokens % unit).toBe(0);
+      expect(request.cacheReadTokens).toBeLessThanOrEqual(request.repeatedTokens);
+    }
+  });
 });
+

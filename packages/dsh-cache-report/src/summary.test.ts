@@ -28,14 +28,26 @@ describe("CacheSummary", () => {
     expect(figures.reportedRequests).toBe(3);
   });
 
+  it("has a repeated share from the second request on, and none while the later prompts are empty", () => {
+    const two = new CacheSummary();
+    two.add(row({ promptTokens: 100 }));
+    two.add(row({ promptTokens: 80, stableTokens: 60 }));
+    expect(two.figures().repeatedShare).toBe(0.75);
+    const empty = new CacheSummary();
+    empty.add(row({ promptTokens: 100 }));
+    empty.add(row({ promptTokens: 0, stableTokens: 0 }));
+    expect(empty.figures().repeatedShare).toBeNull();
+  });
+
   it("counts breaks, the unexplained ones apart, misses and the provider's verdicts", () => {
     const summary = new CacheSummary();
     summary.add(row({ isBreak: true, explanations: ["the system prompt changed (seq 4)"], provider: verdict("agree") }));
+    summary.add(row({ isBreak: true, explanations: ["settings changed (seq 9)"] }));
     summary.add(row({ isBreak: true, explanations: [], misses: ["a 6-minute gap"], provider: verdict("provider-only") }));
     summary.add(row({ misses: ["under the minimum"], provider: verdict("provider-only") }));
     summary.add(row({ provider: verdict("disagree") }));
     summary.add(row({ provider: verdict("no-verdict") }));
-    expect(summary.figures()).toMatchObject({ requests: 5, breaks: 2, unexplained: 1, misses: 2, verdicts: { agree: 1, disagree: 1, "provider-only": 2, "no-verdict": 1 } });
+    expect(summary.figures()).toMatchObject({ requests: 6, breaks: 3, unexplained: 1, misses: 2, verdicts: { agree: 1, disagree: 1, "provider-only": 2, "no-verdict": 1 } });
   });
 
   it("hands out figures that later rows do not change", () => {

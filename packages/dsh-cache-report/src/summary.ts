@@ -63,7 +63,7 @@ export class CacheSummary {
       unexplained: this.#unexplained,
       misses: this.#misses,
       repeatedShare: this.#requests < 2 || prompt === 0 ? null : stable / prompt,
-      cacheReadShare: cacheReadShare(this.#reported.requests === 0 ? [] : [this.#reported]),
+      cacheReadShare: cacheReadShare([this.#reported]),
       reportedRequests: this.#reported.requests,
       verdicts: { ...this.#verdicts },
     };
