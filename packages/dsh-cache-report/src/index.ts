@@ -7,3 +7,4 @@ export { measured, tokenizedRequests, type TokenizedRequest } from "./tokenized.
 export type { MessagesPrompt } from "./messages-misses.js";
 export { modelSession, type ModelledRequest, type ModelledSession } from "./model-session.js";
 export { divergence, type Divergence } from "./divergence.js";
+export { cacheShortfalls, watchCacheReads, type CacheReadOptions, type CacheReadWatch, type CacheShortfall } from "./read-check.js";
