@@ -1,4 +1,4 @@
-import { Agent, createAgentRegistry, defineTool, reconstructRequests } from "dsh-agent";
+import { Agent, createAgentRegistry, defineTool, reconstructRequests, stepEndEvent } from "dsh-agent";
 import { AnthropicAdapter } from "dsh-anthropic";
 import { MemoryAttachmentStore } from "dsh-attachments";
 import { LlmRuntime, usageCost, type LlmAdapter, type LlmCallConfig } from "dsh-llm";
@@ -32,11 +32,17 @@ async function session(adapter: (sim: Simulator) => LlmAdapter, config: LlmCallC
   }
 }
 
+/** The cache reads each step of a log reported. */
+function reportedReads(log: EventLog): number[] {
+  return log.slice().flatMap((event) => (stepEndEvent.is(event) && event.data.usage !== undefined ? [event.data.usage.cacheReadTokens] : []));
+}
+
 describe("modelSession", () => {
   it("serves each request to Anthropic's modelled cache: the first writes, the next read it, a new prompt writes again, each priced", async () => {
     const log = await session((sim) => new AnthropicAdapter({ baseUrl: sim.origin, apiKey: "sk-test" }), { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 1024, cacheTtl: "1h" });
     const modelled = await modelSession(log, new MemoryAttachmentStore(), () => price);
     const { requests } = modelled;
+    expect(requests.map((request) => request.cacheReadTokens)).toEqual(reportedReads(log));
     expect(requests.map((request) => [request.turn, request.step, request.isBreak])).toEqual([
       [0, 0, false],
       [0, 1, false],
@@ -92,8 +98,11 @@ describe("modelSession", () => {
     ["the Responses API", (sim: Simulator) => new ResponsesAdapter({ baseUrl: sim.url, apiKey: "sk-test" }), { provider: "openai-responses", model: "gpt-5.6" }, 150, 1],
     ["the Gemini API, from 4,096 tokens", (sim: Simulator) => new GeminiAdapter({ baseUrl: `${sim.origin}/v1beta`, apiKey: "test" }), { provider: "gemini", model: "gemini-3.8-flash" }, 600, 128],
   ] as const)("reads %s, writes nothing billable, and reads nothing after the new prompt", async (_name, adapter, config, repeats, unit) => {
-    const modelled = await modelSession(await session(adapter, config, repeats), new MemoryAttachmentStore(), () => price);
+    const log = await session(adapter, config, repeats);
+    const modelled = await modelSession(log, new MemoryAttachmentStore(), () => price);
     const { requests } = modelled;
+    // The model reads what the simulator serving the session read: the same rules on the same bytes.
+    expect(requests.map((request) => request.cacheReadTokens)).toEqual(reportedReads(log));
     expect(requests[1]!.cacheReadTokens).toBeGreaterThan(0);
     expect(requests[2]!.cacheReadTokens).toBeGreaterThanOrEqual(requests[1]!.cacheReadTokens);
     expect(requests[3]).toMatchObject({ isBreak: true, cacheReadTokens: 0 });
