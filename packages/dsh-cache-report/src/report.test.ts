@@ -1,5 +1,6 @@
 import { Agent, createAgentRegistry } from "dsh-agent";
-import { MemoryAttachmentStore } from "dsh-attachments";
+import { MemoryAttachmentStore, putImage } from "dsh-attachments";
+import { makePng } from "dsh-testkit";
 import { LlmRuntime } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
@@ -35,4 +36,26 @@ it("reports, request by request, what measuring every request whole reports", as
   ]);
   expect(rows[1]!.cacheReadTokens).toBeGreaterThan(0);
   expect(rows[1]!.stableTokens).toBe(rows[0]!.promptTokens);
+});
+
+it("reads a session's images from the attachments given, and without them cannot measure a request that holds one", async () => {
+  const sim = await startSimulator({ scenario: { responses: [{ text: "A square." }, { text: "Red." }] } });
+  const store = new MemoryAttachmentStore();
+  const image = await putImage(store, makePng(4, 4));
+  const log = new EventLog({ registry: createAgentRegistry() });
+  try {
+    const runtime = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "openai", dialect: "openai", baseUrl: sim.url })], attachments: store });
+    const agent = new Agent({ log, runtime, config: { provider: "openai", model: "gpt-5.5" }, systemPrompt: "Describe images." });
+    await agent.run([{ type: "text", text: "What is this?" }, { type: "image", image }]);
+    await agent.run("Which colour?");
+  } finally {
+    await sim.close();
+  }
+  const rows: CacheRow[] = [];
+  for await (const row of cacheReport(log, { attachments: store })) rows.push(row);
+  expect(rows).toHaveLength(2);
+  expect(rows[1]!.stableTokens).toBe(rows[0]!.promptTokens);
+  await expect((async () => {
+    for await (const _row of cacheReport(log)) void _row;
+  })()).rejects.toMatchObject({ code: "ATTACHMENT_MISSING" });
 });
