@@ -96,6 +96,17 @@ function wholeNumber(value: string | undefined, option: string, minimum: number)
   return number;
 }
 
+/** The number an option gives, above 0 and at most `most`, or a usage error saying the option takes `what`. */
+export function positiveNumber(value: string | undefined, option: string, what: string, most = Infinity): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!(number > 0 && number <= most)) throw new CliError(`${option} takes ${what}`, EXIT.usage);
+  return number;
+}
+
+/** What `--compact-at` takes. */
+export const COMPACT_AT = "a share of the context window, above 0 and at most 1";
+
 /** Starts the provider named `providerName` (the embedded simulator for `sim` without `--base-url`). */
 export async function startProvider(providerName: string, values: ProviderValues, io: CliIo): Promise<ProviderSession> {
   const profile = providerProfile(providerName);
@@ -146,8 +157,7 @@ export async function startProvider(providerName: string, values: ProviderValues
 /** The agent settings the flags choose: the step limit, and compaction (with trimming) when a context window is given. */
 export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-window" | "compact-at" | "trim-results">): { readonly maxSteps: number; readonly compaction?: CompactionOptions } {
   const contextWindow = wholeNumber(values["context-window"], "--context-window", 1);
-  const threshold = Number(values["compact-at"] ?? "0.8");
-  if (!(threshold > 0 && threshold <= 1)) throw new CliError("--compact-at takes a share of the context window, above 0 and at most 1", EXIT.usage);
+  const threshold = positiveNumber(values["compact-at"] ?? "0.8", "--compact-at", COMPACT_AT, 1)!;
   const maxChars = wholeNumber(values["trim-results"], "--trim-results", 1);
   if (maxChars !== undefined && contextWindow === undefined) throw new CliError("--trim-results relieves pressure on a context window: give --context-window too", EXIT.usage);
   const maxSteps = wholeNumber(values["max-steps"], "--max-steps", 1) ?? DEFAULT_MAX_STEPS;

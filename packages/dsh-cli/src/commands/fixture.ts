@@ -5,7 +5,7 @@ import { checkFixture, fixturesGithub, fixturesJunit, formatFixtureReport, recor
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { currentAdapter } from "../providers.js";
-import { DEFAULT_MAX_STEPS, replaySettings } from "../session-runner.js";
+import { DEFAULT_MAX_STEPS, positiveNumber, replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
 import { withRecordedStepLimit } from "dsh-what-if";
 import { readSessionRef, sessionRef } from "../store.js";
@@ -71,14 +71,6 @@ async function record(argv: readonly string[], io: CliIo): Promise<number> {
   return report.ok ? EXIT.ok : EXIT.failure;
 }
 
-/** A positive number an option takes, at most `most`, or a usage error saying what it takes. */
-function limit(value: string | undefined, option: string, what: string, most = Infinity): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (value.trim() === "" || !(number > 0 && number <= most)) throw new CliError(`${option} takes ${what}`, EXIT.usage);
-  return number;
-}
-
 const FORMATS = ["text", "json", "junit", "github"] as const;
 
 async function check(argv: readonly string[], io: CliIo): Promise<number> {
@@ -90,8 +82,8 @@ async function check(argv: readonly string[], io: CliIo): Promise<number> {
   if (positionals.length === 0) throw new CliError(`usage: ${FIXTURE_USAGE}`, EXIT.usage);
   const format = FORMATS.find((name) => name === values.format);
   if (format === undefined) throw new CliError(`--format takes ${FORMATS.join(", ")}`, EXIT.usage);
-  const cacheFloor = limit(values["cache-floor"], "--cache-floor", "the least cache-read share, above 0 and at most 1", 1);
-  const maxWriteAmp = limit(values["max-write-amp"], "--max-write-amp", "the most cache-write tokens per new prompt token, above 0");
+  const cacheFloor = positiveNumber(values["cache-floor"], "--cache-floor", "the least cache-read share, above 0 and at most 1", 1);
+  const maxWriteAmp = positiveNumber(values["max-write-amp"], "--max-write-amp", "the most cache-write tokens per new prompt token, above 0");
   const limits = { ...(cacheFloor === undefined ? {} : { cacheFloor }), ...(maxWriteAmp === undefined ? {} : { maxWriteAmp }) };
   const checked: CheckedFixture[] = [];
   for (const dir of positionals) checked.push({ dir, report: await checkFixture(resolve(io.cwd, dir), cliReplay, limits) });

@@ -5,7 +5,7 @@ import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
 import { priceOf, readJsonOption, readPricesFile } from "../prices.js";
-import { replaySettings } from "../session-runner.js";
+import { COMPACT_AT, positiveNumber, replaySettings } from "../session-runner.js";
 import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
 import { pairedSteps, type ModelledRequest, type WhatIfChange, type WhatIfReport } from "dsh-what-if";
@@ -26,11 +26,8 @@ const SEQ = /^(0|[1-9][0-9]*)$/;
 async function changeOf(values: { system?: string | undefined; tools?: string | undefined; model?: string | undefined; drop?: string | undefined; "compact-at"?: string | undefined }, io: CliIo): Promise<WhatIfChange> {
   const given = [values.system, values.tools, values.model, values.drop, values["compact-at"]].filter((value) => value !== undefined).length;
   if (given !== 1) throw new CliError("give exactly one change: --system TEXT, --tools FILE, --model M, --drop SEQ or --compact-at SHARE", EXIT.usage);
-  if (values["compact-at"] !== undefined) {
-    const share = Number(values["compact-at"]);
-    if (!(share > 0 && share <= 1)) throw new CliError("--compact-at takes a share of the context window, above 0 and at most 1", EXIT.usage);
-    return { kind: "compact", share };
-  }
+  const share = positiveNumber(values["compact-at"], "--compact-at", COMPACT_AT, 1);
+  if (share !== undefined) return { kind: "compact", share };
   if (values.drop !== undefined) {
     if (!SEQ.test(values.drop)) throw new CliError("--drop takes the seq of the message to drop (a whole number)", EXIT.usage);
     return { kind: "drop", seq: Number(values.drop) };
