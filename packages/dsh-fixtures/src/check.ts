@@ -10,7 +10,7 @@ import { FixtureError } from "./errors.js";
 import { FIXTURE_FILES, loadFixture, writeFixtureFiles, type Fixture } from "./fixture-dir.js";
 import type { FixtureManifest } from "./manifest.js";
 import { replaySession, type ReplayOptions } from "./replay.js";
-import { formatFixtureReport, textDiff, type CacheBreak, type FixtureReport } from "./report.js";
+import { formatFixtureReport, replayDiffers, textDiff, type CacheBreak, type FixtureReport, type ReplayDifferences } from "./report.js";
 import { deriveRevisions, type Revision, type RevisionMap } from "./revisions.js";
 
 /** A replay of a fixture, canonical, with what it would pin. */
@@ -120,29 +120,16 @@ async function compare(dir: string, options: FixtureReplayOptions, limits: Cache
   const recorded = await reconstructRequests(fixture.events, { attachments: fixture.attachments });
   const replayed = await replayFixture(fixture, recorded, typeof options === "function" ? options(fixture) : options);
   const { unused } = replayed;
-  const differences = compareRequests(recorded, replayed.requests);
-  const breaks = breakChanges(fixture.events, recorded, replayed.requests);
-  const sidecars = sidecarDifferences(fixture, replayed.pinned);
-  const log = logDifferences(fixture.events, replayed.events);
-  const cache = limits.cacheFloor === undefined && limits.maxWriteAmp === undefined ? undefined : await checkCache(replayed.events, fixture.attachments, limits);
-  const ok =
-    differences.length === 0 &&
-    breaks.added.length + breaks.removed.length === 0 &&
-    sidecars.length === 0 &&
-    log.differing === 0 &&
-    replayed.overruns.length === 0 &&
-    unused.loop + unused.summaries === 0 &&
-    (cache === undefined || cache.ok);
-  const report: FixtureReport = {
-    name: fixture.manifest.name,
-    ok,
-    requests: { recorded: recorded.length, replayed: replayed.requests.length, differences },
-    breaks,
-    sidecars,
-    log,
+  const found: ReplayDifferences = {
+    requests: { recorded: recorded.length, replayed: replayed.requests.length, differences: compareRequests(recorded, replayed.requests) },
+    breaks: breakChanges(fixture.events, recorded, replayed.requests),
+    sidecars: sidecarDifferences(fixture, replayed.pinned),
+    log: logDifferences(fixture.events, replayed.events),
     replay: { overruns: replayed.overruns, unusedAnswers: unused.loop, unusedSummaries: unused.summaries },
-    ...(cache === undefined ? {} : { cache }),
   };
+  const cache = limits.cacheFloor === undefined && limits.maxWriteAmp === undefined ? undefined : await checkCache(replayed.events, fixture.attachments, limits);
+  const ok = !replayDiffers(found) && (cache === undefined || cache.ok);
+  const report: FixtureReport = { name: fixture.manifest.name, ok, ...found, ...(cache === undefined ? {} : { cache }) };
   return { fixture, replayed, report };
 }
 

@@ -96,6 +96,21 @@ const plural = (count: number, word: string, words = `${word}s`) => `${count} ${
  * identical changes of consecutive requests folded into one line), new and vanished cache breaks,
  * sidecar and log differences.
  */
+/** What a check compares: every way the replay can differ from the fixture, cache aside. */
+export type ReplayDifferences = Pick<FixtureReport, "requests" | "breaks" | "sidecars" | "log" | "replay">;
+
+/** Whether the replay differs from the fixture in any way a check reports (its cache aside). */
+export function replayDiffers({ requests, breaks, sidecars, log, replay }: ReplayDifferences): boolean {
+  return (
+    requests.differences.length > 0 ||
+    breaks.added.length + breaks.removed.length > 0 ||
+    sidecars.length > 0 ||
+    log.differing > 0 ||
+    replay.overruns.length > 0 ||
+    replay.unusedAnswers + replay.unusedSummaries > 0
+  );
+}
+
 /** A share as a percentage with one decimal. */
 const percent = (share: number | null) => (share === null ? "n/a" : `${(100 * share).toFixed(1)}%`);
 
@@ -123,14 +138,7 @@ export function formatFixtureReport(report: FixtureReport): string {
   const { requests, cache } = report;
   const cacheClause = cache === undefined ? "" : `; ${cacheSummary(cache)}`;
   if (report.ok) return `fixture ${report.name}: unchanged (${plural(requests.recorded, "request")})${cacheClause}`;
-  const changed =
-    requests.differences.length > 0 ||
-    report.breaks.added.length + report.breaks.removed.length > 0 ||
-    report.sidecars.length > 0 ||
-    report.log.differing > 0 ||
-    report.replay.overruns.length > 0 ||
-    report.replay.unusedAnswers + report.replay.unusedSummaries > 0;
-  if (!changed) return [`fixture ${report.name}: unchanged (${plural(requests.recorded, "request")}), but ${cacheSummary(cache!)}`, ...cacheBreakLines(cache!)].join("\n");
+  if (!replayDiffers(report)) return [`fixture ${report.name}: unchanged (${plural(requests.recorded, "request")}), but ${cacheSummary(cache!)}`, ...cacheBreakLines(cache!)].join("\n");
   const parts = [`${requests.differences.length} of ${Math.max(requests.recorded, requests.replayed)} requests differ`];
   if (report.breaks.added.length > 0) parts.push(plural(report.breaks.added.length, "new cache break"));
   if (report.breaks.removed.length > 0) parts.push(plural(report.breaks.removed.length, "cache break", "cache breaks") + " gone");
