@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { clipText } from "dsh-base";
 import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
-import { cacheReadShare, type TokenUsage } from "dsh-llm";
+import { cacheReadShare } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { advanceSurface, emptySurface, type AppendList, type SurfaceNode, type SurfaceView } from "dsh-surface";
 import { nodeDelta, type NodeDelta } from "./node-delta.js";
@@ -101,7 +101,8 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
   let prompt: string | undefined;
   let turns = 0;
   let requests = 0;
-  const usages: TokenUsage[] = [];
+  // Over the requests that reported usage: their prompt tokens and cache reads.
+  const reported = { inputTokens: 0, cacheReadTokens: 0 };
   for (const event of events) {
     if (turnStartEvent.is(event)) turns++;
     else if (requestDispatchEvent.is(event)) requests++;
@@ -109,7 +110,10 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
     else if (requestHeaderEvent.is(event)) {
       const model = `${event.data.header.config.provider}/${event.data.header.config.model}`;
       if (!models.includes(model)) models.push(model);
-    } else if (stepEndEvent.is(event) && event.data.usage !== undefined) usages.push(event.data.usage);
+    } else if (stepEndEvent.is(event) && event.data.usage !== undefined) {
+      reported.inputTokens += event.data.usage.inputTokens;
+      reported.cacheReadTokens += event.data.usage.cacheReadTokens;
+    }
   }
   return {
     id: info.sessionId,
@@ -117,7 +121,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
     models,
     turns,
     requests,
-    cacheReadShare: cacheReadShare(usages),
+    cacheReadShare: cacheReadShare([reported]),
     ...(prompt === undefined || prompt === "" ? {} : { prompt }),
     ...(location === undefined || location.includes("://") ? {} : { file: basename(location) }),
     ...(info.parent === undefined ? {} : { parent: { id: info.parent.sessionId, seedLength: info.parent.seedLength } }),

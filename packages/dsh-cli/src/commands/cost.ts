@@ -41,8 +41,13 @@ function row(label: string, model: string, totals: Pick<CostTotals, "inputTokens
 
 function report({ steps, turns, total }: CostReport, prices: ReadonlyMap<string, ModelPrice>): string {
   const lines = [["turn.step".padEnd(9), "model".padEnd(20), "uncached".padStart(9), "cache-read".padStart(11), "cache-write".padStart(12), "output".padStart(8), " cost"].join(" ")];
+  // A turn's steps lie together in the log, in the order of the turns: one walk prints them all.
+  let at = 0;
   for (const turn of turns) {
-    for (const step of steps) if (step.turn === turn.turn) lines.push(row(`${step.turn}.${step.step}`, step.model, step.usage, formatUsd(step.cost?.totalUsd)));
+    for (; at < steps.length && steps[at]!.turn === turn.turn; at++) {
+      const step = steps[at]!;
+      lines.push(row(`${step.turn}.${step.step}`, step.model, step.usage, formatUsd(step.cost?.totalUsd)));
+    }
     lines.push(row(`turn ${turn.turn}`, "", turn, `${formatUsd(turn.cost.totalUsd)}${turn.unpricedSteps > 0 ? ` (+${turn.unpricedSteps} step(s) without a price)` : ""}`));
   }
   lines.push(
