@@ -1,6 +1,6 @@
 import { emptyRequestFold, foldRequestEvent, stepEndEvent, type PriceOf } from "dsh-agent";
 import { requestHeaderEvent } from "dsh-header";
-import { priceFactorAt, type Message, type ModelPrice, type TokenUsage, type UsageCost } from "dsh-llm";
+import { tokenRates, type Message, type ModelPrice, type TokenUsage, type UsageCost } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
 import { surfaceNodeLabel, type AppendList, type SurfaceNode } from "dsh-surface";
 import { billRequest, type Lead, type PromptBilling } from "./bill.js";
@@ -50,9 +50,8 @@ function billingOf(usage: TokenUsage, price: ModelPrice | undefined, time: numbe
   const write1h = usage.cacheWrite1hTokens ?? 0;
   const tokens = [usage.cacheReadTokens, write1h, usage.cacheWriteTokens - write1h, Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens)] as const;
   if (price === undefined) return { tokens, usdPerToken: [0, 0, 0, 0] };
-  const factor = priceFactorAt(price, time) / 1_000_000;
-  const write5m = price.cacheWrite5m ?? price.input;
-  return { tokens, usdPerToken: [price.cacheRead * factor, (price.cacheWrite1h ?? write5m) * factor, write5m * factor, price.input * factor] };
+  const rates = tokenRates(price, time);
+  return { tokens, usdPerToken: [rates.cacheRead, rates.cacheWrite1h, rates.cacheWrite5m, rates.input] };
 }
 
 /**
@@ -117,7 +116,7 @@ export function eventCosts(events: Iterable<LogEvent>, priceOf: PriceOf): EventC
     if (step.answer === undefined) kinds.set(event.seq, { type: event.type, label: `answer of step ${key} (no message logged)` });
     else kinds.set(answer, { type: "assistant/message", label: "assistant" });
     addTo(totals, answer, Channel.OutputTokens, usage.outputTokens);
-    if (step.price !== undefined) addTo(totals, answer, Channel.OutputUsd, usage.outputTokens * step.price.output * (priceFactorAt(step.price, step.time) / 1_000_000));
+    if (step.price !== undefined) addTo(totals, answer, Channel.OutputUsd, usage.outputTokens * tokenRates(step.price, step.time).output);
   }
   parts.settle();
   return rowsOf(totals, kinds, exact);

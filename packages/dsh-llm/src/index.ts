@@ -24,7 +24,7 @@ export { holdsImage, imageBase64, messageImages } from "./images.js";
 export type { ToolSchema } from "./tools.js";
 export { callConfigEquals, type CacheTtl, type LlmCallConfig, type ReasoningEffort, type ResponseFormat } from "./config.js";
 export type { TokenUsage } from "./usage.js";
-export { NO_COST, addCosts, cacheReadShare, priceFactorAt, uncachedInputTokens, usageCost, type ModelPrice, type PeakHours, type UsageCost } from "./price.js";
+export { NO_COST, addCosts, cacheReadShare, priceFactorAt, tokenRates, type TokenRates, uncachedInputTokens, usageCost, type ModelPrice, type PeakHours, type UsageCost } from "./price.js";
 export type { CacheDiagnosis } from "./diagnosis.js";
 export { LlmError, isRetryableLlmError, type LlmErrorCode } from "./errors.js";
 export { httpError, retryAfterSeconds } from "./http-errors.js";

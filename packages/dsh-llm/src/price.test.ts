@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LlmRuntime } from "./runtime.js";
-import { NO_COST, addCosts, cacheReadShare, priceFactorAt, uncachedInputTokens, usageCost, type ModelPrice } from "./price.js";
+import { NO_COST, addCosts, cacheReadShare, priceFactorAt, tokenRates, uncachedInputTokens, usageCost, type ModelPrice } from "./price.js";
 
 const claude: ModelPrice = { input: 3, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6, output: 15, checked: "2026-12-04", source: "test" };
 const peaky: ModelPrice = { input: 0.15, cacheRead: 0.003, output: 0.6, checked: "2026-12-04", source: "test", peak: { factor: 2, hoursUtc: [{ from: 1, to: 4 }, { from: 6, to: 10 }], weekdaysOnly: true } };
@@ -72,5 +72,19 @@ describe("cacheReadShare", () => {
     expect(cacheReadShare([])).toBeNull();
     expect(cacheReadShare([{ inputTokens: 0, cacheReadTokens: 0 }])).toBeNull();
     expect(cacheReadShare(new Set([{ inputTokens: 10, cacheReadTokens: 10 }]))).toBe(1);
+  });
+});
+
+describe("tokenRates", () => {
+  /** Dollars per million as dollars per token, at a peak factor. */
+  const per = (usd: number, factor = 1) => usd * (factor / 1_000_000);
+
+  it("is each kind's price per token at the time, writes without a rate of their own priced as input, hour-long ones as 5-minute ones", () => {
+    expect(tokenRates(claude)).toEqual({ input: per(3), cacheRead: per(0.3), cacheWrite5m: per(3.75), cacheWrite1h: per(6), output: per(15) });
+    expect(tokenRates({ ...claude, cacheWrite1h: undefined as never })).toMatchObject({ cacheWrite5m: per(3.75), cacheWrite1h: per(3.75) });
+    expect(tokenRates({ input: 2, cacheRead: 0.5, output: 8, checked: "2026-12-07", source: "test" })).toMatchObject({ cacheWrite5m: per(2), cacheWrite1h: per(2) });
+    // Peak hours double every rate on a weekday morning (UTC), and none on a Saturday.
+    expect(tokenRates(peaky, at("2026-12-04T07:00:00Z"))).toEqual({ input: per(0.15, 2), cacheRead: per(0.003, 2), cacheWrite5m: per(0.15, 2), cacheWrite1h: per(0.15, 2), output: per(0.6, 2) });
+    expect(tokenRates(peaky, at("2026-12-05T07:00:00Z")).input).toBe(per(0.15));
   });
 });

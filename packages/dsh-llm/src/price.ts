@@ -72,21 +72,39 @@ export function priceFactorAt(price: ModelPrice, time: number): number {
   return peak.hoursUtc.some(({ from, to }) => hour >= from && hour < to) ? peak.factor : 1;
 }
 
+/** Dollars per token of each kind. */
+export interface TokenRates {
+  readonly input: number;
+  readonly cacheRead: number;
+  readonly cacheWrite5m: number;
+  readonly cacheWrite1h: number;
+  readonly output: number;
+}
+
+/**
+ * What one token of each kind costs at `price` at `time` (epoch ms; it matters only for a price with
+ * peak hours): a 5-minute write without a rate of its own costs as input, an hour-long one as a
+ * 5-minute one.
+ */
+export function tokenRates(price: ModelPrice, time = 0): TokenRates {
+  const factor = priceFactorAt(price, time) / 1_000_000;
+  const write5m = price.cacheWrite5m ?? price.input;
+  return { input: price.input * factor, cacheRead: price.cacheRead * factor, cacheWrite5m: write5m * factor, cacheWrite1h: (price.cacheWrite1h ?? write5m) * factor, output: price.output * factor };
+}
+
 /**
  * What `usage` cost at `price`, at the time the call was made (epoch ms; it matters only for a
  * price with peak hours). Writes split by lifetime are priced by lifetime; an unsplit write count
  * is priced as 5-minute writes.
  */
 export function usageCost(usage: TokenUsage, price: ModelPrice, time = 0): UsageCost {
-  const factor = priceFactorAt(price, time) / 1_000_000;
-  const write5m = price.cacheWrite5m ?? price.input;
-  const write1h = price.cacheWrite1h ?? write5m;
+  const rates = tokenRates(price, time);
   const hourWrites = usage.cacheWrite1hTokens ?? 0;
   const shortWrites = usage.cacheWriteTokens - hourWrites;
-  const inputUsd = uncachedInputTokens(usage) * price.input * factor;
-  const cacheReadUsd = usage.cacheReadTokens * price.cacheRead * factor;
-  const cacheWriteUsd = (shortWrites * write5m + hourWrites * write1h) * factor;
-  const outputUsd = usage.outputTokens * price.output * factor;
+  const inputUsd = uncachedInputTokens(usage) * rates.input;
+  const cacheReadUsd = usage.cacheReadTokens * rates.cacheRead;
+  const cacheWriteUsd = shortWrites * rates.cacheWrite5m + hourWrites * rates.cacheWrite1h;
+  const outputUsd = usage.outputTokens * rates.output;
   return { inputUsd, cacheReadUsd, cacheWriteUsd, outputUsd, totalUsd: inputUsd + cacheReadUsd + cacheWriteUsd + outputUsd };
 }
 
