@@ -8,3 +8,4 @@ export type { MessagesPrompt } from "./messages-misses.js";
 export { modelSession, type ModelledRequest, type ModelledSession } from "./model-session.js";
 export { divergence, type Divergence } from "./divergence.js";
 export { cacheShortfalls, watchCacheReads, type CacheReadOptions, type CacheReadWatch, type CacheShortfall } from "./read-check.js";
+export { expectedCacheReads, type DispatchedRequest, type ExpectedReadOptions } from "./expected-reads.js";

@@ -4,6 +4,7 @@ import { LlmRuntime, type LlmAdapter } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { startSimulator, type Simulator } from "dsh-simulator";
+import { coldGateway } from "dsh-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { cacheShortfalls, watchCacheReads, type CacheShortfall } from "./read-check.js";
 
@@ -12,23 +13,6 @@ afterEach(async () => {
   await sim?.close();
   sim = undefined;
 });
-
-/** A gateway in front of `adapter` that lost the prefix's affinity from the `from`-th request on: the provider reads nothing. */
-function coldGateway(adapter: LlmAdapter, from: number): LlmAdapter {
-  let requests = 0;
-  return {
-    provider: adapter.provider,
-    ...(adapter.modelDefaults === undefined ? {} : { modelDefaults: (model: string) => adapter.modelDefaults!(model) }),
-    ...(adapter.wireProfile === undefined ? {} : { wireProfile: (model: string) => adapter.wireProfile!(model) }),
-    async *stream(request, options) {
-      const cold = ++requests >= from;
-      for await (const chunk of adapter.stream(request, options)) {
-        if (cold && chunk.type === "usage") yield { ...chunk, usage: { ...chunk.usage, inputTokens: chunk.usage.inputTokens, cacheReadTokens: 0 } };
-        else yield chunk;
-      }
-    },
-  };
-}
 
 /** Three turns through `adapter` (built on the simulator) with a prompt above every cache's minimum, watched as they run. */
 async function run(adapter: (sim: Simulator) => LlmAdapter, config: { provider: string; model: string; maxTokens?: number }) {

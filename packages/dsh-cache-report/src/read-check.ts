@@ -1,10 +1,7 @@
 import { buildLoopRequest, emptyRequestFold, foldRequestEvent, stepEndEvent, type RequestFold } from "dsh-agent";
-import { MemoryAttachmentStore, type AttachmentStore } from "dsh-attachments";
 import { RequestFreezer } from "dsh-llm";
 import type { EventLog, LogEvent } from "dsh-log";
-import { wireBody } from "dsh-wire";
-import { CacheModel } from "./cache-model.js";
-import { wireTokens } from "./tokenized.js";
+import { expectedCacheReads, type ExpectedReadOptions } from "./expected-reads.js";
 
 /** A request whose provider read less of the prompt from its cache than the log says it could have. */
 export interface CacheShortfall {
@@ -22,8 +19,7 @@ export interface CacheShortfall {
 }
 
 /** What the comparison reads besides the log, and how much less a provider may read before it is named. */
-export interface CacheReadOptions {
-  readonly attachments?: AttachmentStore;
+export interface CacheReadOptions extends ExpectedReadOptions {
   /** How far (as a share of the prompt) the reported reads may fall under the expected ones (default 0.1). */
   readonly tolerance?: number;
 }
@@ -37,13 +33,12 @@ export interface CacheReadOptions {
 class ReadCheck {
   #fold: RequestFold = emptyRequestFold;
   readonly #freezer = new RequestFreezer();
-  readonly #model = new CacheModel();
+  readonly #expectedShare: ReturnType<typeof expectedCacheReads>;
   readonly #expected = new Map<string, { readonly share: number; readonly dispatchSeq: number }>();
-  readonly #attachments: AttachmentStore;
   readonly #tolerance: number;
 
   constructor(options: CacheReadOptions) {
-    this.#attachments = options.attachments ?? new MemoryAttachmentStore();
+    this.#expectedShare = expectedCacheReads(options);
     this.#tolerance = options.tolerance ?? 0.1;
   }
 
@@ -54,10 +49,8 @@ class ReadCheck {
     if (dispatch !== undefined) {
       const { turn, step, dispatchSeq, snapshot, previousResponseId } = dispatch;
       const request = buildLoopRequest(dispatch.messages, snapshot.header, { previousResponseId, freezer: this.#freezer });
-      const rebuilt = { turn, step, dispatchSeq, snapshot, request, sent: true };
-      const wire = await wireBody(rebuilt, this.#attachments);
-      const served = this.#model.serve({ request: rebuilt, wire, ...wireTokens(rebuilt, wire, event.time) }, event.time);
-      this.#expected.set(`${turn}.${step}`, { share: served.promptTokens === 0 ? 0 : served.cacheReadTokens / served.promptTokens, dispatchSeq });
+      const share = await this.#expectedShare({ turn, step, dispatchSeq, snapshot, request, time: event.time });
+      this.#expected.set(`${turn}.${step}`, { share, dispatchSeq });
       return undefined;
     }
     if (!stepEndEvent.is(event) || event.data.usage === undefined) return undefined;

@@ -57,6 +57,9 @@ describe("dsh otel", () => {
     const usage = logged.filter((event) => event.type === "step/end").map((event) => event.data.usage!);
     expect(chats.map((span) => span.attributes["gen_ai.usage.cache_read.input_tokens"])).toEqual(usage.map((u) => u.cacheReadTokens));
     expect(chats.map((span) => span.attributes["gen_ai.usage.input_tokens"])).toEqual(usage.map((u) => u.inputTokens));
+    // The share the provider reported reading, beside the share its cache rules read for the logged request.
+    expect(chats.map((span) => span.attributes["dsh.cache.read_share"])).toEqual(usage.map((u) => u.cacheReadTokens / u.inputTokens));
+    expect(chats.map((span) => span.attributes["dsh.cache.expected_read_share"])).toEqual([0, expect.any(Number)]);
     const bodies = (await runCli(["requests", log, "--wire"], { cwd: dir })).stdout.trim().split("\n");
     expect(chats.map((span) => span.attributes["dsh.request.wire_hash"])).toEqual(bodies.map((body) => `sha256:${createHash("sha256").update(body).digest("hex")}`));
     expect(otlp.spans.every((span) => span.attributes["gen_ai.conversation.id"] === sessionId && span.serviceName === "dsh")).toBe(true);

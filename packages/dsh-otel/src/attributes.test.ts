@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addUsage, finishReasonName, providerName, requestAttributes, usageAttributes } from "./attributes.js";
+import { addUsage, cacheReadAttributes, finishReasonName, providerName, requestAttributes, usageAttributes } from "./attributes.js";
 
 describe("providerName", () => {
   it("maps dsh's provider ids to the conventions' names and keeps any other id", () => {
@@ -71,5 +71,18 @@ describe("requestAttributes", () => {
       "gen_ai.request.max_tokens": 9,
       "dsh.request.reasoning_effort": "low",
     });
+  });
+});
+
+describe("cacheReadAttributes", () => {
+  it("sets the expected share beside the reported one, and in the provider's tokens, where the span carries usage", () => {
+    expect(cacheReadAttributes(0.75, { "gen_ai.usage.input_tokens": 1001, "gen_ai.usage.cache_read.input_tokens": 250 })).toEqual({
+      "dsh.cache.expected_read_share": 0.75,
+      "dsh.cache.expected_read.input_tokens": 751,
+      "dsh.cache.read_share": 250 / 1001,
+    });
+    for (const usage of [{}, { "gen_ai.usage.input_tokens": 0, "gen_ai.usage.cache_read.input_tokens": 0 }, { "gen_ai.usage.input_tokens": 10 }, { "gen_ai.usage.cache_read.input_tokens": 10 }]) {
+      expect(cacheReadAttributes(0.5, usage)).toEqual({ "dsh.cache.expected_read_share": 0.5 });
+    }
   });
 });

@@ -60,3 +60,16 @@ export function requestAttributes(header: EpochHeader): Record<string, SpanAttri
     "gen_ai.request.stream": true,
   };
 }
+
+/**
+ * A chat span's expected and reported cache reads: the share of the prompt the provider's cache rules
+ * read for the logged request (`dsh.cache.expected_read_share`), beside the share the provider
+ * reported (`dsh.cache.read_share`) and the expected share in the provider's tokens, where the span
+ * carries usage.
+ */
+export function cacheReadAttributes(expectedShare: number, attributes: Readonly<Record<string, SpanAttributeValue>>): Record<string, SpanAttributeValue> {
+  const input = attributes["gen_ai.usage.input_tokens"];
+  const read = attributes["gen_ai.usage.cache_read.input_tokens"];
+  if (typeof input !== "number" || typeof read !== "number" || input === 0) return { "dsh.cache.expected_read_share": expectedShare };
+  return { "dsh.cache.expected_read_share": expectedShare, "dsh.cache.expected_read.input_tokens": Math.round(expectedShare * input), "dsh.cache.read_share": read / input };
+}

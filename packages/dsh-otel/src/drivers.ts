@@ -1,6 +1,7 @@
 import type { Resource } from "@opentelemetry/resources";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { EventLog, LogEvent } from "dsh-log";
+import { cacheReadAttributes } from "./attributes.js";
 import { OtelError } from "./errors.js";
 import { exportSpans, spanResource } from "./export.js";
 import { SpanProjector, projectSpans, type ProjectedSpan, type ProjectionOptions } from "./projector.js";
@@ -15,6 +16,14 @@ export interface SpanOptions extends ProjectionOptions {
    * `undefined`, a span carries none.
    */
   readonly wireHash?: (request: LoggedRequest) => Promise<string | undefined> | string | undefined;
+  /**
+   * The share of a sent request's prompt the provider should have read from its cache (for example
+   * `expectedCacheReads()` of `dsh-cache-report`), put on its `chat` span as
+   * `dsh.cache.expected_read_share` beside the reported `dsh.cache.read_share`, so a dashboard can
+   * alert when a provider reads less than the log says it could. Called once per sent request, in
+   * dispatch order.
+   */
+  readonly expectedCacheReadShare?: (request: LoggedRequest) => Promise<number | undefined> | number | undefined;
 }
 
 /** Options of {@link exportSession}, {@link followSession} and {@link exportLive}. */
@@ -57,22 +66,52 @@ function dropped(error: unknown): unknown {
   return new OtelError("OTEL_EXPORT_FAILED", `${error.message}; dropped them after the retries, the export goes on`, { cause: error });
 }
 
-async function finish(projected: readonly ProjectedSpan[], wireHash: SpanOptions["wireHash"]): Promise<SpanRecord[]> {
+/** What an attribute source threw, as the failure a driver reports; the span goes without that attribute. */
+function attributeFailed(what: string, request: LoggedRequest, error: unknown): OtelError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new OtelError("OTEL_ATTRIBUTE_FAILED", `the ${what} of the request at seq ${request.dispatchSeq} failed: ${reason}; its chat span goes without it`, { cause: error });
+}
+
+/**
+ * Adds what the options' sources say to each chat span. A source that throws leaves its attribute
+ * off that span and goes to `onError`, or without one is thrown once every span is done.
+ */
+async function finish(projected: readonly ProjectedSpan[], options: SpanOptions, onError?: (error: unknown) => void): Promise<SpanRecord[]> {
+  const { wireHash, expectedCacheReadShare } = options;
   const out: SpanRecord[] = [];
+  let failure: unknown;
+  const report = (error: OtelError) => (onError === undefined ? (failure ??= error) : onError(error));
   for (const { span, request } of projected) {
-    if (wireHash === undefined || request === undefined) {
+    if (request === undefined || (wireHash === undefined && expectedCacheReadShare === undefined)) {
       out.push(span);
       continue;
     }
-    const hash = await wireHash(request);
-    out.push(hash === undefined ? span : { ...span, attributes: { ...span.attributes, "dsh.request.wire_hash": hash } });
+    let attributes = span.attributes;
+    if (wireHash !== undefined) {
+      try {
+        const hash = await wireHash(request);
+        if (hash !== undefined) attributes = { ...attributes, "dsh.request.wire_hash": hash };
+      } catch (error) {
+        report(attributeFailed("wire hash", request, error));
+      }
+    }
+    if (expectedCacheReadShare !== undefined && attributes["dsh.request.sent"] !== false) {
+      try {
+        const share = await expectedCacheReadShare(request);
+        if (share !== undefined) attributes = { ...attributes, ...cacheReadAttributes(share, attributes) };
+      } catch (error) {
+        report(attributeFailed("expected cache read", request, error));
+      }
+    }
+    out.push(attributes === span.attributes ? span : { ...span, attributes });
   }
+  if (failure !== undefined) throw failure;
   return out;
 }
 
 /** Every span of a session's events, wire hashes included when asked: what an export sends. */
 export async function sessionSpans(events: Iterable<LogEvent>, options: SpanOptions): Promise<SpanRecord[]> {
-  return finish(projectSpans(events, options), options.wireHash);
+  return finish(projectSpans(events, options), options);
 }
 
 /** Exports the spans of a finished (or any prefix of a) session log, retried as `options.retry` says; resolves to the number sent. */
@@ -93,7 +132,7 @@ export async function followSession(batches: AsyncIterable<readonly LogEvent[]>,
   const resource = options.resource ?? spanResource();
   let sent = 0;
   for await (const batch of batches) {
-    const spans = await finish(batch.flatMap((event) => projector.push(event)), options.wireHash);
+    const spans = await finish(batch.flatMap((event) => projector.push(event)), options, options.onError);
     try {
       await exportWithRetries(exporter, spans, resource, options.retry);
       sent += spans.length;
@@ -130,7 +169,7 @@ export function exportLive(log: EventLog, exporter: SpanExporter, options: Follo
     const projected = events.flatMap((event) => projector.push(event));
     queue = queue.then(async () => {
       await log.whenDurable();
-      const spans = await finish(projected, options.wireHash);
+      const spans = await finish(projected, options, onError);
       try {
         await exportWithRetries(exporter, spans, resource, options.retry);
         sent += spans.length;

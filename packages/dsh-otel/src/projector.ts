@@ -155,7 +155,7 @@ export class SpanProjector {
     const { seq, snapshot, ...step } = open;
     if (event.data.usage !== undefined && this.#turn !== undefined) this.#turn = { ...this.#turn, usage: addUsage(this.#turn.usage, event.data.usage) };
     const span = chatSpan(this.#childPlace(seq), { ...step, endMs: event.time, end: event.data });
-    return [{ span, request: { request: step.request, snapshot, dispatchSeq: seq } }];
+    return [{ span, request: { request: step.request, snapshot, turn: step.turn, step: step.step, dispatchSeq: seq, time: step.startMs } }];
   }
 
   #closeTool(event: LogEvent<"tool/result", { callId: string; toolName: string; content: ToolContent; isError: boolean; replaces?: unknown }>): ProjectedSpan[] {

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { maskUrlPassword } from "dsh-base";
 import type { LogEvent } from "dsh-log";
-import { createSpanExporter, followSession, spanResource, tracesUrl, type LoggedRequest, type OtlpProtocol } from "dsh-otel";
+import { expectedCacheReads } from "dsh-cache-report";
+import { OtelError, createSpanExporter, followSession, spanResource, tracesUrl, type LoggedRequest, type OtlpProtocol } from "dsh-otel";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { wireBody, wireSha256 } from "dsh-wire";
@@ -56,15 +57,7 @@ export async function otelCommand(argv: readonly string[], io: CliIo): Promise<n
   await session.close();
   const { info, log } = session;
   const attachments = attachmentStore(io.cwd, values.objects);
-  let unhashed: string | undefined;
-  const wireHash = async (rebuilt: LoggedRequest) => {
-    try {
-      return `sha256:${wireSha256(await wireBody(rebuilt, attachments))}`;
-    } catch (error) {
-      unhashed ??= `request at seq ${rebuilt.dispatchSeq}: ${(error as Error).message}`;
-      return undefined;
-    }
-  };
+  const wireHash = async (rebuilt: LoggedRequest) => `sha256:${wireSha256(await wireBody(rebuilt, attachments))}`;
   const exporter = createSpanExporter({ endpoint: settings.url, protocol: settings.protocol, headers: settings.headers });
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -80,12 +73,19 @@ export async function otelCommand(argv: readonly string[], io: CliIo): Promise<n
     }
   }
   try {
-    // Following, a batch the receiver never takes is reported and the follow goes on; a one-off export fails instead.
-    const onError = (error: unknown) => io.stderr.write(`dsh: note: ${error instanceof Error ? error.message : String(error)}\n`);
-    const options = { sessionId: info.sessionId, parent: info.parent, content: values.content === true, wireHash, resource: spanResource(settings.serviceName), ...(store === undefined ? {} : { onError }) };
+    // A span that goes without its wire hash or expected cache read is noted once; following, a batch
+    // the receiver never takes is reported and the follow goes on, where a one-off export fails instead.
+    let unattributed: string | undefined;
+    const onError = (error: unknown) => {
+      if (error instanceof OtelError && error.code === "OTEL_ATTRIBUTE_FAILED") unattributed ??= error.message;
+      else if (store === undefined) throw error;
+      else io.stderr.write(`dsh: note: ${error instanceof Error ? error.message : String(error)}\n`);
+    };
+    const expectedCacheReadShare = expectedCacheReads({ attachments });
+    const options = { sessionId: info.sessionId, parent: info.parent, content: values.content === true, wireHash, expectedCacheReadShare, resource: spanResource(settings.serviceName), onError };
     const sent = await followSession(batches(), exporter, options);
     io.stderr.write(`sent ${sent} span(s) of session ${info.sessionId} to ${maskUrlPassword(settings.url)}\n`);
-    if (unhashed !== undefined) io.stderr.write(`dsh: note: some chat spans carry no wire hash (first: ${unhashed})\n`);
+    if (unattributed !== undefined) io.stderr.write(`dsh: note: some chat spans go without an attribute (first: ${unattributed})\n`);
   } finally {
     io.signal?.removeEventListener("abort", onAbort);
     await exporter.shutdown();
