@@ -18,7 +18,8 @@ export type WireRequest = TokenizedRequest & { readonly wire: string };
  * dispatch order: Anthropic's explicit cache (breakpoints, the model's minimum, 20-block lookback,
  * TTLs on the dispatch times), OpenAI's Responses cache (implicit prefixes and GPT-5.6's breakpoints),
  * Gemini's implicit cache (from the model's minimum), and the automatic prefix caches of Chat Completions (DeepSeek's 64-token units, OpenAI's 1,024 then
- * 128). Automatic caches write nothing billable; Responses writes are not modelled.
+ * 128). Responses writes on GPT-5.6 and later are billed at the standard write rate (`cacheWrite5m`
+ * of the price table, their only lifetime being 30 minutes); other automatic caches write nothing billable.
  */
 export class CacheModel {
   readonly #explicit = new ExplicitCache();
@@ -36,7 +37,7 @@ export class CacheModel {
     if (wire.api === "responses") {
       const body = JSON.parse(request.wire) as Parameters<typeof serveResponsesCache>[1] & { prompt_cache_options?: { mode?: string } };
       const outcome = serveResponsesCache(this.#prefix, body, body.prompt_cache_options?.mode !== "explicit");
-      return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
+      return { promptTokens, cacheReadTokens: outcome.cachedTokens, cacheWrite5mTokens: outcome.cacheWriteTokens ?? 0, cacheWrite1hTokens: 0 };
     }
     // A Gemini request's tokens are its body's as the simulator counts them.
     if (wire.api === "gemini") return { promptTokens, cacheReadTokens: serveGeminiTokens(this.#prefix, request.tokens, model), cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };

@@ -37,6 +37,11 @@ function reportedReads(log: EventLog): number[] {
   return log.slice().flatMap((event) => (stepEndEvent.is(event) && event.data.usage !== undefined ? [event.data.usage.cacheReadTokens] : []));
 }
 
+/** The cache writes each step of a log reported. */
+function reportedWrites(log: EventLog): number[] {
+  return log.slice().flatMap((event) => (stepEndEvent.is(event) && event.data.usage !== undefined ? [event.data.usage.cacheWriteTokens] : []));
+}
+
 describe("modelSession", () => {
   it("serves each request to Anthropic's modelled cache: the first writes, the next read it, a new prompt writes again, each priced", async () => {
     const log = await session((sim) => new AnthropicAdapter({ baseUrl: sim.origin, apiKey: "sk-test" }), { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 1024, cacheTtl: "1h" });
@@ -97,10 +102,11 @@ describe("modelSession", () => {
   });
 
   it.each([
-    ["OpenAI's Chat Completions, from 1,024 tokens then in 128-token units", (sim: Simulator) => new ChatCompletionsAdapter({ provider: "openai", dialect: "openai", baseUrl: sim.url }), { provider: "openai", model: "gpt-5.5" }, 150, 128],
-    ["the Responses API", (sim: Simulator) => new ResponsesAdapter({ baseUrl: sim.url, apiKey: "sk-test" }), { provider: "openai-responses", model: "gpt-5.6" }, 150, 1],
-    ["the Gemini API, from 4,096 tokens", (sim: Simulator) => new GeminiAdapter({ baseUrl: `${sim.origin}/v1beta`, apiKey: "test" }), { provider: "gemini", model: "gemini-3.8-flash" }, 600, 128],
-  ] as const)("reads %s, writes nothing billable, and reads nothing after the new prompt", async (_name, adapter, config, repeats, unit) => {
+    ["OpenAI's Chat Completions, from 1,024 tokens then in 128-token units", (sim: Simulator) => new ChatCompletionsAdapter({ provider: "openai", dialect: "openai", baseUrl: sim.url }), { provider: "openai", model: "gpt-5.5" }, 150, 128, false],
+    ["the Responses API", (sim: Simulator) => new ResponsesAdapter({ baseUrl: sim.url, apiKey: "sk-test" }), { provider: "openai-responses", model: "gpt-5.6" }, 150, 1, true],
+    ["the Responses API before GPT-5.6", (sim: Simulator) => new ResponsesAdapter({ baseUrl: sim.url, apiKey: "sk-test" }), { provider: "openai-responses", model: "gpt-5.5" }, 150, 128, false],
+    ["the Gemini API, from 4,096 tokens", (sim: Simulator) => new GeminiAdapter({ baseUrl: `${sim.origin}/v1beta`, apiKey: "test" }), { provider: "gemini", model: "gemini-3.8-flash" }, 600, 128, false],
+  ] as const)("reads %s, writes what the provider bills, and reads nothing after the new prompt", async (_name, adapter, config, repeats, unit, billsWrites) => {
     const log = await session(adapter, config, repeats);
     const modelled = await modelSession(log, new MemoryAttachmentStore(), () => price);
     const { requests } = modelled;
@@ -109,8 +115,11 @@ describe("modelSession", () => {
     expect(requests[1]!.cacheReadTokens).toBeGreaterThan(0);
     expect(requests[2]!.cacheReadTokens).toBeGreaterThanOrEqual(requests[1]!.cacheReadTokens);
     expect(requests[3]).toMatchObject({ isBreak: true, cacheReadTokens: 0 });
+    // Writes too: GPT-5.6 bills what a request stores past what it read (the new prompt is written again).
+    expect(requests.map((request) => request.cacheWriteTokens)).toEqual(reportedWrites(log));
+    if (billsWrites) expect(Math.min(requests[0]!.cacheWriteTokens, requests[3]!.cacheWriteTokens)).toBeGreaterThan(1024);
     for (const request of requests) {
-      expect(request.cacheWriteTokens).toBe(0);
+      if (!billsWrites) expect(request.cacheWriteTokens).toBe(0);
       expect(request.cacheReadTokens % unit).toBe(0);
       expect(request.cacheReadTokens).toBeLessThanOrEqual(request.repeatedTokens);
     }

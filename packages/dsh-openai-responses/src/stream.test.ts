@@ -104,6 +104,8 @@ describe("parseResponsesStream", () => {
 
   it("maps usage that omits its details", () => {
     expect(mapResponsesUsage({ output_tokens_details: {} })).toStrictEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    // GPT-5.6 and later bill cache writes and report them beside the reads.
+    expect(mapResponsesUsage({ input_tokens: 3000, input_tokens_details: { cached_tokens: 1024, cache_write_tokens: 1792 }, output_tokens: 5 })).toStrictEqual({ inputTokens: 3000, outputTokens: 5, cacheReadTokens: 1024, cacheWriteTokens: 1792 });
   });
 
   it("numbers text blocks by item and part, streams refusal deltas, and fills a later part from its finished item", async () => {

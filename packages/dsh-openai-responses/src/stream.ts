@@ -5,7 +5,7 @@ import { RESPONSES_API, textOnlyMessage } from "./items.js";
 interface WireUsage {
   input_tokens?: number;
   output_tokens?: number;
-  input_tokens_details?: { cached_tokens?: number } | null;
+  input_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
   output_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
@@ -35,7 +35,8 @@ interface WireEvent {
 
 /**
  * Maps Responses usage to `TokenUsage`: `input_tokens` (cached included), `cached_tokens` as cache
- * reads, `output_tokens`, and `reasoning_tokens` when reported. OpenAI bills no cache writes.
+ * reads, `cache_write_tokens` as cache writes (GPT-5.6 and later bill them; earlier models report
+ * none), `output_tokens`, and `reasoning_tokens` when reported.
  */
 export function mapResponsesUsage(usage: WireUsage): TokenUsage {
   const reasoning = usage.output_tokens_details?.reasoning_tokens;
@@ -43,7 +44,7 @@ export function mapResponsesUsage(usage: WireUsage): TokenUsage {
     inputTokens: usage.input_tokens ?? 0,
     outputTokens: usage.output_tokens ?? 0,
     cacheReadTokens: usage.input_tokens_details?.cached_tokens ?? 0,
-    cacheWriteTokens: 0,
+    cacheWriteTokens: usage.input_tokens_details?.cache_write_tokens ?? 0,
     ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
   };
 }

@@ -6,5 +6,5 @@ export { renderMessagesPrompt, renderPromptParts, type MessagesBody, type Prompt
 export { CACHE_TTL_MS, ExplicitCache, LOOKBACK_BLOCKS, type CacheOutcome } from "./explicit-cache.js";
 export { MAX_CACHE_MARKERS, minCacheableTokens } from "./messages-rules.js";
 export { responsesPromptTokens, serveResponsesCache, type ResponsesCacheOutcome } from "./responses-serve.js";
-export { MAX_RESPONSES_BREAKPOINTS } from "./responses-rules.js";
+export { MAX_RESPONSES_BREAKPOINTS, takesBreakpoints } from "./responses-rules.js";
 export { geminiCacheMinimum, geminiPromptTokens, serveGeminiCache, serveGeminiTokens, type GeminiCacheOutcome } from "./gemini-serve.js";

@@ -14,6 +14,8 @@ export interface ResponsesAnswer {
   readonly summary: boolean;
   readonly promptTokens: number;
   readonly cachedTokens: number;
+  /** The billed cache writes (GPT-5.6 and later), reported as `cache_write_tokens`; absent for earlier models. */
+  readonly cacheWriteTokens?: number | undefined;
   /** Extra fields of the final response object (the prompt-cache diagnostics, when asked for). */
   readonly extra?: object;
 }
@@ -69,7 +71,7 @@ export function responsesFrames(answer: ResponsesAnswer, scripted: ScriptedRespo
   const outputTokens = tokenize(reasoning + text + (scripted.toolCalls ?? []).map((call) => call.name + JSON.stringify(call.arguments)).join("")).length;
   const usage = {
     input_tokens: answer.promptTokens,
-    input_tokens_details: { cached_tokens: answer.cachedTokens },
+    input_tokens_details: { cached_tokens: answer.cachedTokens, ...(answer.cacheWriteTokens === undefined ? {} : { cache_write_tokens: answer.cacheWriteTokens }) },
     output_tokens: outputTokens,
     output_tokens_details: { reasoning_tokens: tokenize(reasoning).length },
     total_tokens: answer.promptTokens + outputTokens,

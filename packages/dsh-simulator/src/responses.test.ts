@@ -32,7 +32,7 @@ async function post(body: object): Promise<{ status: number; events: { type: str
 const long = "All work and no play makes a long prompt. ".repeat(150);
 const developer = (mark = false) => ({ type: "message", role: "developer", content: [{ type: "input_text", text: long, ...(mark ? { prompt_cache_breakpoint: { mode: "explicit" } } : {}) }] });
 const user = (text: string, mark = false) => ({ type: "message", role: "user", content: [{ type: "input_text", text, ...(mark ? { prompt_cache_breakpoint: { mode: "explicit" } } : {}) }] });
-const outputOf = (events: { type: string; [key: string]: unknown }[]) => (events.at(-1)!.response as { output: { type: string; id: string }[]; usage: { input_tokens: number; input_tokens_details: { cached_tokens: number } } });
+const outputOf = (events: { type: string; [key: string]: unknown }[]) => (events.at(-1)!.response as { output: { type: string; id: string }[]; usage: { input_tokens: number; input_tokens_details: { cached_tokens: number; cache_write_tokens?: number } } });
 
 describe("the Responses dialect", () => {
   it("answers with reasoning (encrypted so it can check it later), text and calls, and accepts them back in order", async () => {
@@ -87,6 +87,28 @@ describe("the Responses dialect", () => {
     // Without the implicit breakpoint, nothing unmarked is cached.
     await post({ model: "gpt-5.6", input: [user(long), user("one")], prompt_cache_options: { mode: "explicit" } });
     expect(outputOf((await post({ model: "gpt-5.6", input: [user(long), user("two")], prompt_cache_options: { mode: "explicit" } })).events).usage.input_tokens_details.cached_tokens).toBe(0);
+  });
+
+  it("reports on GPT-5.6 and later the writes it bills: what a request stores past what it read", async () => {
+    await start();
+    const usage = async (body: object) => outputOf((await post(body)).events).usage;
+    // Before GPT-5.6 writes are free and not reported.
+    expect((await usage({ model: "gpt-5.5", input: [developer(), user("one")] })).input_tokens_details).toEqual({ cached_tokens: 0 });
+    // The implicit breakpoint stores the longest 128-step prefix; the next request reads it and writes only what it adds past it.
+    const first = await usage({ model: "gpt-5.6", input: [developer(), user("one")] });
+    expect(first.input_tokens_details.cache_write_tokens).toBe(1024 + Math.floor((first.input_tokens - 1024) / 128) * 128);
+    const second = await usage({ model: "gpt-5.6", input: [developer(), user("two, and a longer question than before so the prompt grows past a unit ".repeat(20))] });
+    const stored = 1024 + Math.floor((second.input_tokens - 1024) / 128) * 128;
+    expect(second.input_tokens_details.cache_write_tokens).toBe(stored - second.input_tokens_details.cached_tokens);
+    expect(second.input_tokens_details.cache_write_tokens).toBeGreaterThan(0);
+    // Explicit mode: only a marked prefix of 1,024 tokens or more is stored, and read back whole writes nothing.
+    expect((await usage({ model: "gpt-5.6", input: [user("short", true), user("more")], prompt_cache_options: { mode: "explicit" } })).input_tokens_details.cache_write_tokens).toBe(0);
+    const marked = await usage({ model: "gpt-5.6-luna", input: [developer(true), user("one")], prompt_cache_options: { mode: "explicit" } });
+    expect(marked.input_tokens_details.cache_write_tokens).toBeGreaterThan(1024);
+    expect(marked.input_tokens_details.cache_write_tokens).toBeLessThan(marked.input_tokens);
+    const again = await usage({ model: "gpt-5.6-luna", input: [developer(true), user("two")], prompt_cache_options: { mode: "explicit" } });
+    expect(again.input_tokens_details).toEqual({ cached_tokens: marked.input_tokens_details.cache_write_tokens, cache_write_tokens: 0 });
+    expect(sim!.exchanges.at(-2)!.cacheWriteTokens).toBe(marked.input_tokens_details.cache_write_tokens);
   });
 
   it("reads a breakpoint marker as no text: moving it changes no prompt token", async () => {

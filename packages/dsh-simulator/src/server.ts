@@ -193,12 +193,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
     if (playsHttpFault(scripted, refuse, HTTP_FAULTS.responses)) return;
     const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
-    record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });
+    record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: cache.cacheWriteTokens ?? 0, fault: scripted.fault });
     const summary = (body.reasoning as { summary?: unknown } | undefined)?.summary !== undefined;
     // Named after the whole body, so it is unique within a session and across simulators sharing a cache file.
     const id = `resp_sim_${callKey(raw)}`;
     const diagnosis = diagnostician.responses(body, cache.ends, id);
-    const answer = { id, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens, ...(diagnosis === undefined ? {} : { extra: { prompt_cache_diagnostics: diagnosis } }) };
+    const answer = { id, model: String(body.model ?? "sim"), key: callKey(cache.prompt), thinking: verdict.thinking, summary, promptTokens: cache.promptTokens, cachedTokens: cache.cachedTokens, cacheWriteTokens: cache.cacheWriteTokens, ...(diagnosis === undefined ? {} : { extra: { prompt_cache_diagnostics: diagnosis } }) };
     await deliver(response, responsesFrames(answer, scripted), scripted.fault, options.stallMs);
   }
 
