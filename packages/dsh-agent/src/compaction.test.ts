@@ -74,6 +74,7 @@ describe("compaction under token pressure", () => {
       maxTokens: 1024,
       range: (start.data as { range: object }).range,
       summary: "They talked about numbers.",
+      usage: expect.objectContaining({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) }),
     });
     expect(log.get(at + 2)?.data).toMatchObject({ source: "compaction", replaces: { generation: 1 } });
     const nextHeader = log.slice(at).find((event) => requestHeaderEvent.is(event));

@@ -1,9 +1,10 @@
 import { foldRequestHeader } from "dsh-header";
-import type { LlmRuntime } from "dsh-llm";
+import type { LlmRuntime, Message } from "dsh-llm";
 import type { EventLog } from "dsh-log";
 import { userMessageEvent, type SurfaceManager } from "dsh-surface";
 import { AgentError } from "./errors.js";
-import { compactionEndEvent, compactionStartEvent, compactionSummaryEvent, type CompactionReason } from "./events.js";
+import type { z } from "zod";
+import { compactionEndEvent, compactionStartEvent, compactionSummaryEvent, type CompactionReason, type compactionForecastEvent } from "./events.js";
 import { loggedError } from "./logged-error.js";
 import { compactionRange, summaryRequest } from "./summary.js";
 
@@ -21,7 +22,32 @@ export interface CompactionOptions {
   readonly summaryModel?: { readonly provider: string; readonly model: string };
   /** Under pressure, trim old tool results first (one batch); compact only when there was nothing to trim. */
   readonly trim?: TrimOptions;
+  /**
+   * Prices compacting now, when the cache would expire anyway, or not at all, once per turn under
+   * pressure (for example `compactionForecast()` of `dsh-what-if`); the agent logs the forecast and
+   * follows its choice. Without it, or when it gives `undefined`, the agent compacts at the threshold.
+   */
+  readonly forecast?: CompactionForecaster;
+  /** Past this share of the window the agent compacts whatever a forecast chose (default 0.95). */
+  readonly forceAt?: number;
 }
+
+/** What a compaction forecaster is asked: the log, the pressure, and the messages a compaction would summarize. */
+export interface CompactionForecastInput {
+  readonly log: EventLog;
+  readonly measuredTokens: number;
+  readonly contextWindow: number;
+  /** The messages the next request would carry, and the indexes a compaction would summarize. */
+  readonly messages: readonly Message[];
+  readonly range: { readonly startIndex: number; readonly endIndex: number };
+  readonly summaryMaxTokens: number;
+}
+
+/** A priced forecast: each plan's cost over the next requests, and the plan to follow. */
+export type CompactionForecast = Omit<z.input<typeof compactionForecastEvent.schema>, "measuredTokens" | "range">;
+
+/** Prices the compaction plans for the agent (see {@link CompactionOptions.forecast}). */
+export type CompactionForecaster = (input: CompactionForecastInput) => Promise<CompactionForecast | undefined>;
 
 /** Which tool results a trim pass shortens. */
 export interface TrimOptions {
@@ -69,7 +95,7 @@ export async function compactSurface(context: CompactionContext, reason: Compact
     const generation = surface.generation + 1;
     const replacement = userMessageEvent.input({ content: [{ type: "text", text: `Summary of the conversation so far:\n${summary}` }], source: "compaction" });
     await log.append([
-      compactionSummaryEvent.input({ ...scalars, range, summary }),
+      compactionSummaryEvent.input({ ...scalars, range, summary, ...(result.usage === undefined ? {} : { usage: result.usage }) }),
       surface.replaceInput(range, replacement),
       compactionEndEvent.input({ outcome: "completed", generation }),
     ]);

@@ -35,8 +35,8 @@ export interface CostTotals {
 /**
  * Every step of `events` that reported usage, with the model it was sent to (the header snapshot
  * in force at its dispatch) and its cost at `priceOf`. A pure fold of the log: the live loop prices
- * a turn with it and `dsh cost` prices a recorded session with it. Compaction summary calls report
- * no usage in the log and are not counted. `before` is the header snapshot in force before the
+ * a turn with it and `dsh cost` prices a recorded session with it. Compaction summary calls are not
+ * steps and are not counted (their usage is logged on `compaction/summary`). `before` is the header snapshot in force before the
  * first event, when `events` is a slice of a log.
  */
 export function stepCosts(events: Iterable<LogEvent>, priceOf: PriceOf, before?: RequestHeaderSnapshot): StepCost[] {

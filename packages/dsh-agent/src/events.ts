@@ -93,7 +93,7 @@ export const stepEndEvent = defineEvent(
 const surfaceRange = z.strictObject({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative() });
 
 /** Why a compaction ran. */
-export const compactionReasonSchema = z.enum(["threshold", "overflow", "manual"]);
+export const compactionReasonSchema = z.enum(["threshold", "overflow", "manual", "cache-expired"]);
 export type CompactionReason = z.output<typeof compactionReasonSchema>;
 
 /** A compaction begins: which surface nodes (seqs) it will summarize, and the token pressure that triggered it. */
@@ -115,6 +115,38 @@ export const compactionSummaryEvent = defineEvent(
     maxTokens: z.number().int().positive(),
     range: surfaceRange,
     summary: z.string().min(1),
+    usage: tokenUsageSchema.exactOptional(),
+  }),
+);
+
+/** The plans a compaction forecast prices: compact now, when the cache would expire anyway, or not at all. */
+export const compactionPlanSchema = z.enum(["now", "at-expiry", "never"]);
+export type CompactionPlan = z.output<typeof compactionPlanSchema>;
+
+const usd = z.number().nonnegative();
+
+/**
+ * The token pressure reached the threshold and the compaction policy priced its plans over the next
+ * requests at the session's pace: what each would cost (the summary call apart), and the plan it
+ * chose. `idleMs` is the cache's lifetime: `at-expiry` compacts before the first step after a pause
+ * that long. The decision is logged before it is acted on, so a replay decides the same way.
+ */
+export const compactionForecastEvent = defineEvent(
+  "compaction/forecast",
+  z.strictObject({
+    measuredTokens: z.number().int().nonnegative(),
+    range: surfaceRange,
+    plans: z
+      .array(
+        z.strictObject({
+          plan: compactionPlanSchema,
+          summaryUsd: usd,
+          requestsUsd: z.array(usd).min(1),
+          idleMs: z.number().int().positive().exactOptional(),
+        }),
+      )
+      .min(1),
+    choice: compactionPlanSchema,
   }),
 );
 
@@ -181,6 +213,7 @@ export const agentEventDefinitions = [
   compactionStartEvent,
   compactionSummaryEvent,
   compactionEndEvent,
+  compactionForecastEvent,
   attachmentQuarantineEvent,
   toolApprovalEvent,
   toolIntentEvent,

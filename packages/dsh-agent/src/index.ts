@@ -8,12 +8,13 @@ export { compareRequests, type CompareOptions, type RequestComparison, type Requ
 export type { AssembleContext } from "./loop.js";
 export type { TurnResult, TurnUsage } from "./turn.js";
 export { costTotals, stepCosts, type CostTotals, type PriceOf, type StepCost } from "./cost.js";
-export type { CompactionOptions, CompactionResult, TrimOptions } from "./compaction.js";
+export type { CompactionForecast, CompactionForecaster, CompactionForecastInput, CompactionOptions, CompactionResult, TrimOptions } from "./compaction.js";
 export { summaryRequest } from "./summary.js";
 export { forkPoints, forkSeed } from "./fork.js";
 export {
   attachmentQuarantineEvent,
   compactionEndEvent,
+  compactionForecastEvent,
   compactionStartEvent,
   compactionSummaryEvent,
   requestDispatchEvent,
@@ -25,6 +26,7 @@ export {
   toolIntentEvent,
   turnEndEvent,
   turnStartEvent,
+  type CompactionPlan,
   type CompactionReason,
   type StepEndReason,
   type TurnEndReason,

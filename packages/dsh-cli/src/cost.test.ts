@@ -1,9 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentRegistry } from "dsh-agent";
-import { CLAUDE_MODELS } from "dsh-anthropic";
-import { costReport, type EventCost } from "dsh-cost-report";
+import { createAgentRegistry, openAgent } from "dsh-agent";
+import { AnthropicAdapter, CLAUDE_MODELS } from "dsh-anthropic";
+import { compactionForecasts, costReport, type EventCost } from "dsh-cost-report";
+import { startSimulator } from "dsh-simulator";
+import { compactionForecast } from "dsh-what-if";
 import { usageCost, type TokenUsage } from "dsh-llm";
 import { readJsonlLog } from "dsh-log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -83,6 +85,34 @@ describe("dsh cost", () => {
     expect(text).toMatch(/^\s+seq event\s+requests\s+uncached\s+cache-read\s+cache-write\s+output\s+cost$/m);
     expect(text).toMatch(/^\s+\d+ tool result read_file\s+\d+\s+\d+\s+\d+\s+\d+\s+0\s+\$0\.\d+$/m);
     expect(text).toContain(`event(s); their tokens add up to the steps' ${printed.total.inputTokens} prompt and ${printed.total.outputTokens} output tokens`);
+  });
+
+  it("sets each logged compaction forecast beside what the requests after it cost", async () => {
+    const log = join(dir, "s.jsonl");
+    const price = CLAUDE_MODELS.models["claude-sonnet-4-6"]!.price!;
+    const sim = await startSimulator({ scenario: { responses: Array.from({ length: 12 }, (_, i) => ({ text: `Noted, part ${i}.` })) } });
+    try {
+      const { agent, close } = await openAgent({
+        session: log,
+        adapters: [new AnthropicAdapter({ baseUrl: sim.origin, apiKey: "sk-test" })],
+        config: { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 256 },
+        systemPrompt: "Check every answer twice before you give it. ".repeat(150),
+        compaction: { contextWindow: 6000, threshold: 0.5, keepRecent: 2, summaryMaxTokens: 200, forecast: compactionForecast({ prices: () => price, turns: 40 }) },
+      });
+      for (let i = 0; i < 5; i++) await agent.run(`Part ${i} of the notes: ${"a long line of notes to keep. ".repeat(60)}`);
+      await close();
+    } finally {
+      await sim.close();
+    }
+    const printed = JSON.parse((await runCli(["cost", log, "--json"], { cwd: dir })).stdout) as { forecasts: unknown[] };
+    const { log: read } = await readJsonlLog(log, createAgentRegistry());
+    const checks = compactionForecasts(read, () => price);
+    expect(checks.length).toBeGreaterThan(0);
+    expect(printed.forecasts).toEqual(JSON.parse(JSON.stringify(checks)));
+    const [check] = checks;
+    const text = (await runCli(["cost", log], { cwd: dir })).stdout;
+    expect(text).toContain(`compaction forecast at seq ${check!.seq}: chose now (now $`);
+    expect(text).toMatch(new RegExp(`never \\$[\\d.]+ over 40 request\\(s\\)\\); over the ${check!.requests} request\\(s\\) that followed, compaction included: forecast \\$[\\d.]+, actual \\$[\\d.]+\n`));
   });
 
   it("counts the tokens of a model without a price and says so, and takes prices from --prices FILE", async () => {

@@ -1,2 +1,3 @@
 export { costReport, type CostReport, type CostReportOptions, type TurnCost } from "./report.js";
 export { eventCosts, type EventCost } from "./event-costs.js";
+export { compactionForecasts, type ForecastCheck } from "./forecasts.js";

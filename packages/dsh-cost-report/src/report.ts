@@ -1,3 +1,4 @@
+import { compactionForecasts, type ForecastCheck } from "./forecasts.js";
 import { costTotals, stepCosts, type CostTotals, type PriceOf, type StepCost } from "dsh-agent";
 import type { LogEvent } from "dsh-log";
 import { eventCosts, type EventCost } from "./event-costs.js";
@@ -22,6 +23,8 @@ export interface CostReport {
   readonly total: CostTotals;
   /** With `byEvent`: every event that went into a request or answered one, in seq order; kind by kind, they add up to `total`. */
   readonly events?: readonly EventCost[];
+  /** Every logged compaction forecast, its chosen plan's forecast beside what the requests after it cost. */
+  readonly forecasts: readonly ForecastCheck[];
 }
 
 const unpriced: PriceOf = () => undefined;
@@ -29,7 +32,8 @@ const unpriced: PriceOf = () => undefined;
 /**
  * What a logged session cost, from the usage each step reported and the model its request went to:
  * tokens and dollars per step, per turn and in total, cache reads and writes apart; with `byEvent`,
- * the same tokens and dollars shared out over the events that put them there.
+ * the same tokens and dollars shared out over the events that put them there; and each compaction
+ * forecast beside what followed it.
  */
 export function costReport(log: Iterable<LogEvent>, options: CostReportOptions = {}): CostReport {
   const prices = options.prices ?? unpriced;
@@ -42,5 +46,5 @@ export function costReport(log: Iterable<LogEvent>, options: CostReportOptions =
     else list.push(step);
   }
   const turns = [...byTurn].map(([turn, turnSteps]) => ({ turn, ...costTotals(turnSteps) }));
-  return { steps, turns, total: costTotals(steps), ...(options.byEvent === true ? { events: eventCosts(events, prices) } : {}) };
+  return { steps, turns, total: costTotals(steps), ...(options.byEvent === true ? { events: eventCosts(events, prices) } : {}), forecasts: compactionForecasts(events, prices) };
 }

@@ -85,12 +85,14 @@ function loopCall(events: readonly LogEvent[], at: number): Recorded {
   throw new FixtureError("FIXTURE_UNREPLAYABLE", `${where} never ended: the log stops inside it`);
 }
 
-/** The recorded outcome of the compaction summary call begun at `events[at]`. */
+/** The recorded outcome of the compaction summary call begun at `events[at]`: its summary, and its usage where the log has it. */
 function summaryCall(events: readonly LogEvent[], at: number): Recorded {
   const where = `compaction at seq ${at}`;
   for (const event of events.slice(at + 1)) {
     if (compactionSummaryEvent.is(event)) {
-      return { where, retries: [], outcome: { kind: "answer", chunks: [{ type: "text-delta", text: event.data.summary }, { type: "finish", reason: "stop" }] } };
+      const { summary, usage } = event.data;
+      const chunks: StreamChunk[] = [{ type: "text-delta", text: summary }, ...(usage === undefined ? [] : [{ type: "usage" as const, usage }]), { type: "finish", reason: "stop" }];
+      return { where, retries: [], outcome: { kind: "answer", chunks } };
     }
     if (compactionEndEvent.is(event)) {
       if (event.data.error !== undefined) return { where, retries: [], outcome: { kind: "error", error: event.data.error } };

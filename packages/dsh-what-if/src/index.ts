@@ -3,3 +3,5 @@ export { describeChange, forkPoint, replayWithChange, type AdapterOf, type WhatI
 export type { ModelledRequest, ModelledSession } from "dsh-cache-report";
 export { AGENT_MAX_STEPS, recordedStepLimit, withRecordedStepLimit } from "./step-limit.js";
 export { WhatIfError, type WhatIfErrorCode } from "./errors.js";
+export { compactionForecast, sessionPace, type CompactionForecastOptions } from "./compaction-forecast.js";
+export { cheapestPlan, planTotal, pricePlans, type CompactionShape, type PlanLimits, type PlanRates, type PricedPlan, type SessionPace } from "./forecast-plans.js";

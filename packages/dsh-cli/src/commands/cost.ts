@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { requestDispatchEvent, stepEndEvent, type CostTotals, type StepCost } from "dsh-agent";
-import { costReport, type CostReport, type EventCost } from "dsh-cost-report";
+import { costReport, type CostReport, type EventCost, type ForecastCheck } from "dsh-cost-report";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { uncachedInputTokens, type ModelPrice } from "dsh-llm";
@@ -39,7 +39,7 @@ function row(label: string, model: string, totals: Pick<CostTotals, "inputTokens
   return [label.padEnd(9), model.padEnd(20), number(uncachedInputTokens(totals), 9), number(totals.cacheReadTokens, 11), number(totals.cacheWriteTokens, 12), number(totals.outputTokens, 8), ` ${cost}`].join(" ").trimEnd();
 }
 
-function report({ steps, turns, total }: CostReport, prices: ReadonlyMap<string, ModelPrice>): string {
+function report({ steps, turns, total, forecasts }: CostReport, prices: ReadonlyMap<string, ModelPrice>): string {
   const lines = [["turn.step".padEnd(9), "model".padEnd(20), "uncached".padStart(9), "cache-read".padStart(11), "cache-write".padStart(12), "output".padStart(8), " cost"].join(" ")];
   // A turn's steps lie together in the log, in the order of the turns: one walk prints them all.
   let at = 0;
@@ -56,7 +56,16 @@ function report({ steps, turns, total }: CostReport, prices: ReadonlyMap<string,
       `${total.outputTokens} output tokens; ${formatUsd(total.cost.totalUsd)}${total.unpricedSteps > 0 ? `, not counting ${total.unpricedSteps} step(s) whose model has no price (--prices FILE gives one)` : ""}.`,
   );
   for (const [model, price] of prices) lines.push(`price ${describePrice(model, price)}`);
+  for (const check of forecasts) lines.push(forecastLine(check));
   return `${lines.join("\n")}\n`;
+}
+
+/** A compaction forecast against what happened, in one line. */
+function forecastLine(check: ForecastCheck): string {
+  const plans = check.plans.map((plan) => `${plan.plan} ${formatUsd(plan.forecastUsd)}`).join(", ");
+  const horizon = check.plans[0]?.requests ?? 0;
+  const followed = check.requests === 0 ? "no request followed yet" : `over the ${check.requests} request(s) that followed${check.compacted ? ", compaction included" : ""}: forecast ${formatUsd(check.forecastUsd)}, actual ${formatUsd(check.actualUsd)}`;
+  return `compaction forecast at seq ${check.seq}: chose ${check.choice} (${plans} over ${horizon} request(s)); ${followed}`;
 }
 
 /** The per-event table: what each logged event put into requests and what it cost, then the check that the rows add up. */
@@ -92,7 +101,7 @@ export async function costCommand(argv: readonly string[], io: CliIo): Promise<n
   const byEvent = values["by-event"];
   const kept: LogEvent[] = [];
   await streamSessionRef(sessionRef(reference, values.store, io), io, (batch) => {
-    for (const event of batch) if (requestHeaderEvent.is(event) || requestDispatchEvent.is(event) || stepEndEvent.is(event) || (byEvent && isSurfaceEvent(event))) kept.push(event);
+    for (const event of batch) if (requestHeaderEvent.is(event) || requestDispatchEvent.is(event) || stepEndEvent.is(event) || event.type.startsWith("compaction/") || (byEvent && isSurfaceEvent(event))) kept.push(event);
   });
   const lookup = priceOf(file);
   const used = new Map<string, ModelPrice>();
@@ -105,7 +114,7 @@ export async function costCommand(argv: readonly string[], io: CliIo): Promise<n
   if (values.json) {
     const turns = costs.turns.map(({ turn, ...totals }) => ({ turn, ...totalsJson(totals) }));
     const events = costs.events === undefined ? {} : { events: costs.events.map(eventJson) };
-    io.stdout.write(`${JSON.stringify({ steps: costs.steps.map(stepJson), turns, total: totalsJson(costs.total), ...events, prices: Object.fromEntries(used) })}\n`);
+    io.stdout.write(`${JSON.stringify({ steps: costs.steps.map(stepJson), turns, total: totalsJson(costs.total), ...events, forecasts: costs.forecasts, prices: Object.fromEntries(used) })}\n`);
   } else {
     io.stdout.write(costs.events === undefined ? report(costs, used) : eventReport(costs.events, costs.total));
   }

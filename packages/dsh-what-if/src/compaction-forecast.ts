@@ -1,0 +1,121 @@
+import { stepEndEvent, turnEndEvent, turnStartEvent, type CompactionForecaster, type CompactionForecastInput, type PriceOf } from "dsh-agent";
+import { foldRequestHeader, type RequestHeaderSnapshot } from "dsh-header";
+import { tokenRates, type Message } from "dsh-llm";
+import type { EventLog } from "dsh-log";
+import { CACHE_TTL_MS, takesBreakpoints } from "dsh-simulator";
+import { wireApiOf } from "dsh-wire";
+import { cheapestPlan, pricePlans, type CompactionShape, type PlanRates, type SessionPace } from "./forecast-plans.js";
+
+/** How far a compaction forecast looks, and the prices it uses. */
+export interface CompactionForecastOptions {
+  /** The price of each provider and model (for example `(provider, model) => adapter.price?.(model)`); a model without one is not forecast. */
+  readonly prices: PriceOf;
+  /** How many turns ahead, at the session's pace (default 4). */
+  readonly turns?: number;
+  /** How many of the latest requests the pace is measured over (default 8). */
+  readonly window?: number;
+}
+
+/** The Messages API cache lifetime a request asked for, itself or by its adapter's default. */
+function cacheTtlOf(snapshot: RequestHeaderSnapshot): "5m" | "1h" {
+  return snapshot.header.config.cacheTtl ?? snapshot.header.adapterDefaults?.cacheTtl ?? "5m";
+}
+
+/** How long the provider's cache keeps a prefix after its last use, where the simulator models it: the Messages API's 5 minutes or hour, GPT-5.6's 30 minutes. */
+function cacheLifetimeMs(snapshot: RequestHeaderSnapshot): number | undefined {
+  const { api } = wireApiOf({ snapshot });
+  if (api === "messages" && snapshot.header.wire?.automaticCache !== true) return CACHE_TTL_MS[cacheTtlOf(snapshot)];
+  if (api === "responses" && takesBreakpoints(snapshot.header.config.model)) return 30 * 60_000;
+  return undefined;
+}
+
+interface StepUsage {
+  readonly turn: number;
+  readonly time: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** The session's pace from its logged usage: prompt growth and output per request, requests per turn, and whether turns start cold. */
+export function sessionPace(log: EventLog, window: number, idleMs: number | undefined): SessionPace | undefined {
+  const steps: StepUsage[] = [];
+  const turnStarts = new Map<number, number>();
+  let openTurn: number | undefined;
+  for (const event of log.slice()) {
+    if (turnStartEvent.is(event)) {
+      turnStarts.set(event.data.turn, event.time);
+      openTurn = event.data.turn;
+    } else if (turnEndEvent.is(event)) {
+      openTurn = undefined;
+    } else if (stepEndEvent.is(event) && event.data.usage !== undefined) {
+      steps.push({ turn: event.data.turn, time: event.time, inputTokens: event.data.usage.inputTokens, outputTokens: event.data.usage.outputTokens });
+    }
+  }
+  const last = steps.at(-1);
+  if (last === undefined) return undefined;
+  const recent = steps.slice(-window - 1);
+  const growth = recent.slice(1).map((step, i) => step.inputTokens - recent[i]!.inputTokens).filter((added) => added > 0);
+  const perTurn = new Map<number, number>();
+  for (const step of steps) perTurn.set(step.turn, (perTurn.get(step.turn) ?? 0) + 1);
+  const finished = [...perTurn].filter(([turn]) => turn !== openTurn).map(([, count]) => count);
+  const requestsPerTurn = finished.length === 0 ? Math.max(1, perTurn.get(last.turn) ?? 1) : finished.reduce((a, b) => a + b, 0) / finished.length;
+  const doneThisTurn = openTurn === undefined ? 0 : (perTurn.get(openTurn) ?? 0);
+  // Between turns (no turn open) or at a turn's first step, the next request starts a turn.
+  const requestsBeforeTurn = openTurn === undefined || doneThisTurn === 0 ? 0 : Math.max(1, Math.round(requestsPerTurn) - doneThisTurn);
+  const gaps: number[] = [];
+  for (let i = 1; i < steps.length; i++) {
+    const started = turnStarts.get(steps[i]!.turn);
+    if (steps[i]!.turn !== steps[i - 1]!.turn && started !== undefined) gaps.push(started - steps[i - 1]!.time);
+  }
+  const pause = median(gaps);
+  return {
+    promptTokens: last.inputTokens,
+    growthPerRequest: growth.length === 0 ? 0 : growth.reduce((a, b) => a + b, 0) / growth.length,
+    outputPerRequest: recent.reduce((sum, step) => sum + step.outputTokens, 0) / recent.length,
+    requestsPerTurn,
+    requestsBeforeTurn,
+    coldTurnStarts: idleMs !== undefined && pause !== undefined && pause >= idleMs,
+  };
+}
+
+/** The prompt's parts in tokens, shared out from the measured total by their characters (the tools count with the prefix). */
+function compactionShape(input: CompactionForecastInput, tools: unknown, pace: SessionPace): CompactionShape {
+  const size = (messages: readonly Message[]) => messages.reduce((sum, message) => sum + JSON.stringify(message).length, 0);
+  const { messages, range } = input;
+  const prefix = size(messages.slice(0, range.startIndex)) + (tools === undefined ? 0 : JSON.stringify(tools).length);
+  const summarized = size(messages.slice(range.startIndex, range.endIndex + 1));
+  const all = prefix + summarized + size(messages.slice(range.endIndex + 1));
+  const tokensPerChar = all === 0 ? 0 : pace.promptTokens / all;
+  return { prefixTokens: Math.round(prefix * tokensPerChar), rangeTokens: Math.round(summarized * tokensPerChar), summaryTokens: input.summaryMaxTokens };
+}
+
+/**
+ * A compaction forecaster for `CompactionOptions.forecast` of `dsh-agent`: it prices compacting now,
+ * when the cache would expire anyway, or not at all, over the next turns at the session's pace
+ * (measured from its logged usage), under the session's prices and the provider's cache rules
+ * (what a warm prefix reads, what a rewrite writes, the cache's lifetime), and chooses the cheapest.
+ */
+export function compactionForecast(options: CompactionForecastOptions): CompactionForecaster {
+  return async (input) => {
+    const snapshot = foldRequestHeader(input.log);
+    if (snapshot === undefined) return undefined;
+    const { provider, model } = snapshot.header.config;
+    const price = options.prices(provider, model);
+    if (price === undefined) return undefined;
+    const idleMs = cacheLifetimeMs(snapshot);
+    const pace = sessionPace(input.log, options.window ?? 8, idleMs);
+    if (pace === undefined) return undefined;
+    const rates = tokenRates(price, Date.now());
+    const write = wireApiOf({ snapshot }).api === "messages" && cacheTtlOf(snapshot) === "1h" ? rates.cacheWrite1h : rates.cacheWrite5m;
+    const planRates: PlanRates = { input: rates.input, cacheRead: rates.cacheRead, cacheWrite: write, output: rates.output };
+    const requests = Math.max(1, Math.ceil((options.turns ?? 4) * pace.requestsPerTurn));
+    const plans = pricePlans(pace, compactionShape(input, snapshot.header.tools, pace), planRates, { requests, contextWindow: input.contextWindow, idleMs });
+    return { plans: plans.map((plan) => ({ ...plan, requestsUsd: [...plan.requestsUsd] })), choice: cheapestPlan(plans) };
+  };
+}
