@@ -5,7 +5,7 @@ import { JsonlStore } from "dsh-log";
 import { startSimulator, type Simulator } from "dsh-simulator";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
-import { storeBackend } from "./web-backend.js";
+import { cliBackend } from "./web-backend.js";
 
 const KEY = "AIza-gemini-cli-0123456789";
 let dir: string;
@@ -129,7 +129,7 @@ describe("a Gemini session in the web app's backend", () => {
     const run = await runCli(["run", "--provider", "sim-gemini", "--store", store, "--system", SYSTEM, "What is here?"], { cwd: dir });
     expect(run.code).toBe(0);
     const id = /dsh: log: .*\/([^/\s]+)\.jsonl\n/.exec(run.stderr)![1]!;
-    const backend = storeBackend(new JsonlStore(store), { cwd: dir, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
+    const backend = cliBackend(new JsonlStore(store), { cwd: dir, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
     const view = await backend.loadSession(id);
     expect(view.requests.length).toBeGreaterThanOrEqual(2);
     expect(view.requests.every((request) => request.provider === "sim-gemini")).toBe(true);

@@ -2,20 +2,17 @@
 // large session never holds the server's event loop. Started by PagePool with the store's URL, the
 // working directory and the objects folder; answers one job at a time over IPC.
 import { isDshError } from "dsh-base";
-import { openStore } from "./store.js";
-import { SessionCache, imageRef, listItem, requestWire, sessionPage } from "./web-pages.js";
+import { SessionCache, buildPage } from "dsh-web-store";
 import { PAGE_BUILDER_ENV, type PageJob, type PageReply } from "./page-pool.js";
+import { attachmentStore } from "./session.js";
+import { openStore } from "./store.js";
 
 const [url, cwd, objects] = JSON.parse(process.env[PAGE_BUILDER_ENV]!) as [string, string, string | null];
 const store = await openStore(url, cwd);
 const sessions = new SessionCache();
 
-async function answer(job: PageJob): Promise<unknown> {
-  if (job.kind === "session") return sessionPage(store, job.sessionId, cwd, objects ?? undefined, job.pageEvents, job.at, sessions);
-  if (job.kind === "wire") return requestWire(store, job.sessionId, job.request, cwd, objects ?? undefined, sessions);
-  if (job.kind === "image") return imageRef(store, job.sessionId, job.digest, sessions);
-  return listItem(store, job.summary);
-}
+const attachments = attachmentStore(cwd, objects ?? undefined);
+const answer = ({ id: _id, ...request }: PageJob): Promise<unknown> => buildPage(store, request, { attachments }, sessions);
 
 /** The session held is let go after this long without a job, so a `dsh web` left open gives its memory back. */
 const IDLE_MS = 5 * 60_000;

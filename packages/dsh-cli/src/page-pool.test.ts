@@ -7,7 +7,8 @@ import { PAGE_EVENTS, WebError, type SessionListItem, type SessionView } from "d
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PagePool } from "./page-pool.js";
 import { runCli } from "./test-support/run-cli.js";
-import { listItem, sessionPage } from "./web-pages.js";
+import { listItem, sessionPage } from "dsh-web-store";
+import { attachmentStore } from "./session.js";
 
 let dir: string;
 let id: string;
@@ -39,11 +40,11 @@ describe("PagePool", () => {
       const [page, row] = await Promise.all([pool.run<SessionView>(first), pool.run<SessionListItem>({ kind: "list-item", summary: summary! })]);
       expect(page.pages.length).toBeGreaterThan(1);
       expect(page.timeline[0]!.seq).toBe(0);
-      expect(page).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, dir, undefined, first.pageEvents, first.at))));
+      expect(page).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, { attachments: attachmentStore(dir, undefined), pageEvents: first.pageEvents }, first.at))));
       expect(row).toEqual(JSON.parse(JSON.stringify(await listItem(store, summary!))));
       // Another page of the same session, measured once in the child, is the page this process builds from scratch.
       for (const at of [{ page: 2 }, { seq: page.pages.at(-1)!.to }]) {
-        expect(await pool.run<SessionView>({ ...first, at })).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, dir, undefined, first.pageEvents, at))));
+        expect(await pool.run<SessionView>({ ...first, at })).toEqual(JSON.parse(JSON.stringify(await sessionPage(store, id, { attachments: attachmentStore(dir, undefined), pageEvents: first.pageEvents }, at))));
       }
       // A job after the first ones reuses a child.
       expect((await pool.run<SessionView>({ kind: "session", sessionId: id, pageEvents: PAGE_EVENTS })).session.id).toBe(id);

@@ -1,13 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
-import type { SessionSummary } from "dsh-log";
-import { WebError, type PageChoice } from "dsh-web";
-
-/** A page to build: a page of a session, its row in the list, one request's wire body, or where one of its images is. */
-export type PageRequest =
-  | { readonly kind: "session"; readonly sessionId: string; readonly pageEvents: number; readonly at?: PageChoice }
-  | { readonly kind: "list-item"; readonly summary: SessionSummary }
-  | { readonly kind: "wire"; readonly sessionId: string; readonly request: number }
-  | { readonly kind: "image"; readonly sessionId: string; readonly digest: string };
+import { WebError } from "dsh-web";
+import type { PageBuilder, PageRequest } from "dsh-web-store";
 
 /** A page request as sent to a child, numbered so its reply can be matched. */
 export type PageJob = PageRequest & { readonly id: number };
@@ -40,7 +33,7 @@ function entry(): { readonly path: string; readonly execArgv: string[] } {
  * rendering a large session never holds the server's event loop and other pages are answered
  * meanwhile. Children start on first use and are replaced if one dies.
  */
-export class PagePool {
+export class PagePool implements PageBuilder {
   readonly #args: string;
   readonly #size: number;
   readonly #builders: Builder[] = [];

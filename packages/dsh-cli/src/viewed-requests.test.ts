@@ -7,7 +7,7 @@ import { messageImages } from "dsh-llm";
 import { makePng } from "dsh-testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
-import { requestsWithImages } from "./viewed-requests.js";
+import { requestsWithImages } from "dsh-web-store";
 
 let dir: string;
 beforeAll(async () => {

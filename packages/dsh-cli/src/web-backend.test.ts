@@ -5,10 +5,9 @@ import { JsonlStore, type SessionStore } from "dsh-log";
 import { describe, expect, it } from "vitest";
 import { sampleProject } from "./test-support/project-fixtures.js";
 import { runCli } from "./test-support/run-cli.js";
-import { brokenLineage } from "./lineage.js";
+import { inlineImage, sessionView } from "dsh-web-store";
 import { attachmentStore } from "./session.js";
-import { storeBackend } from "./web-backend.js";
-import { inlineImage, sessionView } from "./web-view.js";
+import { cliBackend } from "./web-backend.js";
 
 /** `store`, counting the sessions it reads in full. */
 function countingReads(store: SessionStore, reads: string[]): SessionStore {
@@ -29,7 +28,7 @@ describe("the web backend's session list", () => {
     const first = idOf((await runCli(["run", "--store", dir, "Look around."], { cwd: project })).stderr)!;
     const second = idOf((await runCli(["run", "--store", dir, "And again."], { cwd: project })).stderr)!;
     const reads: string[] = [];
-    const backend = storeBackend(countingReads(new JsonlStore(dir), reads), { cwd: project, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
+    const backend = cliBackend(countingReads(new JsonlStore(dir), reads), { cwd: project, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
 
     const before = await backend.listSessions();
     expect(before.map((item) => item.turns)).toEqual([1, 1]);
@@ -55,7 +54,7 @@ describe("the web backend's session page", () => {
     const dir = join(project, "..", "sessions");
     const id = /dsh: log: .*\/([^/\s]+)\.jsonl\n/.exec((await runCli(["run", "--store", dir, "Look around."], { cwd: project })).stderr)![1]!;
     const io = { cwd: project, env: {}, stdout: { write: () => true }, stderr: { write: () => true } };
-    const backend = storeBackend(new JsonlStore(dir), io, undefined);
+    const backend = cliBackend(new JsonlStore(dir), io, undefined);
     const page = await backend.loadSession(id);
     const { log, info } = await new JsonlStore(dir).read(id, createAgentRegistry());
     const inline = await sessionView({ info, log }, attachmentStore(project, undefined), { images: inlineImage, composer: true, wires: true });
@@ -86,7 +85,7 @@ describe("a store with a damaged session and a fork whose parent is gone", () =>
     await appendFile(join(dir, `${damaged}.jsonl`), "not a line\n");
     await rm(join(dir, `${parent}.jsonl`));
 
-    const backend = storeBackend(store, { cwd: project, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
+    const backend = cliBackend(store, { cwd: project, env: {}, stdout: { write: () => true }, stderr: { write: () => true } }, undefined);
     const items = await backend.listSessions();
     expect(items.map((item) => item.id).sort()).toEqual([fork, damaged].sort());
     expect(items.find((item) => item.id === damaged)?.problem).toMatch(/^cannot be read: LOG_CORRUPT: /);
@@ -97,15 +96,5 @@ describe("a store with a damaged session and a fork whose parent is gone", () =>
     const json = (await runCli(["sessions", "--store", dir, "--json"], { cwd: project })).stdout.trim().split("\n").map((line) => JSON.parse(line) as { sessionId: string; brokenLineage?: string });
     expect(json.find((row) => row.sessionId === fork)?.brokenLineage).toBe(`its parent ${parent} is not in this store`);
     expect(json.find((row) => row.sessionId === damaged)).not.toHaveProperty("brokenLineage");
-  });
-});
-
-describe("brokenLineage", () => {
-  it("names a fork whose parent is gone or shorter than its seed, and nothing else", () => {
-    const at = (sessionId: string, events: number, parent?: { sessionId: string; seedLength: number }) => ({ sessionId, createdAt: 1, events, ...(parent === undefined ? {} : { parent }) });
-    expect([...brokenLineage([at("p", 5), at("ok", 7, { sessionId: "p", seedLength: 5 }), at("long", 9, { sessionId: "p", seedLength: 6 }), at("orphan", 3, { sessionId: "gone", seedLength: 2 })])]).toEqual([
-      ["long", "its seed of 6 events is past its parent's end (5 events)"],
-      ["orphan", "its parent gone is not in this store"],
-    ]);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { attachmentStore } from "./session.js";
 import { sampleProject } from "./test-support/project-fixtures.js";
 import { runCli } from "./test-support/run-cli.js";
-import { inlineImage, sessionView } from "./web-view.js";
+import { inlineImage, sessionView } from "dsh-web-store";
 
 describe("sessionView", () => {
   it("verifies images and rebuilds wire bodies; with an object gone, shows the failed image and the provider's usage instead", async () => {

@@ -5,7 +5,7 @@ import { WhatIfError, pairedSteps, type ModelledRequest, type ModelledSession, t
 import { CliError } from "./cli-error.js";
 import { priceOf } from "./prices.js";
 import { replaySettings } from "./session-runner.js";
-import { readForWeb } from "./web-pages.js";
+import { readForWeb } from "dsh-web-store";
 import { HONESTY, cliWhatIf } from "./what-if-run.js";
 
 function cells(request: ModelledRequest | ModelledSession["totals"] | undefined): WhatIfCells | null {

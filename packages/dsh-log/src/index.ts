@@ -29,3 +29,4 @@ export { readJsonlLines } from "./jsonl-lines.js";
 export { streamSessionEvents } from "./session-stream.js";
 export { streamJsonlLog, type JsonlStreamEnd } from "./jsonl-stream.js";
 export { JsonlStore } from "./jsonl-store.js";
+export { brokenLineage, lineageProblem } from "./lineage.js";

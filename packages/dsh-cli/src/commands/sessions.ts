@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
+import { brokenLineage } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { brokenLineage } from "../lineage.js";
 import { printable } from "../printable.js";
 import { openStore, storeUrl } from "../store.js";
 

@@ -1,12 +1,11 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { appScript, renderPage } from "dsh-web";
+import { sessionHtml } from "dsh-web-store";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
-import { inlineImage, sessionView } from "../web-view.js";
 
 export const VIEW_USAGE = "dsh view LOG -o FILE [--objects DIR] [--store URL]";
 
@@ -21,9 +20,8 @@ export async function viewCommand(argv: readonly string[], io: CliIo): Promise<n
   if (reference === undefined || positionals.length > 1 || values.output === undefined) throw new CliError(`usage: ${VIEW_USAGE}`, EXIT.usage);
   const session = await readSessionRef(sessionRef(reference, values.store, io), io);
   await session.close();
-  const view = await sessionView(session, attachmentStore(io.cwd, values.objects), { images: inlineImage, composer: false, wires: true });
+  const html = await sessionHtml(session, attachmentStore(io.cwd, values.objects));
   const path = resolve(io.cwd, values.output);
-  const html = renderPage({ title: `dsh session ${session.info.sessionId}`, script: await appScript(), view });
   await writeFile(path, html, { mode: 0o600 });
   io.stderr.write(`dsh: wrote ${path} (${Buffer.byteLength(html)} bytes; opens offline)\n`);
   return EXIT.ok;

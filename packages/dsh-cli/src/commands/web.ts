@@ -4,7 +4,7 @@ import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { displayUrl, openStore, storeUrl } from "../store.js";
 import { PagePool } from "../page-pool.js";
-import { storeBackend } from "../web-backend.js";
+import { cliBackend } from "../web-backend.js";
 
 export const WEB_USAGE = "dsh web [--store URL] [--port N] [--objects DIR] [--page-events N]";
 
@@ -23,7 +23,7 @@ export async function webCommand(argv: readonly string[], io: CliIo): Promise<nu
   const store = await openStore(url, io.cwd);
   const pages = new PagePool({ url, cwd: io.cwd, objects: values.objects });
   try {
-    const server = await startWebServer(storeBackend(store, io, values.objects, pages, pageEvents), { port });
+    const server = await startWebServer(cliBackend(store, io, values.objects, pages, pageEvents), { port });
     // The link carries this launch's secret, which every request needs: only whoever sees this output can use the server.
     io.stdout.write(`dsh web: ${server.openUrl} (sessions of ${displayUrl(url)}; Ctrl-C stops it)\n`);
     await new Promise<void>((resolve) => {

@@ -1,13 +1,12 @@
-import type { ImageAttachmentRef } from "dsh-attachments";
 import { createAgentRegistry, reconstructRequestStream } from "dsh-agent";
+import type { AttachmentStore, ImageAttachmentRef } from "dsh-attachments";
 import { isDshError } from "dsh-base";
-import { LogError, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
 import { messageImages } from "dsh-llm";
+import { LogError, type SessionStore, type SessionSummary, type StoredSession } from "dsh-log";
 import { deriveEventMessage, isSurfaceEvent } from "dsh-surface";
-import { WebError, sessionListItem, type PageChoice, type RequestWire, type SessionListItem, type SessionView } from "dsh-web";
+import { PAGE_EVENTS, WebError, sessionListItem, type PageChoice, type RequestWire, type SessionListItem, type SessionView } from "dsh-web";
 import { wireBody } from "dsh-wire";
-import { attachmentStore } from "./session.js";
-import { measureSession, sessionView, wirePreview, type MeasuredSession } from "./web-view.js";
+import { measureSession, sessionView, wirePreview, type MeasuredSession } from "./measured-view.js";
 
 /** What `look` finds of session `id`, with an unknown id as the web's 404. */
 async function webLookup<T>(id: string, look: () => Promise<T>): Promise<T> {
@@ -19,7 +18,7 @@ async function webLookup<T>(id: string, look: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The store's read of a session, with an unknown id as the web's 404. */
+/** The store's read of a session, with an unknown id as the web's 404 (`WEB_NOT_FOUND`). */
 export function readForWeb(store: SessionStore, id: string): Promise<StoredSession> {
   return webLookup(id, () => store.read(id, createAgentRegistry()));
 }
@@ -112,24 +111,31 @@ export async function imageRef(store: SessionStore, id: string, digest: string, 
   return ref;
 }
 
+/** Where a store's pages find the session's image objects, and how long a page is. */
+export interface StorePageOptions {
+  readonly attachments: AttachmentStore;
+  /** The most events a page of the timeline holds (dsh-web's `PAGE_EVENTS` by default). */
+  readonly pageEvents?: number;
+}
+
 /**
- * A page of a session's timeline (`at`, by default the last) of `pageEvents` events at most, its
- * images served by URL from the server; with `cache`, a session read and measured before is not read or measured again.
+ * A page of a session's timeline (`at`, by default the last), its images served by URL from the
+ * server; with `cache`, a session read and measured before is not read or measured again.
  */
-export async function sessionPage(store: SessionStore, id: string, cwd: string, objects: string | undefined, pageEvents: number, at?: PageChoice, cache?: SessionCache): Promise<SessionView> {
+export async function sessionPage(store: SessionStore, id: string, options: StorePageOptions, at?: PageChoice, cache?: SessionCache): Promise<SessionView> {
   const session = await readThrough(store, id, cache);
-  const attachments = attachmentStore(cwd, objects);
+  const { attachments } = options;
   const images = (ref: ImageAttachmentRef) => `/api/sessions/${encodeURIComponent(id)}/images/${encodeURIComponent(ref.digest)}`;
   // The page asks for a request's wire body when it is opened: carrying every one would grow with the square of the session.
   const measure = () => measureSession(session.log, attachments, false);
   const measured = await (cache === undefined ? measure() : cache.measured(session, measure));
-  return sessionView(session, attachments, { images, composer: true, wires: false, pageEvents, measured, ...(at === undefined ? {} : { page: at }) });
+  return sessionView(session, attachments, { images, composer: true, wires: false, measured, pageEvents: options.pageEvents ?? PAGE_EVENTS, ...(at === undefined ? {} : { page: at }) });
 }
 
 /** The wire body of a session's request `number` (from 1) as the page shows it; `WEB_NOT_FOUND` when there is none. */
-export async function requestWire(store: SessionStore, id: string, number: number, cwd: string, objects: string | undefined, cache?: SessionCache): Promise<RequestWire> {
+export async function requestWire(store: SessionStore, id: string, number: number, attachments: AttachmentStore, cache?: SessionCache): Promise<RequestWire> {
   const { log } = await readThrough(store, id, cache);
   let seen = 0;
-  for await (const rebuilt of reconstructRequestStream(log, { only: () => ++seen === number })) return wirePreview(await wireBody(rebuilt, attachmentStore(cwd, objects)));
+  for await (const rebuilt of reconstructRequestStream(log, { only: () => ++seen === number })) return wirePreview(await wireBody(rebuilt, attachments));
   throw new WebError("WEB_NOT_FOUND", `no request ${number} in session ${id}`);
 }

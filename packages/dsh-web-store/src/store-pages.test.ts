@@ -6,8 +6,8 @@ import { FsAttachmentStore, putImage } from "dsh-attachments";
 import { JsonlStore } from "dsh-log";
 import { makePng } from "dsh-testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionCache, imageRef } from "./web-pages.js";
-import type { MeasuredSession } from "./web-view.js";
+import type { MeasuredSession } from "./measured-view.js";
+import { SessionCache, imageRef } from "./store-pages.js";
 
 const dirs: string[] = [];
 afterEach(async () => {

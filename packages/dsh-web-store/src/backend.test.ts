@@ -1,0 +1,78 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, createAgentRegistry, forkSeed, reconstructRequests } from "dsh-agent";
+import { FsAttachmentStore, putImage } from "dsh-attachments";
+import { LlmRuntime } from "dsh-llm";
+import { JsonlStore } from "dsh-log";
+import { ChatCompletionsAdapter } from "dsh-openai-compatible";
+import { startSimulator, type Simulator } from "dsh-simulator";
+import { makePng } from "dsh-testkit";
+import { wireBody } from "dsh-wire";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { storeBackend } from "./backend.js";
+import { buildPage, type PageRequest } from "./page-jobs.js";
+
+let dir: string;
+let sim: Simulator;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dsh-web-store-"));
+  sim = await startSimulator({ scenario: { responses: Array.from({ length: 6 }, (_, i) => ({ text: `Answer ${i}.` })) } });
+});
+afterEach(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A store with one session of two turns, the first carrying an image; and the objects its images are in. */
+async function recorded() {
+  const store = new JsonlStore(join(dir, "sessions"));
+  const attachments = new FsAttachmentStore(join(dir, "objects"));
+  const image = await putImage(attachments, makePng(2, 2));
+  const { info, log } = await store.create({ registry: createAgentRegistry() });
+  const runtime = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: sim.url })], attachments });
+  const agent = new Agent({ log, runtime, config: { provider: "deepseek", model: "deepseek-v4-flash" }, systemPrompt: "You are careful. ".repeat(40) });
+  await agent.run([{ type: "text", text: "What is this?" }, { type: "image", image }]);
+  await agent.run("And now?");
+  await log.close();
+  return { store, attachments, image, id: info.sessionId };
+}
+
+describe("storeBackend", () => {
+  it("serves each request's measured cache picture, its exact wire body when asked, and the session's verified images", async () => {
+    const { store, attachments, image, id } = await recorded();
+    const backend = storeBackend(store, { attachments });
+    const page = await backend.loadSession(id);
+    expect(page.requests.map((request) => request.tokens.cacheRead)).toEqual([0, expect.any(Number)]);
+    expect(page.requests[1]!.tokens.cacheRead).toBeGreaterThan(0);
+    expect(page.requests[0]!.images).toEqual([{ digest: image.digest, mediaType: "image/png", src: `/api/sessions/${id}/images/${encodeURIComponent(image.digest)}` }]);
+    const { log } = await store.read(id, createAgentRegistry());
+    const bodies = await Promise.all((await reconstructRequests(log)).map((request) => wireBody(request, attachments)));
+    expect(await backend.requestWire!(id, 2)).toEqual({ wire: bodies[1], wireBytes: Buffer.byteLength(bodies[1]!) });
+    expect(await backend.image(id, image.digest)).toEqual({ bytes: makePng(2, 2), mediaType: "image/png" });
+    await expect(backend.image(id, "sha256:0")).rejects.toMatchObject({ code: "WEB_NOT_FOUND" });
+    await expect(backend.loadSession("nope")).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: "no session nope in this store" });
+    // Off unless given: the composer's turns and the what-if.
+    expect(backend.continueSession).toBeUndefined();
+    expect(backend.whatIf).toBeUndefined();
+  });
+
+  it("marks a fork whose parent is gone, and hands every page to a builder when given one", async () => {
+    const { store, attachments, id } = await recorded();
+    const { log } = await store.read(id, createAgentRegistry());
+    const end = log.slice().find((event) => event.type === "turn/end")!.seq;
+    const fork = await store.create({ registry: createAgentRegistry(), copy: { events: forkSeed(log.slice(), end), parent: { sessionId: id, seedLength: end + 1 } } });
+    await fork.log.close();
+    await rm(join(dir, "sessions", `${id}.jsonl`));
+    const asked: PageRequest[] = [];
+    const backend = storeBackend(store, { attachments, pageEvents: 7, builder: { run: async <T>(request: PageRequest) => (asked.push(request), (await buildPage(store, request, { attachments })) as T) } });
+    const [item] = await backend.listSessions();
+    expect(item).toMatchObject({ id: fork.info.sessionId, parent: { id, seedLength: end + 1, broken: `its parent ${id} is not in this store` } });
+    expect((await backend.loadSession(fork.info.sessionId)).pages.length).toBeGreaterThan(1);
+    expect(asked.map((request) => request.kind)).toEqual(["list-item", "session"]);
+    expect(asked[1]).toMatchObject({ sessionId: fork.info.sessionId, pageEvents: 7 });
+    // The list is built again only for a session that grew.
+    await backend.listSessions();
+    expect(asked).toHaveLength(2);
+  });
+});
