@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSessionView, sessionListItem, usageFacts } from "./session-view.js";
+import { breakView, buildSessionView, sessionListItem, usageFacts } from "./session-view.js";
 import { sampleSession } from "./test-support/session.js";
 
 const info = { sessionId: "s1", createdAt: 5 };
@@ -36,7 +36,18 @@ describe("buildSessionView", () => {
     expect(view.requests[1]!.tokens).toEqual({ prompt: 400, cacheRead: 100, repeated: 100, fresh: 200, reported: true });
     expect(view.requests.map((request) => request.break !== undefined)).toEqual([false, false, true, false, true, false]);
     expect(view.requests[2]!.break!.explanations).toEqual([`see the events from seq ${requests[1]!.dispatchSeq + 1} to seq ${requests[2]!.dispatchSeq - 1}`]);
+    // The break repeats none of the previous request's 400 tokens: a full break, not a minor one.
+    expect(view.requests[2]!.break).toMatchObject({ repeatedTokens: 0, previousTokens: 400, minor: false });
     expect(usageFacts(events, requests).map((fact) => fact.stableTokens)).toEqual([0, 200, 0, 600, 0, 1000]);
+  });
+
+  it("calls a break minor only when it still repeats nine tenths of the previous request's prompt", () => {
+    expect(breakView({ stableTokens: 2880, explanations: ["x"] }, 2921)).toEqual({ explanations: ["x"], repeatedTokens: 2880, previousTokens: 2921, minor: true });
+    expect(breakView({ stableTokens: 900, explanations: [] }, 1000)).toMatchObject({ minor: true });
+    expect(breakView({ stableTokens: 899, explanations: [] }, 1000)).toMatchObject({ minor: false });
+    // More repeated than the previous prompt held is counted as all of it; a first request has nothing before it.
+    expect(breakView({ stableTokens: 50, explanations: [] }, 40)).toMatchObject({ repeatedTokens: 40, minor: true });
+    expect(breakView({ stableTokens: 0, explanations: [] }, undefined)).toEqual({ explanations: [], repeatedTokens: 0, previousTokens: 0, minor: false });
   });
 
   it("takes the caller's facts as given and clamps the bar to the prompt", async () => {

@@ -174,7 +174,7 @@ export function buildSessionView(input: SessionViewInput): SessionView {
   for (const [index, request] of requests.entries()) {
     const fact = facts[index]!;
     if (fact.isBreak) breaks.push({ number: index + 1, dispatchSeq: request.dispatchSeq });
-    if (shown(request.dispatchSeq)) views.push(requestView(index + 1, request, fact, deltas.get(request.dispatchSeq), headersBefore.get(request.dispatchSeq), previousHeader));
+    if (shown(request.dispatchSeq)) views.push(requestView(index + 1, request, fact, facts[index - 1]?.promptTokens, deltas.get(request.dispatchSeq), headersBefore.get(request.dispatchSeq), previousHeader));
     previousHeader = request.snapshot.header;
   }
   return {
@@ -189,8 +189,19 @@ export function buildSessionView(input: SessionViewInput): SessionView {
   };
 }
 
-/** One request as the page shows it, from its facts, its node delta and the header snapshot written for it. */
-function requestView(number: number, request: ViewedRequest, fact: RequestFacts, delta: NodeDelta | undefined, header: LogEvent | undefined, previousHeader: EpochHeader | undefined): RequestView {
+/**
+ * A break as the page shows it: the logged events that explain it, and how much of the previous
+ * request's prompt it still repeats. A break that repeats nine tenths or more of it is `minor`:
+ * whatever changed sits near the end, and the cache can still read the rest.
+ */
+export function breakView(fact: Pick<RequestFacts, "stableTokens" | "explanations">, previousPromptTokens: number | undefined): NonNullable<RequestView["break"]> {
+  const previous = previousPromptTokens ?? 0;
+  const repeated = Math.min(fact.stableTokens, previous);
+  return { explanations: fact.explanations, repeatedTokens: repeated, previousTokens: previous, minor: previous > 0 && repeated >= 0.9 * previous };
+}
+
+/** One request as the page shows it, from its facts (and the previous request's prompt size), its node delta and the header snapshot written for it. */
+function requestView(number: number, request: ViewedRequest, fact: RequestFacts, previousPromptTokens: number | undefined, delta: NodeDelta | undefined, header: LogEvent | undefined, previousHeader: EpochHeader | undefined): RequestView {
   const snapshot = header !== undefined && requestHeaderEvent.is(header) ? header.data : undefined;
   const cacheRead = Math.min(fact.cacheReadTokens ?? 0, fact.promptTokens);
   const repeated = Math.max(0, Math.min(fact.stableTokens, fact.promptTokens) - cacheRead);
@@ -208,7 +219,7 @@ function requestView(number: number, request: ViewedRequest, fact: RequestFacts,
     nodes: delta?.nodes ?? [],
     kept: delta?.kept ?? 0,
     removed: delta?.removed ?? 0,
-    ...(fact.isBreak ? { break: { explanations: fact.explanations } } : {}),
+    ...(fact.isBreak ? { break: breakView(fact, previousPromptTokens) } : {}),
     misses: fact.misses,
     ...(fact.provider === undefined ? {} : { diagnosis: fact.provider }),
     ...(fact.wire === undefined ? {} : { wire: fact.wire }),

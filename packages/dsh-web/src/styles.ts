@@ -30,6 +30,7 @@ ol.timeline { list-style: none; padding: 0; margin: 0; }
 .kind-fork .label { font-weight: 600; color: #0b7a4b; }
 .request-card { margin: 6px 0 10px 46px; padding: 8px 10px; background: #fff; border: 1px solid #d8dde3; border-radius: 6px; }
 .request-card.has-break { border-color: #e5484d; }
+.request-card.has-minor-break { border-color: #f5a524; }
 .request-title { font-weight: 600; }
 .token-bar-row { margin: 6px 0; }
 .token-bar { display: flex; height: 14px; width: 100%; background: #eef0f2; border-radius: 3px; overflow: hidden; }
@@ -37,6 +38,7 @@ ol.timeline { list-style: none; padding: 0; margin: 0; }
 .token-legend { font-size: 12px; color: #4a5560; }
 b.cached { color: #2f9e44; } b.repeated { color: #c26d00; } b.fresh { color: #3b5bdb; }
 .break-card { margin: 6px 0; padding: 6px 10px; background: #fff0f0; border: 1px solid #f5a8ab; border-radius: 6px; }
+.break-card.minor { background: #fff8eb; border-color: #f5d08a; }
 .break-card ul { margin: 4px 0 0; padding-left: 18px; }
 .misses { color: #9a5b00; font-size: 12px; }
 .provider-verdict { font-size: 12px; color: #2f6b2f; }

@@ -84,8 +84,12 @@ export interface RequestView {
   readonly kept: number;
   /** Nodes of the previous request that this one no longer has. */
   readonly removed: number;
-  /** A cache break: this request does not extend the previous one, and the logged events that explain it. */
-  readonly break?: { readonly explanations: readonly string[] };
+  /**
+   * A cache break: this request does not extend the previous one; the logged events that explain it,
+   * how many of the previous request's prompt tokens it still repeats, and whether that is nine
+   * tenths or more of them (`minor`: the change sits near the end, and the rest can still be read).
+   */
+  readonly break?: { readonly explanations: readonly string[]; readonly repeatedTokens: number; readonly previousTokens: number; readonly minor: boolean };
   /** Why repeated prefix was not read (Messages API). */
   readonly misses: readonly string[];
   /** The provider's own diagnosis of this request's cache, when the session asked for one, and whether the log agrees. */

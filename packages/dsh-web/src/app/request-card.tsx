@@ -56,7 +56,7 @@ function ProviderVerdict({ verdict }: { verdict: NonNullable<RequestView["diagno
 /** One request; on a live page (`live`), a wire body the page does not carry is asked of the server when opened. */
 export function RequestCard({ request, live }: { request: RequestView; live?: { readonly sessionId: string } | undefined }) {
   return (
-    <div class={`request-card${request.break === undefined ? "" : " has-break"}`} data-request={request.number}>
+    <div class={`request-card${request.break === undefined ? "" : request.break.minor ? " has-minor-break" : " has-break"}`} data-request={request.number}>
       <div class="request-title">
         request {request.number} · turn {request.turn} step {request.step} · {request.provider}/{request.model}
       </div>
@@ -68,8 +68,8 @@ export function RequestCard({ request, live }: { request: RequestView; live?: { 
         </div>
       )}
       {request.break === undefined ? null : (
-        <div class="break-card" data-break={request.number}>
-          <b>Cache break</b>: this request does not extend the previous one.
+        <div class={`break-card${request.break.minor ? " minor" : ""}`} data-break={request.number}>
+          <b>{request.break.minor ? "Small cache break" : "Cache break"}</b>: this request repeats {request.break.repeatedTokens} of the previous request's {request.break.previousTokens} prompt tokens, then differs.
           {request.break.explanations.length === 0 ? (
             <div class="unexplained">No logged event explains it.</div>
           ) : (
