@@ -37,6 +37,12 @@ export interface ExportOptions extends SpanOptions {
 /** Options of the drivers that follow a growing log: where a batch the receiver never took is reported. */
 export interface FollowOptions extends ExportOptions {
   /**
+   * For {@link exportLive}: the seq from which spans are sent. The events before it are folded (a
+   * span they opened is sent when a later event finishes it) but the spans they finished are not:
+   * an earlier export sent them. A resumed session passes `log.length` (default 0: all).
+   */
+  readonly from?: number;
+  /**
    * Hears each batch the receiver did not take after its retries (an `OTEL_EXPORT_FAILED` naming how
    * many spans were dropped); the export carries on with the next. {@link exportLive}'s default is a
    * warning on the console; {@link followSession} without it stops with the error.
@@ -153,8 +159,8 @@ export interface LiveExport {
 const warn = (error: unknown) => console.warn(`dsh-otel: ${error instanceof Error ? error.message : String(error)}`);
 
 /**
- * Exports the spans of an open log as it grows, in-process: what it holds now, then each batch the
- * agent appends, once durable. A batch the receiver does not take is sent again (`retry`), then
+ * Exports the spans of an open log as it grows, in-process: what it holds now (from `from` on), then
+ * each batch the agent appends, once durable. A batch the receiver does not take is sent again (`retry`), then
  * dropped and reported to `onError` (default: a warning on the console; never thrown, so a telemetry
  * outage never takes the agent down); the projection carries on, so a receiver that comes back gets
  * the later spans.
@@ -165,8 +171,12 @@ export function exportLive(log: EventLog, exporter: SpanExporter, options: Follo
   const onError = options.onError ?? warn;
   let sent = 0;
   let queue: Promise<void> = Promise.resolve();
+  const from = options.from ?? 0;
   const take = (events: readonly LogEvent[]) => {
-    const projected = events.flatMap((event) => projector.push(event));
+    const projected = events.flatMap((event) => {
+      const finished = projector.push(event);
+      return event.seq >= from ? finished : [];
+    });
     queue = queue.then(async () => {
       await log.whenDurable();
       const spans = await finish(projected, options, onError);

@@ -8,6 +8,8 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "dsh-tes
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { exportLive, exportSession, followSession, sessionSpans } from "./drivers.js";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { createSpanExporter, exportSpans, spanResource, toReadableSpan, tracesUrl } from "./export.js";
 import type { SpanRecord } from "./span.js";
@@ -138,6 +140,20 @@ describe("tracesUrl", () => {
     expect(() => tracesUrl("not a url")).toThrow(expect.objectContaining({ code: "OTEL_INVALID_OPTIONS", message: "the OTLP endpoint not a url is not a URL" }));
     expect(() => createSpanExporter({ protocol: "grpc" as "http/json" })).toThrow(expect.objectContaining({ code: "OTEL_INVALID_OPTIONS" }));
   });
+
+  it("takes the protocol from the standard variables when none is given, the traces one first", () => {
+    try {
+      vi.stubEnv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc");
+      expect(() => createSpanExporter()).toThrow(expect.objectContaining({ code: "OTEL_INVALID_OPTIONS", message: "OTLP protocol grpc is not supported: use http/protobuf or http/json" }));
+      vi.stubEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json");
+      expect(createSpanExporter()).toBeInstanceOf(JsonExporter);
+      expect(createSpanExporter({ protocol: "http/protobuf" })).toBeInstanceOf(ProtobufExporter);
+      vi.unstubAllEnvs();
+      expect(createSpanExporter()).toBeInstanceOf(ProtobufExporter);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe("live export", () => {
@@ -181,6 +197,33 @@ describe("live export", () => {
       await agent.run("Second.");
       expect(await again.stop()).toBe(4);
       expect(receiver.spans.map((span) => span.name)).toEqual(["chat sim-1", "invoke_agent", "chat sim-1", "invoke_agent"]);
+      await exporter.shutdown();
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("on a resumed session sends from the seq it is told, finishing what an earlier event opened", async () => {
+    receiver = await startOtlpReceiver();
+    const sim = await startSimulator({ scenario: { responses: [{ text: "One." }, { text: "Two." }] } });
+    try {
+      const log = new EventLog({ registry: createAgentRegistry() });
+      const runtime = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "sim", dialect: "deepseek", baseUrl: sim.url })] });
+      const agent = new Agent({ log, runtime, config: { provider: "sim", model: "sim-1" }, systemPrompt: "Be brief." });
+      await agent.run("First.");
+      const exporter = createSpanExporter({ endpoint: receiver.url, protocol: "http/json" });
+      // Told to start at the log's end: nothing of the first turn is sent again.
+      const resumed = exportLive(log, exporter, { sessionId: "resumed", from: log.length });
+      await agent.run("Second.");
+      expect(await resumed.stop()).toBe(2);
+      const all = await sessionSpans(log.slice(), { sessionId: "resumed" });
+      expect(sorted(receiver.spans)).toEqual(sorted(all.slice(2).map(onTheWire) as ReceivedSpan[]));
+      // Started inside a turn, it still sends the turn's span when the turn ends.
+      const turnStart = log.slice().filter((event) => event.type === "turn/start").at(-1)!.seq;
+      receiver.spans.length = 0;
+      const mid = exportLive(log, exporter, { sessionId: "resumed", from: turnStart + 1 });
+      expect(await mid.stop()).toBe(2);
+      expect(receiver.spans.map((span) => span.name).sort()).toEqual(["chat sim-1", "invoke_agent"]);
       await exporter.shutdown();
     } finally {
       await sim.close();

@@ -21,6 +21,7 @@ export interface ExporterOptions {
    * OpenTelemetry SDK does, and defaults to `http://localhost:4318`.
    */
   readonly endpoint?: string;
+  /** `http/protobuf` or `http/json`; without it `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`. */
   readonly protocol?: OtlpProtocol;
   /** Extra request headers (an API key); `OTEL_EXPORTER_OTLP_HEADERS` is read too. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -48,7 +49,7 @@ export function createSpanExporter(options: ExporterOptions = {}): SpanExporter 
     ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
     ...(options.timeoutMillis === undefined ? {} : { timeoutMillis: options.timeoutMillis }),
   };
-  const protocol = options.protocol ?? "http/protobuf";
+  const protocol = options.protocol ?? process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf";
   if (protocol === "http/json") return new JsonExporter(config);
   if (protocol === "http/protobuf") return new ProtobufExporter(config);
   throw new OtelError("OTEL_INVALID_OPTIONS", `OTLP protocol ${String(protocol)} is not supported: use http/protobuf or http/json`);
