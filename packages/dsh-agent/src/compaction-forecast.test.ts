@@ -21,12 +21,17 @@ function session(forecast: CompactionForecaster, extra: { forceAt?: number } = {
   const log = new EventLog({ registry: createAgentRegistry(), clock: () => now });
   const asked: CompactionForecastInput[] = [];
   const { agent } = harness(
-    (request) => (request.messages[0]?.source === "compaction" ? { text: "They talked about numbers." } : { text: `answer ${request.messages.length}` }),
+    (request) => {
+      if (request.messages[0]?.source === "compaction") return { text: "They talked about numbers." };
+      // Each turn calls the tool, then answers: two steps, with pressure checked before each.
+      return request.messages.at(-1)?.role === "user" ? { toolCalls: [{ name: "echo", arguments: '{"text":"x"}' }] } : { text: `answer ${request.messages.length}` };
+    },
     {
       log,
       compaction: {
-        contextWindow: 800,
-        threshold: 0.5,
+        // Pressure from 400 tokens, compaction forced only past 3,800.
+        contextWindow: 4000,
+        threshold: 0.1,
         keepRecent: 2,
         ...extra,
         forecast: async (input) => {
@@ -49,11 +54,13 @@ describe("a compaction forecast", () => {
     expect(forecasts.length).toBeGreaterThan(0);
     expect(asked).toHaveLength(forecasts.length);
     expect(ofType(log, "compaction/start")).toEqual([]);
+    // Asked at most once a turn, though each turn has two steps under pressure.
     const turns = forecasts.map((event) => log.slice(0, event.seq).filter((e) => e.type === "turn/start").length);
     expect(new Set(turns).size).toBe(turns.length);
+    expect(log.slice(forecasts[0]!.seq).filter((event) => event.type === "step/start").length).toBeGreaterThan(forecasts.length);
     const { data } = forecasts[0]!;
     expect(data).toEqual({ ...forecastOf("never"), measuredTokens: asked[0]!.measuredTokens, range: expect.objectContaining({ start: expect.any(Number), end: expect.any(Number) }) });
-    expect(asked[0]).toMatchObject({ contextWindow: 800, summaryMaxTokens: 1024, range: { startIndex: 1 } });
+    expect(asked[0]).toMatchObject({ contextWindow: 4000, summaryMaxTokens: 1024, range: { startIndex: 1 } });
     expect(asked[0]!.measuredTokens).toBeGreaterThanOrEqual(400);
     expect(asked[0]!.messages[asked[0]!.range.endIndex]).toBeDefined();
   });
@@ -68,12 +75,15 @@ describe("a compaction forecast", () => {
 
   it("with 'at-expiry', compacts before the first step after a logged pause as long as the cache's lifetime", async () => {
     const { agent, log, wait } = session(async () => forecastOf("at-expiry", 60_000));
-    for (const prompt of ["one", "two", "three"]) {
+    for (const prompt of ["one", "two", "three", "four"]) {
       await agent.run(prompt);
       wait(1_000);
     }
+    // Decided, not yet acted on: the pauses were a second.
+    expect(ofType(log, "compaction/forecast").length).toBeGreaterThan(1);
     expect(ofType(log, "compaction/start")).toEqual([]);
-    wait(60_000);
+    // A pause of exactly the cache's lifetime since the last step ended.
+    wait(59_000);
     await agent.run("after lunch");
     const [start] = ofType(log, "compaction/start");
     expect(start).toMatchObject({ data: { reason: "cache-expired" } });
@@ -81,7 +91,7 @@ describe("a compaction forecast", () => {
   });
 
   it("is overruled past forceAt of the window, and compacting at the threshold goes on when it gives no forecast", async () => {
-    const forced = session(async () => forecastOf("never"), { forceAt: 0.5 });
+    const forced = session(async () => forecastOf("never"), { forceAt: 0.1 });
     for (const prompt of ["one", "two", "three", "four"]) await forced.agent.run(prompt);
     expect(forced.asked).toEqual([]);
     expect(compactionStartEvent.is(ofType(forced.log, "compaction/start")[0]!)).toBe(true);

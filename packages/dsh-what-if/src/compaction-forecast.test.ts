@@ -40,6 +40,8 @@ describe("compactionForecast", () => {
       expect(data.plans.map((plan) => plan.plan)).toEqual(["now", "never"]);
       expect(data.choice).toBe(cheapestPlan(data.plans));
       expect(data.plans[0]!.summaryUsd).toBeGreaterThan(0);
+      // One turn ahead at one request a turn.
+      expect(data.plans.map((plan) => plan.requestsUsd.length)).toEqual([1, 1]);
     }
     // Over one turn, rewriting the prompt costs more than the smaller requests save: the forecast keeps the prefix.
     expect(forecasts[0]!.data.choice).toBe("never");
@@ -60,6 +62,16 @@ describe("compactionForecast", () => {
     expect(checks[0]!.actualUsd).toBeGreaterThan(0);
     const summary = log.slice().find((event) => event.type === "compaction/summary")!;
     expect(summary.data).toMatchObject({ usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
+  });
+
+  it("forecasts nothing without a request logged or a price, so the agent compacts at the threshold as before", async () => {
+    const forecast = compactionForecast({ prices: () => price });
+    const input = { measuredTokens: 10, contextWindow: 100, messages: [], range: { startIndex: 1, endIndex: 2 }, summaryMaxTokens: 10 };
+    expect(await forecast({ ...input, log: new EventLog({ registry: createAgentRegistry() }) })).toBeUndefined();
+    const log = await forecastSession(1);
+    expect(await compactionForecast({ prices: () => undefined })({ ...input, log })).toBeUndefined();
+    // With both, four turns ahead by default.
+    expect((await forecast({ ...input, log }))!.plans[0]!.requestsUsd).toHaveLength(4);
   });
 
   it("measures the pace from logged usage: the latest prompt, the growth and output per request, the requests per turn", async () => {

@@ -22,32 +22,34 @@ function cacheTtlOf(snapshot: RequestHeaderSnapshot): "5m" | "1h" {
 }
 
 /** How long the provider's cache keeps a prefix after its last use, where the simulator models it: the Messages API's 5 minutes or hour, GPT-5.6's 30 minutes. */
-function cacheLifetimeMs(snapshot: RequestHeaderSnapshot): number | undefined {
+export function cacheLifetimeMs(snapshot: RequestHeaderSnapshot): number | undefined {
   const { api } = wireApiOf({ snapshot });
   if (api === "messages" && snapshot.header.wire?.automaticCache !== true) return CACHE_TTL_MS[cacheTtlOf(snapshot)];
   if (api === "responses" && takesBreakpoints(snapshot.header.config.model)) return 30 * 60_000;
   return undefined;
 }
 
-interface StepUsage {
+/** A step that logged usage: its turn, when it ended, and its prompt and output tokens. */
+export interface LoggedStep {
   readonly turn: number;
   readonly time: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
 }
 
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+/** What a forecast reads of a session's turns: its steps with usage, when each turn started, and the turn still open. */
+export interface LoggedTurns {
+  readonly steps: readonly LoggedStep[];
+  readonly turnStarts: ReadonlyMap<number, number>;
+  readonly openTurn: number | undefined;
 }
 
-/** The session's pace from its logged usage: prompt growth and output per request, requests per turn, and whether turns start cold. */
-export function sessionPace(log: EventLog, window: number, idleMs: number | undefined): SessionPace | undefined {
-  const steps: StepUsage[] = [];
+/** The steps and turns of a log, as {@link paceOf} reads them. */
+export function loggedTurns(log: EventLog): LoggedTurns {
+  const steps: LoggedStep[] = [];
   const turnStarts = new Map<number, number>();
   let openTurn: number | undefined;
-  for (const event of log.slice()) {
+  for (const event of log) {
     if (turnStartEvent.is(event)) {
       turnStarts.set(event.data.turn, event.time);
       openTurn = event.data.turn;
@@ -57,6 +59,26 @@ export function sessionPace(log: EventLog, window: number, idleMs: number | unde
       steps.push({ turn: event.data.turn, time: event.time, inputTokens: event.data.usage.inputTokens, outputTokens: event.data.usage.outputTokens });
     }
   }
+  return { steps, turnStarts, openTurn };
+}
+
+/** The middle value (the upper one of an even count), or `undefined` for none. */
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * The pace a forecast carries forward, over the last `window` requests: the latest prompt, what each
+ * request added to the one before (drops, such as a compaction's, left out) and answered, how many
+ * requests a finished turn made, how many the open turn has left, and whether the median pause
+ * before a turn outlasts the cache's lifetime `idleMs`. `undefined` before any step logged usage.
+ */
+export function paceOf(turns: LoggedTurns, window: number, idleMs: number | undefined): SessionPace | undefined {
+  const { steps, turnStarts, openTurn } = turns;
   const last = steps.at(-1);
   if (last === undefined) return undefined;
   const recent = steps.slice(-window - 1);
@@ -64,10 +86,10 @@ export function sessionPace(log: EventLog, window: number, idleMs: number | unde
   const perTurn = new Map<number, number>();
   for (const step of steps) perTurn.set(step.turn, (perTurn.get(step.turn) ?? 0) + 1);
   const finished = [...perTurn].filter(([turn]) => turn !== openTurn).map(([, count]) => count);
-  const requestsPerTurn = finished.length === 0 ? Math.max(1, perTurn.get(last.turn) ?? 1) : finished.reduce((a, b) => a + b, 0) / finished.length;
+  const requestsPerTurn = finished.length === 0 ? perTurn.get(last.turn)! : mean(finished);
   const doneThisTurn = openTurn === undefined ? 0 : (perTurn.get(openTurn) ?? 0);
-  // Between turns (no turn open) or at a turn's first step, the next request starts a turn.
-  const requestsBeforeTurn = openTurn === undefined || doneThisTurn === 0 ? 0 : Math.max(1, Math.round(requestsPerTurn) - doneThisTurn);
+  // Between turns, or before the open turn's first request, the next request starts a turn.
+  const requestsBeforeTurn = doneThisTurn === 0 ? 0 : Math.max(1, Math.round(requestsPerTurn) - doneThisTurn);
   const gaps: number[] = [];
   for (let i = 1; i < steps.length; i++) {
     const started = turnStarts.get(steps[i]!.turn);
@@ -76,12 +98,17 @@ export function sessionPace(log: EventLog, window: number, idleMs: number | unde
   const pause = median(gaps);
   return {
     promptTokens: last.inputTokens,
-    growthPerRequest: growth.length === 0 ? 0 : growth.reduce((a, b) => a + b, 0) / growth.length,
-    outputPerRequest: recent.reduce((sum, step) => sum + step.outputTokens, 0) / recent.length,
+    growthPerRequest: growth.length === 0 ? 0 : mean(growth),
+    outputPerRequest: mean(recent.map((step) => step.outputTokens)),
     requestsPerTurn,
     requestsBeforeTurn,
     coldTurnStarts: idleMs !== undefined && pause !== undefined && pause >= idleMs,
   };
+}
+
+/** The session's pace from its logged usage ({@link paceOf} of {@link loggedTurns}). */
+export function sessionPace(log: EventLog, window: number, idleMs: number | undefined): SessionPace | undefined {
+  return paceOf(loggedTurns(log), window, idleMs);
 }
 
 /** The prompt's parts in tokens, shared out from the measured total by their characters (the tools count with the prefix). */
