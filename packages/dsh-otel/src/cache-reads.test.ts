@@ -8,6 +8,7 @@ import { startSimulator } from "dsh-simulator";
 import { coldGateway } from "dsh-testkit";
 import { describe, expect, it } from "vitest";
 import { exportLive, sessionSpans } from "./drivers.js";
+import type { LogEvent } from "dsh-log";
 import type { LoggedRequest } from "./request.js";
 
 /** Three turns on the simulated Messages API, a gateway in front that loses the cache from `coldFrom` on, exported live with both figures. */
@@ -76,5 +77,29 @@ describe("a chat span's attribute sources", () => {
     const chat = exporter.getFinishedSpans().find((span) => span.name.startsWith("chat "))!;
     expect(chat.attributes).not.toHaveProperty("dsh.request.wire_hash");
     expect(chat.attributes["dsh.cache.expected_read_share"]).toBe(0.5);
+  });
+
+  it("leave a span without the attribute when they give nothing, and never ask of a request that was not sent", async () => {
+    const text = (t: string) => [{ type: "text", text: t }];
+    const header = { config: { provider: "deepseek", model: "m" } };
+    const events = [
+      ["turn/start", { turn: 0 }],
+      ["step/start", { turn: 0, step: 0 }],
+      ["system/message", { content: "S", source: "system-prompt" }],
+      ["user/message", { content: text("U"), source: "user" }],
+      ["request/header", { reason: "initial", header }],
+      ["request/dispatch", { turn: 0, step: 0 }],
+      ["step/end", { turn: 0, step: 0, reason: "aborted", unsent: true }],
+      ["step/start", { turn: 0, step: 1 }],
+      ["request/dispatch", { turn: 0, step: 1 }],
+      ["step/end", { turn: 0, step: 1, reason: "completed", usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: 5, cacheWriteTokens: 0 } }],
+      ["turn/end", { turn: 0, reason: "completed" }],
+    ].map(([type, data], seq) => ({ type, data, seq, time: 1000 + seq }) as LogEvent);
+    const asked: number[] = [];
+    const spans = await sessionSpans(events, { sessionId: "s", wireHash: () => undefined, expectedCacheReadShare: (request) => void asked.push(request.dispatchSeq) });
+    const chats = spans.filter((span) => span.name.startsWith("chat "));
+    expect(chats.map((span) => span.attributes["dsh.request.sent"])).toEqual([false, true]);
+    expect(asked).toEqual([8]);
+    for (const span of chats) for (const key of ["dsh.request.wire_hash", "dsh.cache.expected_read_share", "dsh.cache.read_share"]) expect(span.attributes).not.toHaveProperty(key);
   });
 });

@@ -88,7 +88,7 @@ async function finish(projected: readonly ProjectedSpan[], options: SpanOptions,
   let failure: unknown;
   const report = (error: OtelError) => (onError === undefined ? (failure ??= error) : onError(error));
   for (const { span, request } of projected) {
-    if (request === undefined || (wireHash === undefined && expectedCacheReadShare === undefined)) {
+    if (request === undefined) {
       out.push(span);
       continue;
     }
@@ -109,7 +109,7 @@ async function finish(projected: readonly ProjectedSpan[], options: SpanOptions,
         report(attributeFailed("expected cache read", request, error));
       }
     }
-    out.push(attributes === span.attributes ? span : { ...span, attributes });
+    out.push({ ...span, attributes });
   }
   if (failure !== undefined) throw failure;
   return out;

@@ -218,12 +218,12 @@ describe("live export", () => {
       expect(await resumed.stop()).toBe(2);
       const all = await sessionSpans(log.slice(), { sessionId: "resumed" });
       expect(sorted(receiver.spans)).toEqual(sorted(all.slice(2).map(onTheWire) as ReceivedSpan[]));
-      // Started inside a turn, it still sends the turn's span when the turn ends.
-      const turnStart = log.slice().filter((event) => event.type === "turn/start").at(-1)!.seq;
+      // Started inside a turn, it still sends the turn's span: the event at `from` ends it.
+      const turnEnd = log.slice().filter((event) => event.type === "turn/end").at(-1)!.seq;
       receiver.spans.length = 0;
-      const mid = exportLive(log, exporter, { sessionId: "resumed", from: turnStart + 1 });
-      expect(await mid.stop()).toBe(2);
-      expect(receiver.spans.map((span) => span.name).sort()).toEqual(["chat sim-1", "invoke_agent"]);
+      const mid = exportLive(log, exporter, { sessionId: "resumed", from: turnEnd });
+      expect(await mid.stop()).toBe(1);
+      expect(receiver.spans.map((span) => span.name)).toEqual(["invoke_agent"]);
       await exporter.shutdown();
     } finally {
       await sim.close();
