@@ -2,7 +2,7 @@
 // process on another model, then the prefix-cache report of the log, then proof that the requests
 // rebuilt from the log are, byte for byte, the bodies the simulator received over HTTP.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
@@ -25,6 +25,12 @@ function dsh(args, { capture = false } = {}) {
 }
 
 const heading = (text) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
+
+// The embedded simulator keeps its prompt cache in .dsh/simulator-cache.json so that a resume in another
+// process finds what the first one wrote; an earlier demo's entries would make this run's first requests
+// read from the cache. Every demo starts cold, so it shows the same figures run after run.
+rmSync(join(root, ".dsh", "simulator-cache.json"), { force: true });
+console.log("(the simulator's prompt cache starts cold: .dsh/simulator-cache.json was cleared)");
 
 heading("1. dsh run: a scripted multi-step task on the simulator (one HTTP 429 on the way)");
 dsh(["run", "--scenario", "examples/demo/scenario.json", "--log", logPath, "--record-wire", wirePath, "What is this repository?"]);
