@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, createAgentRegistry, forkSeed, reconstructRequests } from "dsh-agent";
@@ -74,5 +74,32 @@ describe("storeBackend", () => {
     // The list is built again only for a session that grew.
     await backend.listSessions();
     expect(asked).toHaveLength(2);
+  });
+
+  it("lists a damaged session with its problem beside the others, and passes the composer and the what-if through", async () => {
+    const { store, attachments, id } = await recorded();
+    const { log } = await store.read(id, createAgentRegistry());
+    const end = log.slice().find((event) => event.type === "turn/end")!.seq;
+    const fork = await store.create({ registry: createAgentRegistry(), copy: { events: forkSeed(log.slice(), end), parent: { sessionId: id, seedLength: end + 1 } } });
+    await fork.log.close();
+    const damaged = await store.create({ registry: createAgentRegistry() });
+    await damaged.log.close();
+    await appendFile(join(dir, "sessions", `${damaged.info.sessionId}.jsonl`), "not a line\n");
+    const turns: string[] = [];
+    const whatIf = async () => ({ change: "none", fork: 0, rows: [], totals: { recorded: null, whatIf: null }, delta: { cacheReadTokens: 0, inputTokens: 0, costUsd: null }, honesty: "" }) as never;
+    const backend = storeBackend(store, { attachments, continueSession: async (session) => void turns.push(session), whatIf });
+    const items = await backend.listSessions();
+    expect(items.find((item) => item.id === id)).not.toHaveProperty("parent");
+    // A fork whose parent is there carries its lineage unmarked.
+    expect(items.find((item) => item.id === fork.info.sessionId)?.parent).toEqual({ id, seedLength: end + 1 });
+    expect(items.find((item) => item.id === damaged.info.sessionId)?.problem).toMatch(/^cannot be read: LOG_CORRUPT: /);
+    // Its page is the store's failure as it is, not a missing session.
+    await expect(backend.loadSession(damaged.info.sessionId)).rejects.toMatchObject({ code: "LOG_CORRUPT" });
+    await backend.continueSession!(id, { prompt: "hi" }, () => undefined);
+    expect(turns).toEqual([id]);
+    expect(backend.whatIf).toBe(whatIf);
+    // Asked for its second page (of seven events each), and a request it does not have.
+    expect((await storeBackend(store, { attachments, pageEvents: 7 }).loadSession(id, { page: 2 })).page).toBe(2);
+    await expect(backend.requestWire!(id, 3)).rejects.toMatchObject({ code: "WEB_NOT_FOUND", message: `no request 3 in session ${id}` });
   });
 });
