@@ -94,6 +94,8 @@ describe("the Responses dialect", () => {
     const usage = async (body: object) => outputOf((await post(body)).events).usage;
     // Before GPT-5.6 writes are free and not reported.
     expect((await usage({ model: "gpt-5.5", input: [developer(), user("one")] })).input_tokens_details).toEqual({ cached_tokens: 0 });
+    // A prompt under 1,024 tokens stores nothing, so writes nothing.
+    expect((await usage({ model: "gpt-5.6", input: [user("short")] })).input_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 0 });
     // The implicit breakpoint stores the longest 128-step prefix; the next request reads it and writes only what it adds past it.
     const first = await usage({ model: "gpt-5.6", input: [developer(), user("one")] });
     expect(first.input_tokens_details.cache_write_tokens).toBe(1024 + Math.floor((first.input_tokens - 1024) / 128) * 128);
