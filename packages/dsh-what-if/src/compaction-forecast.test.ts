@@ -11,7 +11,7 @@ import { cheapestPlan, planTotal } from "./forecast-plans.js";
 const price: ModelPrice = { input: 3, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6, output: 15, checked: "2026-12-07", source: "test" };
 
 /** Six turns on the simulated Messages API, each adding a long message, with the forecast deciding compactions from the threshold on. */
-async function forecastSession(turns: number) {
+async function forecastSession(turns: number, cacheTtl?: "1h") {
   const sim = await startSimulator({ scenario: { responses: Array.from({ length: 20 }, (_, i) => ({ text: `Noted, part ${i}.` })) } });
   try {
     const log = new EventLog({ registry: createAgentRegistry() });
@@ -19,7 +19,7 @@ async function forecastSession(turns: number) {
     const agent = new Agent({
       log,
       runtime: new LlmRuntime({ adapters: [new AnthropicAdapter({ baseUrl: sim.origin, apiKey: "sk-test" })] }),
-      config: { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 256 },
+      config: { provider: "anthropic", model: "claude-sonnet-4-6", maxTokens: 256, ...(cacheTtl === undefined ? {} : { cacheTtl }) },
       systemPrompt: "Check every answer twice before you give it. ".repeat(150),
       compaction: { contextWindow: 6000, threshold: 0.5, keepRecent: 2, summaryMaxTokens: 200, forecast },
     });
@@ -72,6 +72,17 @@ describe("compactionForecast", () => {
     expect(await compactionForecast({ prices: () => undefined })({ ...input, log })).toBeUndefined();
     // With both, four turns ahead by default.
     expect((await forecast({ ...input, log }))!.plans[0]!.requestsUsd).toHaveLength(4);
+  });
+
+  it("prices writes at the lifetime the session asked for: an hour's rate only for an hour's cache", async () => {
+    const input = { measuredTokens: 10, contextWindow: 100_000, messages: [], range: { startIndex: 1, endIndex: 2 }, summaryMaxTokens: 10 };
+    const dearHour = { ...price, cacheWrite1h: 600 };
+    const plans = async (log: EventLog, at: ModelPrice) => (await compactionForecast({ prices: () => at })({ ...input, log }))!.plans;
+    const fiveMinutes = await forecastSession(1);
+    expect(await plans(fiveMinutes, dearHour)).toEqual(await plans(fiveMinutes, price));
+    const hour = await forecastSession(1, "1h");
+    const [cheap, dear] = [await plans(hour, price), await plans(hour, dearHour)];
+    expect(dear.find((plan) => plan.plan === "never")!.requestsUsd[0]).toBeGreaterThan(cheap.find((plan) => plan.plan === "never")!.requestsUsd[0]! * 10);
   });
 
   it("measures the pace from logged usage: the latest prompt, the growth and output per request, the requests per turn", async () => {

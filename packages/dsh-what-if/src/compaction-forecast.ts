@@ -112,13 +112,13 @@ export function sessionPace(log: EventLog, window: number, idleMs: number | unde
 }
 
 /** The prompt's parts in tokens, shared out from the measured total by their characters (the tools count with the prefix). */
-function compactionShape(input: CompactionForecastInput, tools: unknown, pace: SessionPace): CompactionShape {
+export function compactionShape(input: Pick<CompactionForecastInput, "messages" | "range" | "summaryMaxTokens">, tools: unknown, promptTokens: number): CompactionShape {
   const size = (messages: readonly Message[]) => messages.reduce((sum, message) => sum + JSON.stringify(message).length, 0);
   const { messages, range } = input;
   const prefix = size(messages.slice(0, range.startIndex)) + (tools === undefined ? 0 : JSON.stringify(tools).length);
   const summarized = size(messages.slice(range.startIndex, range.endIndex + 1));
   const all = prefix + summarized + size(messages.slice(range.endIndex + 1));
-  const tokensPerChar = all === 0 ? 0 : pace.promptTokens / all;
+  const tokensPerChar = all === 0 ? 0 : promptTokens / all;
   return { prefixTokens: Math.round(prefix * tokensPerChar), rangeTokens: Math.round(summarized * tokensPerChar), summaryTokens: input.summaryMaxTokens };
 }
 
@@ -142,7 +142,7 @@ export function compactionForecast(options: CompactionForecastOptions): Compacti
     const write = wireApiOf({ snapshot }).api === "messages" && cacheTtlOf(snapshot) === "1h" ? rates.cacheWrite1h : rates.cacheWrite5m;
     const planRates: PlanRates = { input: rates.input, cacheRead: rates.cacheRead, cacheWrite: write, output: rates.output };
     const requests = Math.max(1, Math.ceil((options.turns ?? 4) * pace.requestsPerTurn));
-    const plans = pricePlans(pace, compactionShape(input, snapshot.header.tools, pace), planRates, { requests, contextWindow: input.contextWindow, idleMs });
+    const plans = pricePlans(pace, compactionShape(input, snapshot.header.tools, pace.promptTokens), planRates, { requests, contextWindow: input.contextWindow, idleMs });
     return { plans: plans.map((plan) => ({ ...plan, requestsUsd: [...plan.requestsUsd] })), choice: cheapestPlan(plans) };
   };
 }

@@ -1,6 +1,7 @@
 import type { RequestHeaderSnapshot } from "dsh-header";
 import { describe, expect, it } from "vitest";
-import { cacheLifetimeMs, paceOf, type LoggedStep } from "./compaction-forecast.js";
+import type { Message } from "dsh-llm";
+import { cacheLifetimeMs, compactionShape, paceOf, type LoggedStep } from "./compaction-forecast.js";
 
 const step = (turn: number, time: number, inputTokens: number, outputTokens: number): LoggedStep => ({ turn, time, inputTokens, outputTokens });
 // Turn 0 makes two requests; turn 1 starts 399 s after it and has made one so far.
@@ -29,6 +30,9 @@ describe("paceOf", () => {
     expect(paceOf({ steps: many, turnStarts: starts, openTurn: undefined }, 8, 300_000)).toMatchObject({ coldTurnStarts: true, requestsPerTurn: 1, requestsBeforeTurn: 0 });
     expect(paceOf({ steps: many, turnStarts: starts, openTurn: undefined }, 8, 399_001)).toMatchObject({ coldTurnStarts: false });
     expect(paceOf({ steps: many.slice(0, 2), turnStarts: starts, openTurn: undefined }, 8, 400)).toMatchObject({ coldTurnStarts: true });
+    // Only a pause before a turn counts: the steps within a turn are not pauses.
+    const within = [step(0, 0, 10, 1), step(0, 1000, 20, 1), step(0, 2000, 30, 1), step(1, 400_500, 40, 1)];
+    expect(paceOf({ steps: within, turnStarts: new Map([[0, 0], [1, 400_000]]), openTurn: undefined }, 8, 300_000)).toMatchObject({ coldTurnStarts: true, requestsPerTurn: 2 });
     // A turn whose start was not logged gives no pause.
     expect(paceOf({ steps: many.slice(0, 2), turnStarts: new Map(), openTurn: undefined }, 8, 1)).toMatchObject({ coldTurnStarts: false });
   });
@@ -53,5 +57,23 @@ describe("cacheLifetimeMs", () => {
     expect(cacheLifetimeMs(snapshot({ wire: { api: "responses" } }))).toBe(30 * 60_000);
     expect(cacheLifetimeMs(snapshot({ config: { provider: "openai", model: "gpt-5.5" }, wire: { api: "responses" } }))).toBeUndefined();
     expect(cacheLifetimeMs(snapshot({ wire: { api: "gemini" } }))).toBeUndefined();
+  });
+});
+
+describe("compactionShape", () => {
+  it("shares the measured prompt out by characters: the tools and the messages before the range, the range, the rest", () => {
+    const message = (text: string): Message => ({ role: "user", content: [{ type: "text", text }], source: "user" }) as Message;
+    const size = (text: string) => JSON.stringify(message(text)).length;
+    const messages = [message("a".repeat(50)), message("b".repeat(300)), message("c".repeat(100)), message("d".repeat(20))];
+    const tools = [{ name: "t", description: "x".repeat(40) }];
+    const all = size("a".repeat(50)) + JSON.stringify(tools).length + size("b".repeat(300)) + size("c".repeat(100)) + size("d".repeat(20));
+    const shape = compactionShape({ messages, range: { startIndex: 1, endIndex: 2 }, summaryMaxTokens: 64 }, tools, 1000);
+    expect(shape).toEqual({
+      prefixTokens: Math.round(((size("a".repeat(50)) + JSON.stringify(tools).length) * 1000) / all),
+      rangeTokens: Math.round(((size("b".repeat(300)) + size("c".repeat(100))) * 1000) / all),
+      summaryTokens: 64,
+    });
+    expect(compactionShape({ messages, range: { startIndex: 1, endIndex: 2 }, summaryMaxTokens: 64 }, undefined, 1000).prefixTokens).toBe(Math.round((size("a".repeat(50)) * 1000) / (all - JSON.stringify(tools).length)));
+    expect(compactionShape({ messages: [], range: { startIndex: 1, endIndex: 2 }, summaryMaxTokens: 8 }, undefined, 1000)).toEqual({ prefixTokens: 0, rangeTokens: 0, summaryTokens: 8 });
   });
 });
