@@ -1,15 +1,16 @@
 import { Agent, compactionForecastEvent, createAgentRegistry, stepEndEvent, type CompactionForecast } from "dsh-agent";
-import { LlmRuntime, usageCost, type LlmAdapter, type TokenUsage } from "dsh-llm";
+import { LlmError, LlmRuntime, usageCost, type LlmAdapter, type TokenUsage } from "dsh-llm";
 import { EventLog } from "dsh-log";
 import { describe, expect, it } from "vitest";
 import { compactionForecasts } from "./forecasts.js";
 
 /** A model whose prompts grow by 100 tokens a call (summary calls included), reading half of the one before. */
-function model(): LlmAdapter {
+function model(failSummaries = false): LlmAdapter {
   let calls = 0;
   return {
     provider: "sim",
-    async *stream() {
+    async *stream(request) {
+      if (failSummaries && request.messages[0]?.source === "compaction") throw new LlmError("LLM_BAD_REQUEST", "no summaries today");
       calls++;
       yield { type: "text-delta", text: `answer ${calls}` };
       yield { type: "usage", usage: { inputTokens: 100 * calls, outputTokens: 2, cacheReadTokens: 50 * (calls - 1), cacheWriteTokens: 10 } };
@@ -22,10 +23,12 @@ const price = { input: 1, cacheRead: 0.1, cacheWrite5m: 1.25, output: 2, checked
 const prices = () => price;
 
 /** Five turns under pressure from the second on, each forecast answered by `forecasts` in turn (then by nothing). */
-async function session(forecasts: (CompactionForecast | undefined)[]): Promise<EventLog> {
+async function session(forecasts: (CompactionForecast | undefined)[], options: { failSummaries?: boolean } = {}): Promise<EventLog> {
   const log = new EventLog({ registry: createAgentRegistry() });
   const forecast = async () => forecasts.shift();
-  const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [model()] }), config: { provider: "sim", model: "sim-1" }, systemPrompt: "Be brief.", compaction: { contextWindow: 400, threshold: 0.5, keepRecent: 2, forecast } });
+  // Summaries are written by a model of their own, priced apart.
+  const compaction = { contextWindow: 400, threshold: 0.5, keepRecent: 2, forecast, summaryModel: { provider: "sim", model: "sim-summary" } };
+  const agent = new Agent({ log, runtime: new LlmRuntime({ adapters: [model(options.failSummaries)] }), config: { provider: "sim", model: "sim-1" }, systemPrompt: "Be brief.", compaction });
   for (const text of ["one", "two", "three", "four", "five"]) await agent.run(text);
   return log;
 }
@@ -66,8 +69,19 @@ describe("compactionForecasts", () => {
     const now: CompactionForecast = { plans: [{ plan: "now", summaryUsd: 0.5, requestsUsd: [0.1] }], choice: "now" };
     const log = await session([now]);
     expect(compactionForecasts(log.slice(), () => undefined)[0]).toMatchObject({ compacted: true, requests: 1, actualUsd: undefined });
-    // A summary priced, its requests not: still unknown.
+    // The requests priced and the summary not, or the other way round: still unknown.
     expect(compactionForecasts(log.slice(), (_provider, model) => (model === "sim-1" ? undefined : price))[0]!.actualUsd).toBeUndefined();
+    expect(compactionForecasts(log.slice(), (_provider, model) => (model === "sim-summary" ? undefined : price))[0]!.actualUsd).toBeUndefined();
+    expect(compactionForecasts(log.slice(), prices)[0]!.actualUsd).toBeGreaterThan(0);
     expect(compactionForecasts([], prices)).toEqual([]);
+  });
+
+  it("does not count a compaction whose summary call failed", async () => {
+    const now: CompactionForecast = { plans: [{ plan: "now", summaryUsd: 0.5, requestsUsd: [0.1] }], choice: "now" };
+    const log = await session([now], { failSummaries: true });
+    expect(log.slice().some((event) => event.type === "compaction/end" && (event.data as { outcome: string }).outcome === "failed")).toBe(true);
+    const [check] = compactionForecasts(log.slice(), prices);
+    expect(check).toMatchObject({ compacted: false, requests: 1, forecastUsd: 0.1 });
+    expect(check!.actualUsd).toBeCloseTo(cost(stepsAfter(log, check!.seq)[0]!), 12);
   });
 });
