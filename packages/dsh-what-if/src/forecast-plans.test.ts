@@ -28,6 +28,11 @@ describe("pricePlans", () => {
   it("compacts where the window would overflow, counting that summary call in the request it precedes", () => {
     const never = plan(pricePlans(warm, shape, rates, { requests: 2, contextWindow: 1150 }), "never")!;
     expect(never.requestsUsd).toEqual([275, 1050 + 10 + 350 * 1.25 + 50]);
+    // The next prompt and its answer must fit: 1,100 + 100 + 10 overflows 1,200 tokens, not 1,210.
+    expect(plan(pricePlans(warm, shape, rates, { requests: 2, contextWindow: 1200 }), "never")!.requestsUsd[1]).toBe(1050 + 10 + 350 * 1.25 + 50);
+    expect(plan(pricePlans(warm, shape, rates, { requests: 2, contextWindow: 1210 }), "never")!.requestsUsd[1]).toBe(285);
+    // The summary call reads the range at the input rate.
+    expect(plan(pricePlans(warm, shape, { ...rates, input: 2 }, { requests: 1, contextWindow: 1e9 }), "now")!.summaryUsd).toBe(800 * 2 + 50 * 5);
   });
 
   it("offers compacting at the next turn start when turns start cold, the pause outlasting the cache", () => {
@@ -39,6 +44,10 @@ describe("pricePlans", () => {
     expect(plan(plans, "at-expiry")).toEqual({ plan: "at-expiry", summaryUsd: 1050, requestsUsd: [275, 450 * 1.25 + 50, 45 + 125 + 50], idleMs: 300_000 });
     expect(plan(plans, "now")!.requestsUsd).toEqual([372.5, 450 * 1.25 + 50, 45 + 125 + 50]);
     expect(cheapestPlan(plans)).toBe("never");
+    // Turns start every `requestsPerTurn` requests from the first turn start, and never before it.
+    const later = pricePlans({ ...cold, requestsBeforeTurn: 2 }, shape, rates, { requests: 5, contextWindow: 1e9 });
+    const cost = (prompt: number, read: number) => read * 0.1 + (prompt - read) * 1.25 + 50;
+    expect(plan(later, "never")!.requestsUsd).toEqual([cost(1100, 1000), cost(1200, 1100), cost(1300, 0), cost(1400, 1300), cost(1500, 0)]);
     // Not offered while the cache outlives the pause, nor when the next request starts the turn (now is then at expiry), nor past the horizon.
     expect(pricePlans(warm, shape, rates, { requests: 3, contextWindow: 1e9, idleMs: 300_000 }).map((p) => p.plan)).toEqual(["now", "never"]);
     expect(pricePlans({ ...cold, requestsBeforeTurn: 0 }, shape, rates, { requests: 3, contextWindow: 1e9, idleMs: 300_000 }).map((p) => p.plan)).toEqual(["now", "never"]);
