@@ -127,6 +127,7 @@ export function compactionShape(input: Pick<CompactionForecastInput, "messages" 
  * when the cache would expire anyway, or not at all, over the next turns at the session's pace
  * (measured from its logged usage), under the session's prices and the provider's cache rules
  * (what a warm prefix reads, what a rewrite writes, the cache's lifetime), and chooses the cheapest.
+ * The answer is a function of the log and the prices alone.
  */
 export function compactionForecast(options: CompactionForecastOptions): CompactionForecaster {
   return async (input) => {
@@ -138,7 +139,8 @@ export function compactionForecast(options: CompactionForecastOptions): Compacti
     const idleMs = cacheLifetimeMs(snapshot);
     const pace = sessionPace(input.log, options.window ?? 8, idleMs);
     if (pace === undefined) return undefined;
-    const rates = tokenRates(price, Date.now());
+    // Priced at the time of the latest logged event (peak hours), so the forecast is a function of the log.
+    const rates = tokenRates(price, input.log.get(input.log.length - 1)!.time);
     const write = wireApiOf({ snapshot }).api === "messages" && cacheTtlOf(snapshot) === "1h" ? rates.cacheWrite1h : rates.cacheWrite5m;
     const planRates: PlanRates = { input: rates.input, cacheRead: rates.cacheRead, cacheWrite: write, output: rates.output };
     const requests = Math.max(1, Math.ceil((options.turns ?? 4) * pace.requestsPerTurn));
