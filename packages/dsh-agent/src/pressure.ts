@@ -24,15 +24,22 @@ export function measuredTokens(log: EventLog): number | undefined {
   return undefined;
 }
 
-/** What the log says a forecast decided for the open turn: the choice and the cache's lifetime, or `undefined` when none was made this turn. */
-function decidedThisTurn(log: EventLog): { readonly choice: string; readonly idleMs: number | undefined } | undefined {
+/** A forecast's decision: the plan it chose, and for `at-expiry` the cache's lifetime it waits out. */
+interface Decision {
+  readonly choice: string;
+  readonly idleMs: number | undefined;
+}
+
+function decisionOf(forecast: { readonly choice: string; readonly plans: readonly { readonly plan: string; readonly idleMs?: number }[] }): Decision {
+  return { choice: forecast.choice, idleMs: forecast.plans.find((plan) => plan.plan === forecast.choice)?.idleMs };
+}
+
+/** What the log says a forecast decided for the open turn, or `undefined` when none was made this turn (or a compaction has run since). */
+function decidedThisTurn(log: EventLog): Decision | undefined {
   for (let seq = log.length - 1; seq >= 0; seq--) {
     const event = log.get(seq)!;
     if (turnStartEvent.is(event) || (compactionEndEvent.is(event) && event.data.outcome === "completed")) return undefined;
-    if (compactionForecastEvent.is(event)) {
-      const { choice, plans } = event.data;
-      return { choice, idleMs: plans.find((plan) => plan.plan === choice)?.idleMs };
-    }
+    if (compactionForecastEvent.is(event)) return decisionOf(event.data);
   }
   return undefined;
 }
@@ -55,17 +62,16 @@ function pauseSinceLastStep(log: EventLog): number | undefined {
 async function forecastReason(loop: Loop, options: CompactionOptions, measured: number): Promise<CompactionReason | undefined> {
   let decided = decidedThisTurn(loop.log);
   if (decided === undefined) {
-    const messages = loop.surface.deriveMessages();
-    const span = compactionRange(loop.surface.state.nodes.toArray(), options.keepRecent ?? 4);
+    const nodes = loop.surface.state.nodes.toArray();
+    const span = compactionRange(nodes, options.keepRecent ?? 4);
     if (span === undefined) return "threshold";
     const summaryMaxTokens = options.summaryMaxTokens ?? 1024;
+    const messages = loop.surface.deriveMessages();
     const forecast = await options.forecast!({ log: loop.log, measuredTokens: measured, contextWindow: options.contextWindow, messages, range: span, summaryMaxTokens });
     if (forecast === undefined) return "threshold";
-    const nodes = loop.surface.state.nodes.toArray();
     const range = { start: nodes[span.startIndex]!.seq, end: nodes[span.endIndex]!.seq };
     await loop.log.append(compactionForecastEvent.input({ ...forecast, measuredTokens: measured, range }));
-    const chosen = forecast.plans.find((plan) => plan.plan === forecast.choice);
-    decided = { choice: forecast.choice, idleMs: chosen?.idleMs };
+    decided = decisionOf(forecast);
   }
   if (decided.choice === "now") return "threshold";
   if (decided.choice !== "at-expiry" || decided.idleMs === undefined) return undefined;
