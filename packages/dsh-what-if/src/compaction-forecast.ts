@@ -16,16 +16,17 @@ export interface CompactionForecastOptions {
   readonly window?: number;
 }
 
-/** The Messages API cache lifetime a request asked for, itself or by its adapter's default. */
-function cacheTtlOf(snapshot: RequestHeaderSnapshot): "5m" | "1h" {
+/** The lifetime of a Messages API request's explicit cache, asked for by the request or its adapter; `undefined` for another API, or an Anthropic-format endpoint that caches automatically (DeepSeek's). */
+function explicitCacheTtl(snapshot: RequestHeaderSnapshot): "5m" | "1h" | undefined {
+  if (wireApiOf({ snapshot }).api !== "messages" || snapshot.header.wire?.automaticCache === true) return undefined;
   return snapshot.header.config.cacheTtl ?? snapshot.header.adapterDefaults?.cacheTtl ?? "5m";
 }
 
 /** How long the provider's cache keeps a prefix after its last use, where the simulator models it: the Messages API's 5 minutes or hour, GPT-5.6's 30 minutes. */
 export function cacheLifetimeMs(snapshot: RequestHeaderSnapshot): number | undefined {
-  const { api } = wireApiOf({ snapshot });
-  if (api === "messages" && snapshot.header.wire?.automaticCache !== true) return CACHE_TTL_MS[cacheTtlOf(snapshot)];
-  if (api === "responses" && takesBreakpoints(snapshot.header.config.model)) return 30 * 60_000;
+  const ttl = explicitCacheTtl(snapshot);
+  if (ttl !== undefined) return CACHE_TTL_MS[ttl];
+  if (wireApiOf({ snapshot }).api === "responses" && takesBreakpoints(snapshot.header.config.model)) return 30 * 60_000;
   return undefined;
 }
 
@@ -141,7 +142,7 @@ export function compactionForecast(options: CompactionForecastOptions): Compacti
     if (pace === undefined) return undefined;
     // Priced at the time of the latest logged event (peak hours), so the forecast is a function of the log.
     const rates = tokenRates(price, input.log.get(input.log.length - 1)!.time);
-    const write = wireApiOf({ snapshot }).api === "messages" && cacheTtlOf(snapshot) === "1h" ? rates.cacheWrite1h : rates.cacheWrite5m;
+    const write = explicitCacheTtl(snapshot) === "1h" ? rates.cacheWrite1h : rates.cacheWrite5m;
     const planRates: PlanRates = { input: rates.input, cacheRead: rates.cacheRead, cacheWrite: write, output: rates.output };
     const requests = Math.max(1, Math.ceil((options.turns ?? 4) * pace.requestsPerTurn));
     const plans = pricePlans(pace, compactionShape(input, snapshot.header.tools, pace.promptTokens), planRates, { requests, contextWindow: input.contextWindow, idleMs });
