@@ -40,7 +40,8 @@ export function compactionForecasts(events: Iterable<LogEvent>, prices: PriceOf)
     // What followed, up to the next forecast and the horizon's last request.
     const within: LogEvent[] = [];
     let counted = 0;
-    for (const later of all.slice(index + 1)) {
+    for (let next = index + 1; next < all.length; next++) {
+      const later = all[next]!;
       if (counted >= horizon || compactionForecastEvent.is(later)) break;
       within.push(later);
       if (stepEndEvent.is(later) && later.data.usage !== undefined) counted++;
