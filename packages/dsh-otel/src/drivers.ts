@@ -37,9 +37,9 @@ export interface ExportOptions extends SpanOptions {
 /** Options of the drivers that follow a growing log: where a batch the receiver never took is reported. */
 export interface FollowOptions extends ExportOptions {
   /**
-   * For {@link exportLive}: the seq from which spans are sent. The events before it are folded (a
-   * span they opened is sent when a later event finishes it) but the spans they finished are not:
-   * an earlier export sent them. A resumed session passes `log.length` (default 0: all).
+   * The seq from which spans are sent. The events before it are folded (a span they opened is sent
+   * when a later event finishes it) but the spans they finished are not: an earlier export sent them.
+   * A resumed session passes `log.length` (default 0: all).
    */
   readonly from?: number;
   /**
@@ -92,27 +92,32 @@ async function finish(projected: readonly ProjectedSpan[], options: SpanOptions,
       out.push(span);
       continue;
     }
+    /** What `source` gives for the request; a source that throws gives nothing, its failure reported. */
+    const ask = async <T>(what: string, source: ((request: LoggedRequest) => Promise<T | undefined> | T | undefined) | undefined): Promise<T | undefined> => {
+      try {
+        return await source?.(request);
+      } catch (error) {
+        report(attributeFailed(what, request, error));
+        return undefined;
+      }
+    };
     let attributes = span.attributes;
-    if (wireHash !== undefined) {
-      try {
-        const hash = await wireHash(request);
-        if (hash !== undefined) attributes = { ...attributes, "dsh.request.wire_hash": hash };
-      } catch (error) {
-        report(attributeFailed("wire hash", request, error));
-      }
-    }
-    if (expectedCacheReadShare !== undefined && attributes["dsh.request.sent"] !== false) {
-      try {
-        const share = await expectedCacheReadShare(request);
-        if (share !== undefined) attributes = { ...attributes, ...cacheReadAttributes(share, attributes) };
-      } catch (error) {
-        report(attributeFailed("expected cache read", request, error));
-      }
-    }
+    const hash = await ask("wire hash", wireHash);
+    if (hash !== undefined) attributes = { ...attributes, "dsh.request.wire_hash": hash };
+    const share = attributes["dsh.request.sent"] === false ? undefined : await ask("expected cache read", expectedCacheReadShare);
+    if (share !== undefined) attributes = { ...attributes, ...cacheReadAttributes(share, attributes) };
     out.push({ ...span, attributes });
   }
   if (failure !== undefined) throw failure;
   return out;
+}
+
+/** The spans `events` finish, folded in order, leaving out those finished by events before seq `from`. */
+function projectFrom(projector: SpanProjector, events: readonly LogEvent[], from = 0): ProjectedSpan[] {
+  return events.flatMap((event) => {
+    const finished = projector.push(event);
+    return event.seq >= from ? finished : [];
+  });
 }
 
 /** Every span of a session's events, wire hashes included when asked: what an export sends. */
@@ -138,7 +143,7 @@ export async function followSession(batches: AsyncIterable<readonly LogEvent[]>,
   const resource = options.resource ?? spanResource();
   let sent = 0;
   for await (const batch of batches) {
-    const spans = await finish(batch.flatMap((event) => projector.push(event)), options, options.onError);
+    const spans = await finish(projectFrom(projector, batch, options.from), options, options.onError);
     try {
       await exportWithRetries(exporter, spans, resource, options.retry);
       sent += spans.length;
@@ -171,12 +176,8 @@ export function exportLive(log: EventLog, exporter: SpanExporter, options: Follo
   const onError = options.onError ?? warn;
   let sent = 0;
   let queue: Promise<void> = Promise.resolve();
-  const from = options.from ?? 0;
   const take = (events: readonly LogEvent[]) => {
-    const projected = events.flatMap((event) => {
-      const finished = projector.push(event);
-      return event.seq >= from ? finished : [];
-    });
+    const projected = projectFrom(projector, events, options.from);
     queue = queue.then(async () => {
       await log.whenDurable();
       const spans = await finish(projected, options, onError);

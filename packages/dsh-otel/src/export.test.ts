@@ -291,6 +291,11 @@ describe("live export", () => {
     }
     expect(await followSession(batches(), exporter, { sessionId: "s1", resource: spanResource("dsh") })).toBe(9);
     expect(sorted(receiver.spans)).toEqual(sorted((await sessionSpans(recorded.events, { sessionId: "s1" })).map(onTheWire) as ReceivedSpan[]));
+    // From a seq on, as a resumed follower would: only the spans the events from there finish.
+    const lastEnd = recorded.events.filter((event) => event.type === "turn/end").at(-1)!.seq;
+    receiver.spans.length = 0;
+    expect(await followSession(batches(), exporter, { sessionId: "s1", from: lastEnd })).toBe(1);
+    expect(receiver.spans.map((span) => span.name)).toEqual(["invoke_agent"]);
     await exporter.shutdown();
   });
 });
