@@ -38,6 +38,15 @@ async function recorded() {
   return { store, attachments, image, id: info.sessionId };
 }
 
+/** A fork of session `id` at the end of its first turn, in the same store. */
+async function forkAtFirstTurn(store: JsonlStore, id: string) {
+  const { log } = await store.read(id, createAgentRegistry());
+  const end = log.slice().find((event) => event.type === "turn/end")!.seq;
+  const fork = await store.create({ registry: createAgentRegistry(), copy: { events: forkSeed(log.slice(), end), parent: { sessionId: id, seedLength: end + 1 } } });
+  await fork.log.close();
+  return { fork, end };
+}
+
 describe("storeBackend", () => {
   it("serves each request's measured cache picture, its exact wire body when asked, and the session's verified images", async () => {
     const { store, attachments, image, id } = await recorded();
@@ -59,10 +68,7 @@ describe("storeBackend", () => {
 
   it("marks a fork whose parent is gone, and hands every page to a builder when given one", async () => {
     const { store, attachments, id } = await recorded();
-    const { log } = await store.read(id, createAgentRegistry());
-    const end = log.slice().find((event) => event.type === "turn/end")!.seq;
-    const fork = await store.create({ registry: createAgentRegistry(), copy: { events: forkSeed(log.slice(), end), parent: { sessionId: id, seedLength: end + 1 } } });
-    await fork.log.close();
+    const { fork, end } = await forkAtFirstTurn(store, id);
     await rm(join(dir, "sessions", `${id}.jsonl`));
     const asked: PageRequest[] = [];
     const backend = storeBackend(store, { attachments, pageEvents: 7, builder: { run: async <T>(request: PageRequest) => (asked.push(request), (await buildPage(store, request, { attachments })) as T) } });
@@ -78,10 +84,7 @@ describe("storeBackend", () => {
 
   it("lists a damaged session with its problem beside the others, and passes the composer and the what-if through", async () => {
     const { store, attachments, id } = await recorded();
-    const { log } = await store.read(id, createAgentRegistry());
-    const end = log.slice().find((event) => event.type === "turn/end")!.seq;
-    const fork = await store.create({ registry: createAgentRegistry(), copy: { events: forkSeed(log.slice(), end), parent: { sessionId: id, seedLength: end + 1 } } });
-    await fork.log.close();
+    const { fork, end } = await forkAtFirstTurn(store, id);
     const damaged = await store.create({ registry: createAgentRegistry() });
     await damaged.log.close();
     await appendFile(join(dir, "sessions", `${damaged.info.sessionId}.jsonl`), "not a line\n");
