@@ -331,7 +331,7 @@ const need = (name) => {
   needed.add(name);
   for (const dependency of Object.keys(byName.get(name).manifest.dependencies ?? {})) need(dependency);
 };
-for (const name of ["dsh-cache-report", "dsh-cost-report", "dsh-what-if", "dsh-anthropic"]) need(name);
+for (const name of ["dsh-cache-report", "dsh-cost-report", "dsh-what-if", "dsh-anthropic", "dsh-web-store"]) need(name);
 if (needed.has("dsh-cli")) throw new Error("an analysis package depends on dsh-cli");
 const libraries = join(work, "libraries");
 mkdirSync(libraries);
@@ -345,8 +345,12 @@ writeFileSync(
 import { AnthropicAdapter } from "dsh-anthropic";
 import { cacheReport } from "dsh-cache-report";
 import { costReport } from "dsh-cost-report";
-import { readJsonlLog } from "dsh-log";
+import { FsAttachmentStore } from "dsh-attachments";
+import { JsonlStore, readJsonlLog } from "dsh-log";
 import { whatIf } from "dsh-what-if";
+import { PagePool, sessionPage } from "dsh-web-store";
+import { describeEvent } from "dsh-agent";
+import { dirname, join } from "node:path";
 // The session ran on the CLI's simulator of the Messages API, which it names "sim-anthropic" and prices as Claude.
 const adapter = new AnthropicAdapter({ provider: "sim-anthropic", baseUrl: "http://127.0.0.1:9" });
 const prices = (provider, model) => (provider === adapter.provider ? adapter.price(model) : undefined);
@@ -355,7 +359,26 @@ const cache = [];
 for await (const row of cacheReport(log)) cache.push(row);
 const { events } = costReport(log, { prices, byEvent: true });
 const report = await whatIf(log, { kind: "system", text: "You are brief." }, { at: 19, adapters: [adapter], defaultMaxSteps: 16, prices });
-console.log(JSON.stringify({ cache, events, whatIf: report }));
+const timeline = log.slice().map((event) => { const { depth, text } = describeEvent(event); return \`\${String(event.seq).padStart(5)} \${"  ".repeat(depth)}\${text}\`; });
+// The session's web page built in a child process, as the web guide shows, and in this one.
+const dir = dirname(process.argv[2]);
+const { sessionId } = (await readJsonlLog(process.argv[2], createAgentRegistry())).info;
+const pages = new PagePool({ module: new URL("./open-store.mjs", import.meta.url), input: { dir } });
+const store = new JsonlStore(dir);
+const page = await pages.run({ kind: "session", sessionId });
+const here = JSON.parse(JSON.stringify(await sessionPage(store, sessionId, { attachments: new FsAttachmentStore(join(dir, ".dsh", "objects")) })));
+await pages.close();
+await store.close();
+console.log(JSON.stringify({ cache, events, whatIf: report, timeline, page, here }));
+`,
+);
+writeFileSync(
+  join(libraries, "open-store.mjs"),
+  `import { join } from "node:path";
+import { FsAttachmentStore } from "dsh-attachments";
+import { JsonlStore } from "dsh-log";
+
+export default async ({ dir }) => ({ store: new JsonlStore(dir), attachments: new FsAttachmentStore(join(dir, ".dsh", "objects")) });
 `,
 );
 {
@@ -371,7 +394,9 @@ console.log(JSON.stringify({ cache, events, whatIf: report }));
   same("cache report", ours.cache, cliCache);
   same("cost per event", ours.events, cliEvents);
   same("what-if", ours.whatIf, cliWhatIf);
-  console.log(`without dsh-cli (${needed.size} packages), the libraries computed what the CLI printed: ${ours.cache.length} cache rows, ${ours.events.length} events priced, a what-if of ${ours.whatIf.whatIf.requests.length} requests`);
+  same("timeline", ours.timeline, run(node, [cli, "inspect", session], { cwd: dir, quiet: true }).stdout.trimEnd().split("\n").slice(1));
+  same("web page built in a child process", ours.page, ours.here);
+  console.log(`without dsh-cli (${needed.size} packages), the libraries computed what the CLI printed: ${ours.cache.length} cache rows, ${ours.events.length} events priced, a what-if of ${ours.whatIf.whatIf.requests.length} requests, the timeline of ${ours.timeline.length} events; a PagePool built its page of ${ours.page.requests.length} requests`);
 }
 console.log("\nconsumer test passed");
 // The server's child process would keep this one alive: stop it and end here.

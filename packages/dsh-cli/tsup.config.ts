@@ -1,8 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  // The page builder runs in child processes of `dsh web`, from its own file beside the others.
-  entry: ["src/index.ts", "src/bin.ts", "src/page-builder.ts"],
+  // `dsh web`'s page workers open the store with this module, from its own file beside the others.
+  entry: ["src/index.ts", "src/bin.ts", "src/web-store.ts"],
   format: ["esm"],
   dts: { entry: "src/index.ts" },
   clean: true,

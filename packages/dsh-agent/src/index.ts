@@ -42,5 +42,6 @@ export type { InboxItem } from "./inbox.js";
 export { buildLoopRequest, type LoopRequestOptions, emptyRequestFold, foldRequestEvent, type Dispatch, type RequestFold } from "./request.js";
 export { reconstructRequestStream, reconstructRequests, type ReconstructOptions, type ReconstructedRequest } from "./reconstruct.js";
 export { requestBreak } from "./request-break.js";
+export { describeEvent, previewText, type EventDescription, type EventKind } from "./describe.js";
 export type { RetryPolicy } from "./retry.js";
 export { ToolRegistry, defineTool, toolErrorOutcome, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";

@@ -1,5 +1,4 @@
-import type { ToolApprover } from "dsh-agent";
-import { clip } from "./commands/inspect.js";
+import { previewText, type ToolApprover } from "dsh-agent";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 
@@ -16,7 +15,7 @@ export function askOrRefuse(io: CliIo): NonNullable<CliIo["ask"]> {
 export function terminalApprover(io: CliIo): ToolApprover {
   const ask = askOrRefuse(io);
   return async (request) => {
-    const answer = await ask(`dsh: run ${request.toolName} ${clip(request.arguments, 120)}? [y/N] `);
+    const answer = await ask(`dsh: run ${request.toolName} ${previewText(request.arguments, 120)}? [y/N] `);
     if (answer !== undefined && /^\s*y(es)?\s*$/i.test(answer)) return { allow: true, by: "terminal" };
     return { allow: false, by: "terminal", reason: answer === undefined ? "no answer (input ended)" : "declined" };
   };

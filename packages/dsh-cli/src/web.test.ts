@@ -138,7 +138,7 @@ describe("dsh web in Chromium", () => {
     await cause.click();
     await page.waitForSelector(`#seq-${seq}.selected`);
     expect(new URL(page.url()).hash).toBe(`#seq=${seq}`);
-    await expect(page.locator(`#seq-${seq} .label`).textContent()).resolves.toMatch(/^header snapshot: resume \(sim\/sim-2\)$/);
+    await expect(page.locator(`#seq-${seq} .label`).textContent()).resolves.toMatch(/^header resume: provider="sim" model="sim-2" .*; tools: /);
     // A deep link opens the page at that event.
     const deep = await browser.newPage();
     await deep.goto(`${server.at(`sessions/${main}`)}#seq=${seq}`);

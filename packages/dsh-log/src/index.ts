@@ -24,7 +24,7 @@ export {
 export { SessionChain, chainGenesis, lineDigest, nextLink, type ChainHead } from "./chain.js";
 export { headSignatureProblem, keyIdOf, parseSignedHead, publicKeyFromPem, signHead, signingKeyFromPem, type SignedHead } from "./signed-head.js";
 export { FileWitness, readWitnessFile, type HeadSigning, type HeadWitness } from "./witness.js";
-export { verifyLines, type VerifyReport, type WitnessCheck } from "./verify.js";
+export { describeVerifyReport, verifyLines, type VerifyReport, type WitnessCheck } from "./verify.js";
 export { readJsonlLines } from "./jsonl-lines.js";
 export { streamSessionEvents } from "./session-stream.js";
 export { streamJsonlLog, type JsonlStreamEnd } from "./jsonl-stream.js";

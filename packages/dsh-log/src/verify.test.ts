@@ -9,7 +9,7 @@ import { readJsonlLines } from "./jsonl-lines.js";
 import { signHead, type SignedHead } from "./signed-head.js";
 import { appendRawEvents } from "./test-support/raw-lines.js";
 import { noteAdded, testRegistry } from "./test-support/registry.js";
-import { verifyLines } from "./verify.js";
+import { describeVerifyReport, verifyLines } from "./verify.js";
 import { FileWitness, readWitnessFile, type HeadWitness } from "./witness.js";
 
 let dir: string;
@@ -231,5 +231,19 @@ describe("verifyLines on stored lines from any store", () => {
     expect(seen.map((head) => head.events)).toEqual([0, 2]);
     await (await openJsonlLog(path, { registry: testRegistry(), signing: { key: privateKey, witness } })).log.close();
     expect(seen.map((head) => head.events)).toEqual([0, 2]);
+  });
+});
+
+describe("describeVerifyReport", () => {
+  const base = { sessionId: "s", events: 4, witnessed: 0, unwitnessed: 0 } as const;
+  it("says the status, the session and what was checked or what broke, in one line", () => {
+    expect(describeVerifyReport({ ...base, status: "intact", head: "ab" })).toBe("intact: session s, 4 events, chain head ab");
+    expect(describeVerifyReport({ ...base, status: "intact", head: "ab", witnessed: 2 })).toBe("intact: session s, 4 events, chain head ab; 2 signed head(s) checked");
+    expect(describeVerifyReport({ ...base, status: "intact", head: "ab", witnessed: 1, unwitnessed: 3 })).toBe("intact: session s, 4 events, chain head ab; 1 signed head(s) checked, 3 event(s) after the last one not witnessed");
+    expect(describeVerifyReport({ ...base, status: "unchained" })).toBe("unchained: session s (4 events) was written before hash chains; nothing to check (dsh copy makes a chained copy)");
+    expect(describeVerifyReport({ ...base, status: "broken", problem: "seq 2 was changed" })).toBe("broken: session s: seq 2 was changed");
+    expect(describeVerifyReport({ ...base, status: "broken" })).toBe("broken: session s: the chain does not hold");
+    expect(describeVerifyReport({ ...base, status: "unwitnessed", problem: "3 events are not" })).toBe("unwitnessed: session s: the chain holds, but 3 events are not");
+    expect(describeVerifyReport({ ...base, status: "unwitnessed" })).toBe("unwitnessed: session s: the chain holds, but no signed head covers it");
   });
 });

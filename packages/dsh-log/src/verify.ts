@@ -114,3 +114,13 @@ export async function verifyLines(stored: StoredLines, witness?: WitnessCheck): 
   }
   return report("intact", events, { head });
 }
+
+/** A report in one line, as `dsh verify` prints it: the status, the session, and what was checked or what broke. */
+export function describeVerifyReport(report: VerifyReport): string {
+  const { sessionId, status, events } = report;
+  if (status === "unchained") return `unchained: session ${sessionId} (${events} events) was written before hash chains; nothing to check (dsh copy makes a chained copy)`;
+  if (status === "broken") return `broken: session ${sessionId}: ${report.problem ?? "the chain does not hold"}`;
+  if (status === "unwitnessed") return `unwitnessed: session ${sessionId}: the chain holds, but ${report.problem ?? "no signed head covers it"}`;
+  const witnessed = report.witnessed === 0 ? "" : `; ${report.witnessed} signed head(s) checked${report.unwitnessed === 0 ? "" : `, ${report.unwitnessed} event(s) after the last one not witnessed`}`;
+  return `intact: session ${sessionId}, ${events} events, chain head ${report.head ?? ""}${witnessed}`;
+}

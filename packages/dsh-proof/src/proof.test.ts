@@ -9,7 +9,7 @@ import { startSimulator } from "dsh-simulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { proveRequest } from "./prove.js";
 import type { Proof } from "./schema.js";
-import { verifyProof } from "./verify-proof.js";
+import { describeProof, verifyProof } from "./verify-proof.js";
 
 let dir: string;
 const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -130,5 +130,13 @@ describe("proveRequest and verifyProof", () => {
       code: "PROOF_REFUSED",
       message: `the proof's lines stop before the step of the request at seq ${unsent} ended, though the head covers more: what the log says of its fate is left out`,
     });
+  });
+});
+
+describe("describeProof", () => {
+  it("says in one line which request the proof shows, its fate, its wire hash and the head that covers it", () => {
+    const summary = { sessionId: "s", seq: 5, provider: "p", model: "m", wireSha256: "ab", fate: "sent", headEvents: 9, signedAt: Date.UTC(2026, 11, 7), keyId: "k" } as const;
+    expect(describeProof(summary)).toBe("proof verified: session s, the request dispatched at seq 5 (p m) was sent with wire sha256 ab; covered by the head signed at 9 events by key k on 2026-12-07T00:00:00.000Z");
+    expect(describeProof({ ...summary, fate: "open" })).toContain("(p m) was in flight where the head was signed (its step had not ended: it may not have left) with wire");
   });
 });

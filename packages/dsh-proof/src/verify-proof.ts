@@ -69,3 +69,9 @@ export async function verifyProof(value: unknown, publicKey: KeyObject | readonl
   if (rebuiltSha256 !== request.wireSha256) throw refuse(`the request rebuilt from the proof's lines has wire sha256 ${rebuiltSha256}, not the ${request.wireSha256} it states`);
   return { sessionId: session.sessionId, seq: request.seq, provider: wire.provider, model: wire.model, wireSha256: rebuiltSha256, fate, headEvents: head.events, signedAt: head.time, keyId: head.keyId };
 }
+
+/** A verified proof in one line, as `dsh verify-proof` prints it: the session, the request and its fate, its wire hash, and the signed head. */
+export function describeProof(summary: ProofSummary): string {
+  const fate = summary.fate === "sent" ? "was sent" : "was in flight where the head was signed (its step had not ended: it may not have left)";
+  return `proof verified: session ${summary.sessionId}, the request dispatched at seq ${summary.seq} (${summary.provider} ${summary.model}) ${fate} with wire sha256 ${summary.wireSha256}; covered by the head signed at ${summary.headEvents} events by key ${summary.keyId} on ${new Date(summary.signedAt).toISOString()}`;
+}

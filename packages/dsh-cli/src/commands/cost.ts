@@ -1,13 +1,13 @@
 import { parseArgs } from "node:util";
 import { requestDispatchEvent, stepEndEvent, type CostTotals, type StepCost } from "dsh-agent";
-import { costReport, type CostReport, type EventCost, type ForecastCheck } from "dsh-cost-report";
+import { costReport, describePrice, type CostReport, type EventCost, type ForecastCheck } from "dsh-cost-report";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { uncachedInputTokens, type ModelPrice } from "dsh-llm";
 import { isSurfaceEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { describePrice, priceOf, readPricesFile } from "../prices.js";
+import { priceOf, readPricesFile } from "../prices.js";
 import { sessionRef } from "../store.js";
 import { streamSessionRef } from "../streamed.js";
 

@@ -1,29 +1,19 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
+import { describeVerifyReport, verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
-import { verifyProof } from "dsh-proof";
+import { describeProof, verifyProof } from "dsh-proof";
 import { publicKeysOf, witnessCheckOf } from "../signing.js";
 import { openStore, sessionRef, storedLinesOf, storeUrl } from "../store.js";
 
 export const VERIFY_USAGE = "dsh verify LOG|--all [--public-key FILE... --witness FILE] [--json] [--store URL]";
 export const VERIFY_PROOF_USAGE = "dsh verify-proof FILE --public-key FILE... [--json]";
 
-/** The one line `dsh verify` prints for a report. */
-export function describeReport(report: VerifyReport): string {
-  const { sessionId, status, events } = report;
-  if (status === "unchained") return `unchained: session ${sessionId} (${events} events) was written before hash chains; nothing to check (dsh copy makes a chained copy)`;
-  if (status === "broken") return `broken: session ${sessionId}: ${report.problem ?? "the chain does not hold"}`;
-  if (status === "unwitnessed") return `unwitnessed: session ${sessionId}: the chain holds, but ${report.problem ?? "no signed head covers it"}`;
-  const witnessed = report.witnessed === 0 ? "" : `; ${report.witnessed} signed head(s) checked${report.unwitnessed === 0 ? "" : `, ${report.unwitnessed} event(s) after the last one not witnessed`}`;
-  return `intact: session ${sessionId}, ${events} events, chain head ${report.head ?? ""}${witnessed}`;
-}
-
 /** Prints a report as `dsh verify` does (one line, or JSON) and says whether it is intact. */
 function printReport(report: VerifyReport, json: boolean, io: CliIo): boolean {
-  io.stdout.write(`${json ? JSON.stringify(report) : describeReport(report)}\n`);
+  io.stdout.write(`${json ? JSON.stringify(report) : describeVerifyReport(report)}\n`);
   return report.status === "intact";
 }
 
@@ -87,7 +77,7 @@ export async function verifyProofCommand(argv: readonly string[], io: CliIo): Pr
   io.stdout.write(
     values.json === true
       ? `${JSON.stringify({ verified: true, ...summary })}\n`
-      : `proof verified: session ${summary.sessionId}, the request dispatched at seq ${summary.seq} (${summary.provider} ${summary.model}) ${summary.fate === "sent" ? "was sent" : "was in flight where the head was signed (its step had not ended: it may not have left)"} with wire sha256 ${summary.wireSha256}; covered by the head signed at ${summary.headEvents} events by key ${summary.keyId} on ${new Date(summary.signedAt).toISOString()}\n`,
+      : `${describeProof(summary)}\n`,
   );
   return EXIT.ok;
 }

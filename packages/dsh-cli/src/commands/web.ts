@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
 import { PAGE_EVENTS, startWebServer } from "dsh-web";
+import { PagePool } from "dsh-web-store";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { displayUrl, openStore, storeUrl } from "../store.js";
-import { PagePool } from "../page-pool.js";
 import { cliBackend } from "../web-backend.js";
+import type { WebStoreInput } from "../web-store.js";
 
 export const WEB_USAGE = "dsh web [--store URL] [--port N] [--objects DIR] [--page-events N]";
 
@@ -21,7 +22,8 @@ export async function webCommand(argv: readonly string[], io: CliIo): Promise<nu
   if (!Number.isSafeInteger(pageEvents) || pageEvents < 1) throw new CliError(`--page-events must be a whole number of events, at least 1 (not ${JSON.stringify(values["page-events"])})`, EXIT.usage);
   const url = storeUrl(values.store, io);
   const store = await openStore(url, io.cwd);
-  const pages = new PagePool({ url, cwd: io.cwd, objects: values.objects });
+  const input: WebStoreInput = { url, cwd: io.cwd, objects: values.objects ?? null };
+  const pages = new PagePool({ module: new URL(import.meta.url.endsWith(".ts") ? "../web-store.ts" : "./web-store.js", import.meta.url), input: { ...input } });
   try {
     const server = await startWebServer(cliBackend(store, io, values.objects, pages, pageEvents), { port });
     // The link carries this launch's secret, which every request needs: only whoever sees this output can use the server.

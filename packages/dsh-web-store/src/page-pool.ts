@@ -1,6 +1,9 @@
 import { fork, type ChildProcess } from "node:child_process";
+import type { AttachmentStore } from "dsh-attachments";
+import type { SessionStore } from "dsh-log";
+import type { JsonValue } from "dsh-llm";
 import { WebError } from "dsh-web";
-import type { PageBuilder, PageRequest } from "dsh-web-store";
+import type { PageBuilder, PageRequest } from "./page-jobs.js";
 
 /** A page request as sent to a child, numbered so its reply can be matched. */
 export type PageJob = PageRequest & { readonly id: number };
@@ -8,8 +11,24 @@ export type PageJob = PageRequest & { readonly id: number };
 /** A child's answer to a job (`id` -1: it is ready). */
 export type PageReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly code: string | undefined; readonly message: string };
 
-/** The environment variable that hands a page builder its store. */
-export const PAGE_BUILDER_ENV = "DSH_PAGE_BUILDER";
+/** The environment variable that hands a page worker its store module and that module's input. */
+export const PAGE_WORKER_ENV = "DSH_PAGE_WORKER";
+
+/**
+ * The default export of a page pool's store module: in each child, opens the store (and the
+ * attachment store) the pages are built from, given the pool's `input`.
+ */
+export type OpenPageStore = (input: JsonValue) => Promise<{ readonly store: SessionStore; readonly attachments: AttachmentStore }>;
+
+/** Options of {@link PagePool}. */
+export interface PagePoolOptions {
+  /** The module (a file URL or path) whose default export, an {@link OpenPageStore}, each child calls. */
+  readonly module: URL | string;
+  /** What the module's function is given: JSON, handed over in the environment, never in the argument list others can read. */
+  readonly input?: JsonValue;
+  /** How many children build pages at once (default 2). */
+  readonly size?: number;
+}
 
 interface Builder {
   readonly child: ChildProcess;
@@ -19,19 +38,20 @@ interface Builder {
   lastSession: string | undefined;
 }
 
-/** How the child entry runs: the built `page-builder.js` beside this module, or the source through tsx (in this repository). */
+/** How the child entry runs: the built `page-worker.js` beside this module, or the source through tsx (in this repository). */
 function entry(): { readonly path: string; readonly execArgv: string[] } {
   const fromSource = import.meta.url.endsWith(".ts");
   return {
-    path: new URL(fromSource ? "./page-builder.ts" : "./page-builder.js", import.meta.url).pathname,
+    path: new URL(fromSource ? "./page-worker.ts" : "./page-worker.js", import.meta.url).pathname,
     execArgv: fromSource ? ["--conditions=dsh-source", "--import", "tsx"] : [],
   };
 }
 
 /**
- * Builds `dsh web`'s pages in up to `size` child processes, one job each at a time, so reading and
- * rendering a large session never holds the server's event loop and other pages are answered
- * meanwhile. Children start on first use and are replaced if one dies.
+ * A {@link PageBuilder} that builds pages in up to `size` child processes, one job each at a time, so
+ * reading and rendering a large session never holds the server's event loop and other pages are
+ * answered meanwhile. Children start on first use, open the store with your module, and are replaced
+ * if one dies.
  */
 export class PagePool implements PageBuilder {
   readonly #args: string;
@@ -40,9 +60,10 @@ export class PagePool implements PageBuilder {
   readonly #waiting: (() => void)[] = [];
   #next = 0;
 
-  constructor(store: { readonly url: string; readonly cwd: string; readonly objects: string | undefined }, size = 2) {
-    this.#args = JSON.stringify([store.url, store.cwd, store.objects ?? null]);
-    this.#size = size;
+  constructor(options: PagePoolOptions) {
+    const module = options.module instanceof URL ? options.module.href : options.module;
+    this.#args = JSON.stringify([module, options.input ?? null]);
+    this.#size = options.size ?? 2;
   }
 
   /**
@@ -66,7 +87,7 @@ export class PagePool implements PageBuilder {
         };
         const onExit = (code: number | null) => {
           done();
-          reject(new Error(`the page builder stopped (exit ${code ?? "by signal"}) while building this page`));
+          reject(new Error(`the page worker stopped (exit ${code ?? "by signal"}) while building this page`));
         };
         const done = () => {
           builder.child.off("message", onMessage);
@@ -120,8 +141,8 @@ export class PagePool implements PageBuilder {
 
   #start(): Builder {
     const { path, execArgv } = entry();
-    // The store URL may hold a password: it goes in the environment (readable by this user only), never in the arguments others can list.
-    const child = fork(path, [], { execArgv, env: { ...process.env, [PAGE_BUILDER_ENV]: this.#args }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
+    // The input may hold a password (a store URL): it goes in the environment (readable by this user only), never in the arguments others can list.
+    const child = fork(path, [], { execArgv, env: { ...process.env, [PAGE_WORKER_ENV]: this.#args }, stdio: ["ignore", "ignore", "inherit", "ipc"] });
     const ready = new Promise<void>((resolve, reject) => {
       const onMessage = (reply: PageReply) => {
         if (reply.id !== -1) return;
@@ -129,7 +150,7 @@ export class PagePool implements PageBuilder {
         resolve();
       };
       child.on("message", onMessage);
-      child.once("exit", (code) => reject(new Error(`the page builder could not start (exit ${code ?? "by signal"})`)));
+      child.once("exit", (code) => reject(new Error(`the page worker could not start (exit ${code ?? "by signal"})`)));
     });
     ready.catch(() => undefined);
     return { child, ready, busy: false, lastSession: undefined };
