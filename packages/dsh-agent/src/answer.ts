@@ -6,7 +6,7 @@ import type { Loop } from "./loop.js";
 import { approveCalls } from "./approval.js";
 import { tell, type ToolEvent, type ToolProgress } from "./listeners.js";
 import { startCalls } from "./tool-runs.js";
-import { toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome } from "./tools.js";
+import { childOf, toolErrorOutcome, type AgentTool, type ToolContext, type ToolOutcome } from "./tools.js";
 
 /** How a step ended and whether the turn goes on. */
 export interface StepOutcome {
@@ -38,7 +38,7 @@ export async function finishStep(
   tools: readonly AgentTool[],
 ): Promise<StepOutcome> {
   const { turn, step, signal } = at;
-  await loop.log.append(assistantMessageEvent.input({ content: result.content, source: "model" }));
+  const [answer] = await loop.log.append(assistantMessageEvent.input({ content: result.content, source: "model" }));
   const calls = result.content.filter((block): block is ToolCallBlock => block.type === "tool-call");
   const truncated = result.finishReason === "length";
   const approve = loop.settings.approve;
@@ -55,7 +55,7 @@ export async function finishStep(
     const callId = call.callId;
     tell(at.onToolEvent, { type: "start", callId, name, turn, step });
     const reportProgress = (update: ToolProgress) => tell(at.onToolEvent, { type: "progress", callId, name, ...update });
-    return invoke(call, tools, { callId, turn, step, index, signal, reportProgress }).then((outcome) => {
+    return invoke(call, tools, { callId, turn, step, index, answerSeq: answer!.seq, signal, reportProgress }).then((outcome) => {
       tell(at.onToolEvent, { type: "finish", callId, name, isError: outcome.isError });
       return outcome;
     });
@@ -63,7 +63,7 @@ export async function finishStep(
   for (const [index, call] of calls.entries()) {
     const outcome = await outcomes[index]!;
     await loop.log.append(
-      toolResultEvent.input({ callId: call.callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool" }),
+      toolResultEvent.input({ callId: call.callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool", ...childOf(outcome) }),
     );
     for (const context of outcome.additionalContexts) loop.inbox.push(context, "tool-context");
   }

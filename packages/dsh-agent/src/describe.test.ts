@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { describeEvent, previewText } from "./describe.js";
 import * as events from "./events.js";
+import { sessionParentEvent } from "./session-parent.js";
 
 /** An event as the log holds it: its data checked against its definition's schema first. */
 function logged<Type extends string, Schema extends z.ZodType>(definition: EventDefinition<Type, Schema>, data: z.input<Schema>): LogEvent {
@@ -77,6 +78,12 @@ describe("describeEvent", () => {
     const header = { config: { provider: "p", model: "m", maxTokens: 4096 }, adapterDefaults: { maxTokens: 4096 }, tools: [{ name: "read", description: "r", parameters: { type: "object" } }, { name: "list", description: "l", parameters: { type: "object" } }] };
     expect(line(logged(requestHeaderEvent, { reason: "change", startsSeries: true, header }))).toEqual(["header", 2, 'header change + series: provider="p" model="m" maxTokens=4096 (adapter default); tools: read, list']);
     expect(line(logged(requestHeaderEvent, { reason: "initial", header: { config: { provider: "p", model: "m" } } }))).toEqual(["header", 2, 'header initial: provider="p" model="m"; tools: none']);
+  });
+
+  it("names a subagent's parent, and the child session a tool result links", () => {
+    expect(line(logged(sessionParentEvent, { sessionId: "p", answerSeq: 4, callId: "c", toolName: "research" }))).toEqual(["other", 0, "subagent session of p: call c (research) of the answer at seq 4"]);
+    const child = { sessionId: "kid", events: 9, head: "a".repeat(64) };
+    expect(line(logged(toolResultEvent, { callId: "c", toolName: "research", content: [{ type: "text", text: "Tokyo." }], isError: false, source: "tool", child }))).toEqual(["tool", 2, 'tool research: "Tokyo." (subagent session kid, 9 events)']);
   });
 
   it("names an event of another package by its type", () => {

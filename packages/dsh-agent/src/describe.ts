@@ -19,6 +19,7 @@ import {
   turnEndEvent,
   turnStartEvent,
 } from "./events.js";
+import { sessionParentEvent } from "./session-parent.js";
 
 /** What a logged event is about, for grouping or colouring a timeline. */
 export type EventKind = "turn" | "step" | "header" | "request" | "message" | "tool" | "compaction" | "trim" | "retry" | "interruption" | "other";
@@ -70,7 +71,7 @@ function surfaceText(event: SurfaceEvent): string {
     case "assistant/message":
       return `assistant${replaced}: ${event.data.content.map(assistantBlock).join(" ") || "(empty)"}`;
     case "tool/result":
-      return `tool ${event.data.toolName}${event.data.isError ? " ERROR" : ""}${replaced}: ${quoted(textOf(event.data.content), 60)}`;
+      return `tool ${event.data.toolName}${event.data.isError ? " ERROR" : ""}${replaced}: ${quoted(textOf(event.data.content), 60)}${event.data.child === undefined ? "" : ` (subagent session ${event.data.child.sessionId}, ${event.data.child.events} events)`}`;
   }
 }
 
@@ -100,6 +101,7 @@ function loopEvent(event: LogEvent): EventDescription | undefined {
     const { toolName, allowed, by, reason } = event.data;
     return { kind: "tool", depth: 2, text: `${toolName} ${allowed ? "allowed" : "denied"} by ${by}${reason === undefined ? "" : `: ${previewText(reason, 60)}`}` };
   }
+  if (sessionParentEvent.is(event)) return { kind: "other", depth: 0, text: `subagent session of ${event.data.sessionId}: call ${event.data.callId} (${event.data.toolName}) of the answer at seq ${event.data.answerSeq}` };
   if (attachmentQuarantineEvent.is(event)) return { kind: "other", depth: 2, text: `quarantine proposed for ${event.data.digest} (${event.data.code}), nodes at seqs ${event.data.nodes.join(", ")}` };
   return compactionEvent(event);
 }

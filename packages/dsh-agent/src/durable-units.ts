@@ -14,7 +14,7 @@ import type { Loop } from "./loop.js";
 import { loopAdmission } from "./loop-rule.js";
 import { relievePressure } from "./pressure.js";
 import { endFailedStep, openStep } from "./step.js";
-import { toContent, toolErrorOutcome, type ToolOutcome } from "./tools.js";
+import { childOf, toContent, toolErrorOutcome, type ToolOutcome } from "./tools.js";
 import { turnEnd } from "./turn.js";
 
 /** Where a unit runs: its turn and the signal that aborts it. */
@@ -106,13 +106,13 @@ export async function modelUnit(loop: Loop, at: UnitAt & { readonly onChunk: Dur
   return endTurn(loop, turn, from, reason, hashes);
 }
 
-/** The tool calls of the open step's answer, in the model's order. */
-function answerCalls(loop: Loop): ToolCallBlock[] {
+/** The open step's answer: its seq, and its tool calls in the model's order. */
+function openAnswer(loop: Loop): { readonly seq: number; readonly calls: ToolCallBlock[] } {
   for (let seq = loop.log.length - 1; seq >= 0; seq--) {
     const event = loop.log.get(seq)!;
-    if (assistantMessageEvent.is(event)) return event.data.content.filter((block): block is ToolCallBlock => block.type === "tool-call");
+    if (assistantMessageEvent.is(event)) return { seq, calls: event.data.content.filter((block): block is ToolCallBlock => block.type === "tool-call") };
   }
-  return [];
+  return { seq: -1, calls: [] };
 }
 
 /** Whether the log ends with the intent of `callId`: the call started in a unit that never logged its result (its intent is the unit's first event, committed apart). */
@@ -137,7 +137,7 @@ export async function toolUnit(
   const { turn, signal, callId, options } = at;
   const from = log.length;
   const step = log.ruleState(loopAdmission).openStep!.step;
-  const calls = answerCalls(loop);
+  const { seq: answerSeq, calls } = openAnswer(loop);
   const index = calls.findIndex((call) => call.callId === callId);
   const call = calls[index]!;
   const tool = loop.tools.get(call.name);
@@ -151,8 +151,8 @@ export async function toolUnit(
       await apart(() => log.append(toolIntentEvent.input({ turn, step, callId, toolName: call.name })));
     }
   }
-  outcome ??= await invoke(call, loop.tools.list(), { callId, turn, step, index, signal });
-  await log.append(toolResultEvent.input({ callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool" }));
+  outcome ??= await invoke(call, loop.tools.list(), { callId, turn, step, index, answerSeq, signal });
+  await log.append(toolResultEvent.input({ callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool", ...childOf(outcome) }));
   const queued: InboxItem[] = [...(at.previous?.queued ?? []), ...outcome.additionalContexts.map((context) => ({ content: toContent(context), source: "tool-context" }))];
   const carried = { ...(queued.length === 0 ? {} : { queued }) };
   if (loop.surface.state.openCalls.length > 0) return receipt(loop, turn, from, { ...carried, ...(at.previous?.answer === undefined ? {} : { answer: at.previous.answer }) });

@@ -3,10 +3,11 @@ import { EventRegistry } from "dsh-log";
 import { registerSurfaceEvents } from "dsh-surface";
 import { agentEventDefinitions } from "./events.js";
 import { loopAdmission } from "./loop-rule.js";
+import { sessionParentEvent, sessionParentRule } from "./session-parent.js";
 
 /** Registers the agent's event types and its loop rule. */
 export function registerAgentEvents(registry: EventRegistry): EventRegistry {
-  return registry.define(...agentEventDefinitions).rule(loopAdmission);
+  return registry.define(...agentEventDefinitions, sessionParentEvent).rule(loopAdmission).rule(sessionParentRule);
 }
 
 /**

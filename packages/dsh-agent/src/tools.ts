@@ -1,5 +1,6 @@
 import { describeIssues } from "dsh-base";
 import type { DeepReadonly, ToolSchema, UserContent } from "dsh-llm";
+import type { ChildSession } from "dsh-surface";
 import { toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 import { AgentError, ToolError } from "./errors.js";
@@ -12,6 +13,8 @@ export interface ToolContext {
   readonly turn: number;
   readonly step: number;
   readonly index: number;
+  /** The seq of the logged answer that made the call (the loop always gives it). */
+  readonly answerSeq?: number;
   readonly signal: AbortSignal;
   /** Reports how far the call has come, to the turn's `onToolEvent` listener (never to the model). */
   readonly reportProgress?: (update: ToolProgress) => void;
@@ -28,6 +31,8 @@ export type ToolOutput =
       readonly isError?: boolean;
       /** Context queued in the inbox; it reaches the model in the next step's request. */
       readonly additionalContexts?: readonly ContentInput[];
+      /** The child session the call ran (a subagent), logged on its result; never model-visible. */
+      readonly child?: ChildSession;
     };
 
 /** The outcome of one call, ready to be logged as a `tool/result`. */
@@ -35,6 +40,7 @@ export interface ToolOutcome {
   readonly content: readonly DeepReadonly<UserContent>[];
   readonly isError: boolean;
   readonly additionalContexts: readonly ContentInput[];
+  readonly child?: ChildSession;
 }
 
 /** A tool the loop can offer: its schema as the model sees it, and how to invoke it from raw arguments. */
@@ -53,6 +59,11 @@ export interface AgentTool {
 /** Turns content input into content blocks. */
 export function toContent(input: ContentInput): DeepReadonly<UserContent>[] {
   return typeof input === "string" ? [{ type: "text", text: input }] : [...input];
+}
+
+/** The `child` field of a call's logged result: the session a subagent call ran, when it ran one. */
+export function childOf(outcome: ToolOutcome): { readonly child?: ChildSession } {
+  return outcome.child === undefined ? {} : { child: outcome.child };
 }
 
 /** The error result the model receives for a failed call: the code, then the message. */
@@ -111,6 +122,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
           content: toContent(output.content),
           isError: output.isError ?? false,
           additionalContexts: output.additionalContexts ?? [],
+          ...(output.child === undefined ? {} : { child: output.child }),
         };
       } catch (error) {
         if (error instanceof ToolError) return toolErrorOutcome(error);

@@ -10,7 +10,7 @@ const anthropic = new AnthropicAdapter({ apiKey: "sk-test" });
 describe("priceTable", () => {
   it("reads each model's rates, write prices only where given, as yours from the source named", () => {
     const table = priceTable({ "my-model": { input: 1, cacheRead: 0.1, output: 4 }, other: { input: 2, cacheRead: 0.2, cacheWrite5m: 2.5, cacheWrite1h: 4, output: 8 } }, "prices.json");
-    expect(Object.fromEntries(table)).toEqual({
+    expect(Object.fromEntries(table)).toStrictEqual({
       "my-model": { input: 1, cacheRead: 0.1, output: 4, checked: "(yours)", source: "prices.json" },
       other: { input: 2, cacheRead: 0.2, cacheWrite5m: 2.5, cacheWrite1h: 4, output: 8, checked: "(yours)", source: "prices.json" },
     });
@@ -30,7 +30,8 @@ describe("priceTable", () => {
     };
     expect(refusal({ m: { input: -1, cacheRead: 0, output: 0 } })).toMatch(/^COST_BAD_PRICES m\.input: .*>=0/);
     expect(refusal({ m: { input: 1, cacheRead: 0, output: 0, cacheWrite5m: Infinity } })).toMatch(/^COST_BAD_PRICES m\.cacheWrite5m: /);
-    expect(refusal({ m: { input: 1, cacheRead: 0 } })).toMatch(/^COST_BAD_PRICES m\.output: /);
+    expect(refusal({ m: { input: 1, cacheRead: 0 } })).toMatch(/^COST_BAD_PRICES m\.output: [^;]*$/);
+    expect(refusal({ m: { cacheRead: 0 } })).toMatch(/^COST_BAD_PRICES m\.input: [^;]*$/);
     expect(refusal({ m: { input: 1, cacheRead: 0, output: 0, extra: 1 } })).toMatch(/^COST_BAD_PRICES m: .*extra/);
     expect(refusal({ "": { input: 1, cacheRead: 0, output: 0 } })).toMatch(/^COST_BAD_PRICES /);
     expect(refusal([1])).toMatch(/^COST_BAD_PRICES .*record/);
@@ -62,6 +63,9 @@ describe("catalogPrices", () => {
     expect(catalogPrices(() => responses)("openai-responses", "gpt-5.5")).toEqual(responses.price("gpt-5.5"));
     const unpriced: LlmAdapter = Object.assign(Object.create(anthropic) as LlmAdapter, { price: undefined });
     expect(catalogPrices(() => unpriced)("anthropic", "claude-sonnet-4-6")).toBeUndefined();
+    // Any other failure of a catalog is not hidden as a missing price.
+    const broken: LlmAdapter = Object.assign(Object.create(anthropic) as LlmAdapter, { price: () => { throw new Error("catalog unreadable"); } });
+    expect(() => catalogPrices(() => broken)("anthropic", "claude-sonnet-4-6")).toThrow("catalog unreadable");
   });
 });
 

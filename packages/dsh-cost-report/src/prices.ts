@@ -1,6 +1,6 @@
 import { describeIssues } from "dsh-base";
 import type { PriceOf } from "dsh-agent";
-import type { LlmAdapter, ModelPrice } from "dsh-llm";
+import { LlmError, type LlmAdapter, type ModelPrice } from "dsh-llm";
 import { z } from "zod";
 import { CostReportError } from "./errors.js";
 
@@ -17,7 +17,7 @@ const priceTableSchema = z.record(
  */
 export function priceTable(value: unknown, source = "(your table)"): ReadonlyMap<string, ModelPrice> {
   const result = priceTableSchema.safeParse(value);
-  if (!result.success) throw new CostReportError("COST_BAD_PRICES", describeIssues(result.error.issues.slice(0, 1)) || "(top): not a price table");
+  if (!result.success) throw new CostReportError("COST_BAD_PRICES", describeIssues(result.error.issues.slice(0, 1)));
   const prices = new Map<string, ModelPrice>();
   for (const [model, { cacheWrite5m, cacheWrite1h, ...rates }] of Object.entries(result.data)) {
     prices.set(model, { ...rates, ...(cacheWrite5m === undefined ? {} : { cacheWrite5m }), ...(cacheWrite1h === undefined ? {} : { cacheWrite1h }), checked: "(yours)", source });
@@ -27,8 +27,8 @@ export function priceTable(value: unknown, source = "(your table)"): ReadonlyMap
 
 /**
  * Where prices come from: `table` first (by model name), then the catalog of the adapter
- * `adapterOf(provider)` gives. A model neither knows (a retired one, whose catalog refuses it) has no
- * price; each provider's adapter is asked for once.
+ * `adapterOf(provider)` gives. A model neither knows has no price, nor has a retired one (whose
+ * catalog refuses it with `LLM_MODEL_RETIRED`); each provider's adapter is asked for once.
  */
 export function catalogPrices(adapterOf: (provider: string) => LlmAdapter | undefined, table?: ReadonlyMap<string, ModelPrice>): PriceOf {
   const adapters = new Map<string, LlmAdapter | undefined>();
@@ -36,10 +36,13 @@ export function catalogPrices(adapterOf: (provider: string) => LlmAdapter | unde
     const own = table?.get(model);
     if (own !== undefined) return own;
     if (!adapters.has(provider)) adapters.set(provider, adapterOf(provider));
+    const adapter = adapters.get(provider);
+    if (adapter?.price === undefined) return undefined;
     try {
-      return adapters.get(provider)?.price?.(model);
-    } catch {
-      return undefined;
+      return adapter.price(model);
+    } catch (error) {
+      if (error instanceof LlmError && error.code === "LLM_MODEL_RETIRED") return undefined;
+      throw error;
     }
   };
 }

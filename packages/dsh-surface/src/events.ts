@@ -41,7 +41,19 @@ export const assistantMessageEvent = defineEvent(
   z.strictObject({ content: z.array(assistantContentSchema), source: messageSourceSchema, replaces }),
 );
 
-/** The result of one tool call. */
+/**
+ * The child session a tool call ran (a subagent), as it stood when the call returned: its id, its
+ * event count and its hash chain's head over them (hex). Never model-visible; verifying the parent's
+ * chain covers it, so the child's log cannot change unseen.
+ */
+export const childSessionSchema = z.strictObject({
+  sessionId: z.string().min(1),
+  events: z.number().int().nonnegative(),
+  head: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type ChildSession = z.output<typeof childSessionSchema>;
+
+/** The result of one tool call; `child` names the session a subagent call ran. */
 export const toolResultEvent = defineEvent(
   "tool/result",
   z.strictObject({
@@ -50,6 +62,7 @@ export const toolResultEvent = defineEvent(
     content: z.array(userContentSchema),
     isError: z.boolean(),
     source: messageSourceSchema,
+    child: childSessionSchema.exactOptional(),
     replaces,
   }),
 );

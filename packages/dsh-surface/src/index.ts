@@ -1,11 +1,13 @@
 export {
   assistantMessageEvent,
+  childSessionSchema,
   deriveEventMessage,
   isSurfaceEvent,
   surfaceEventTypes,
   systemMessageEvent,
   toolResultEvent,
   userMessageEvent,
+  type ChildSession,
   type SurfaceEvent,
   type SurfaceReplace,
 } from "./events.js";

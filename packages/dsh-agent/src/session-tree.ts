@@ -1,0 +1,90 @@
+import { LogError, verifyLines, type LogEvent, type SessionStore, type VerifyReport, type WitnessCheck } from "dsh-log";
+import { toolResultEvent, type ChildSession } from "dsh-surface";
+import { createAgentRegistry } from "./register.js";
+import { sessionParentEvent } from "./session-parent.js";
+import { chainHeadAt } from "./subagent.js";
+
+/** A subagent call's link in its parent's log: the seq of its result, the call, and the child session as it stood when the call returned. */
+export interface ChildLink {
+  readonly seq: number;
+  readonly callId: string;
+  readonly child: ChildSession;
+}
+
+/** The child sessions a session's tool results link, in seq order. */
+export function childLinks(events: Iterable<LogEvent>): ChildLink[] {
+  const links: ChildLink[] = [];
+  for (const event of events) {
+    if (toolResultEvent.is(event) && event.data.child !== undefined) links.push({ seq: event.seq, callId: event.data.callId, child: event.data.child });
+  }
+  return links;
+}
+
+/** One session of a tree as verified: its own chain's report, and what is wrong with it or with its link to its parent. */
+export interface TreeSession {
+  readonly sessionId: string;
+  /** The parent that linked it, and the seq of the result that did. */
+  readonly parent?: { readonly sessionId: string; readonly seq: number };
+  readonly report?: VerifyReport;
+  /** One line naming the sessions concerned, when the session or its link does not hold. */
+  readonly problem?: string;
+}
+
+/** A session and every child it links, recursively: `intact` when every chain holds and every child still matches what its parent recorded. */
+export interface TreeReport {
+  readonly intact: boolean;
+  readonly sessions: readonly TreeSession[];
+}
+
+/** What is wrong with `link` of `parent` (the child missing, not naming that call as its parent, or changed since), or `undefined`. */
+async function linkProblem(store: SessionStore, parent: string, link: ChildLink): Promise<string | undefined> {
+  const { sessionId, events, head } = link.child;
+  const where = `session ${parent}'s result at seq ${link.seq} links session ${sessionId}`;
+  let first: LogEvent | undefined;
+  try {
+    for await (const { line } of (await store.readLines(sessionId)).lines) {
+      first = JSON.parse(line) as LogEvent;
+      break;
+    }
+  } catch (error) {
+    if (error instanceof LogError && error.code === "LOG_NOT_FOUND") return `${where}, which is not in the store`;
+    throw error;
+  }
+  if (first === undefined || !sessionParentEvent.is(first) || first.data.sessionId !== parent || first.data.callId !== link.callId) {
+    return `${where}, whose first event does not name that call (${link.callId}) of session ${parent} as its parent`;
+  }
+  if ((await chainHeadAt(await store.readLines(sessionId), events)) !== head) {
+    return `${where}, which no longer matches it: the chain head of its first ${events} events differs from the one recorded (its log was changed)`;
+  }
+  return undefined;
+}
+
+/**
+ * Verifies a session and, through the child sessions its tool results link, its whole tree in
+ * `store`: each session's hash chain (against `witness` when given), and each child against what its
+ * parent recorded when the call returned (present, naming that call as its parent, and the chain head
+ * of its first events unchanged). A child edited after it returned fails its parent's tree.
+ */
+export async function verifySessionTree(store: SessionStore, sessionId: string, witness?: WitnessCheck): Promise<TreeReport> {
+  const sessions: TreeSession[] = [];
+  const queue: { readonly sessionId: string; readonly parent?: TreeSession["parent"] }[] = [{ sessionId }];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const report = await verifyLines(await store.readLines(next.sessionId), witness);
+    const at = { sessionId: next.sessionId, ...(next.parent === undefined ? {} : { parent: next.parent }) };
+    if (report.status !== "intact") {
+      sessions.push({ ...at, report, problem: `session ${next.sessionId} is ${report.status}: ${report.problem ?? "its chain does not hold"}` });
+      continue;
+    }
+    sessions.push({ ...at, report });
+    const { log } = await store.read(next.sessionId, createAgentRegistry());
+    const links = childLinks(log.slice());
+    await log.close();
+    for (const link of links) {
+      const problem = await linkProblem(store, next.sessionId, link);
+      const parent = { sessionId: next.sessionId, seq: link.seq };
+      if (problem === undefined) queue.push({ sessionId: link.child.sessionId, parent });
+      else sessions.push({ sessionId: link.child.sessionId, parent, problem });
+    }
+  }
+  return { intact: sessions.every((session) => session.problem === undefined), sessions };
+}

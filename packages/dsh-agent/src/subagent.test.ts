@@ -1,0 +1,125 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LlmRuntime } from "dsh-llm";
+import { JsonlStore, type LogEvent } from "dsh-log";
+import { ChatCompletionsAdapter, serializeRequest } from "dsh-openai-compatible";
+import { startSimulator, type Simulator } from "dsh-simulator";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Agent } from "./agent.js";
+import type { ToolEvent } from "./listeners.js";
+import { reconstructRequests } from "./reconstruct.js";
+import { createAgentRegistry } from "./register.js";
+import { childLinks, verifySessionTree } from "./session-tree.js";
+import { sessionParentEvent } from "./session-parent.js";
+import { subagentTool } from "./subagent.js";
+import { EventLog } from "dsh-log";
+
+let dir: string;
+let sim: Simulator;
+let store: JsonlStore;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dsh-subagents-"));
+  store = new JsonlStore(dir);
+  // The parent delegates two tasks in one answer; each child answers once; the parent sums up.
+  const research = (task: string) => ({ name: "research", arguments: { task } });
+  sim = await startSimulator({ scenario: { responses: [{ toolCalls: [research("Find the capital of Japan."), research("Find the capital of France.")] }, { text: "A child's answer." }, { text: "A child's answer." }, { text: "Tokyo and Paris." }] } });
+});
+afterEach(async () => {
+  await sim.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const config = { provider: "deepseek", model: "deepseek-v4-flash" } as const;
+const runtime = () => new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: sim.url })] });
+
+/** A parent session that hands two tasks, in one answer, to a research subagent. */
+async function parentWithChildren() {
+  const { info, log } = await store.create({ registry: createAgentRegistry() });
+  const research = subagentTool({ name: "research", description: "Hands a research task to a subagent.", store, parentSessionId: info.sessionId, runtime: runtime(), config, systemPrompt: "You research one question." });
+  const heard: ToolEvent[] = [];
+  const turn = await new Agent({ log, runtime: runtime(), config, systemPrompt: "You delegate.", tools: [research] }).run("Capitals?", { onToolEvent: (event) => heard.push(event) });
+  const events = log.slice();
+  await log.close();
+  return { id: info.sessionId, events, turn, heard };
+}
+
+const lines = async (id: string) => (await readFile(join(dir, `${id}.jsonl`), "utf8")).split("\n");
+
+describe("subagentTool", () => {
+  it("runs each call in a child session of the parent's store, linked both ways, and every request of the tree rebuilds to the bytes sent", async () => {
+    const { id, events, turn, heard } = await parentWithChildren();
+    expect(turn).toMatchObject({ reason: "completed", text: "Tokyo and Paris." });
+    const answer = events.find((event) => event.type === "assistant/message")!;
+    const links = childLinks(events);
+    expect(links.map((link) => link.callId)).toEqual((answer.data as { content: { type: string; callId?: string }[] }).content.filter((block) => block.type === "tool-call").map((call) => call.callId));
+    expect(new Set(links.map((link) => link.child.sessionId)).size).toBe(2);
+    const results = events.filter((event) => event.type === "tool/result").map((event) => event.data as { content: { text: string }[]; isError: boolean });
+    expect(results.map((result) => [result.content[0]!.text, result.isError])).toEqual([["A child's answer.", false], ["A child's answer.", false]]);
+    // The child's answer streamed to the parent's listener as the call's progress.
+    expect(heard.filter((event) => event.type === "progress").map((event) => (event as { message?: string }).message).join("")).toContain("A child's answer.");
+    const bodies: string[] = [];
+    for (const link of links) {
+      const { log } = await store.read(link.child.sessionId, createAgentRegistry());
+      const [first, ...rest] = log.slice();
+      expect(first).toMatchObject({ seq: 0, type: "session/parent", data: { sessionId: id, answerSeq: answer.seq, callId: link.callId, toolName: "research" } });
+      expect(rest.find((event) => event.type === "user/message")!.data).toMatchObject({ content: [{ type: "text", text: expect.stringMatching(/^Find the capital of (Japan|France)\.$/) }] });
+      expect(log.length).toBe(link.child.events);
+      for (const { request } of await reconstructRequests(log)) bodies.push(await serializeRequest(request, { dialect: "deepseek" }));
+    }
+    const { log: parent } = await store.read(id, createAgentRegistry());
+    for (const { request } of await reconstructRequests(parent)) bodies.push(await serializeRequest(request, { dialect: "deepseek" }));
+    expect(bodies.sort()).toEqual(sim.exchanges.map((exchange) => exchange.body).sort());
+    expect(await verifySessionTree(store, id)).toMatchObject({ intact: true, sessions: [{ sessionId: id }, { parent: { sessionId: id, seq: links[0]!.seq } }, { parent: { sessionId: id, seq: links[1]!.seq } }] });
+  });
+
+  it("fails the parent's tree when a child's log is edited after it returned, naming both sessions", async () => {
+    const { id, events } = await parentWithChildren();
+    const [link] = childLinks(events);
+    const child = link!.child.sessionId;
+    const text = await lines(child);
+    const at = text.findIndex((line) => line.includes("user/message"));
+    expect(at).toBeGreaterThan(1);
+    text[at] = text[at]!.replace("Find the capital", "Find the largest city");
+    await writeFile(join(dir, `${child}.jsonl`), text.join("\n"));
+    const report = await verifySessionTree(store, id);
+    expect(report.intact).toBe(false);
+    expect(report.sessions.find((session) => session.sessionId === child)).toMatchObject({ parent: { sessionId: id, seq: link!.seq }, problem: `session ${id}'s result at seq ${link!.seq} links session ${child}, which no longer matches it: the chain head of its first ${link!.child.events} events differs from the one recorded (its log was changed)` });
+    // The other child still holds.
+    expect(report.sessions.filter((session) => session.problem === undefined)).toHaveLength(2);
+  });
+
+  it("names both sessions when a linked child is missing, or was rewritten whole with a chain of its own", async () => {
+    const { id, events } = await parentWithChildren();
+    const [first, second] = childLinks(events).map((link) => link.child.sessionId);
+    await rm(join(dir, `${first}.jsonl`));
+    const missing = await verifySessionTree(store, id);
+    expect(missing.sessions.find((session) => session.sessionId === first)?.problem).toBe(`session ${id}'s result at seq ${childLinks(events)[0]!.seq} links session ${first}, which is not in the store`);
+    // A child rewritten whole, its chain recomputed: its own chain holds, but not the head the parent recorded.
+    const { log } = await store.read(second!, createAgentRegistry());
+    const copied = log.slice().map((event): LogEvent => (event.type === "user/message" ? { ...event, data: { ...(event.data as object), content: [{ type: "text", text: "Something else." }] } } : event));
+    await rm(join(dir, `${second}.jsonl`));
+    const rewritten = await store.create({ registry: createAgentRegistry(), sessionId: second!, createdAt: JSON.parse((await lines(id))[0]!).createdAt, copy: { events: copied } });
+    await rewritten.log.close();
+    const changed = await verifySessionTree(store, id);
+    expect(changed.intact).toBe(false);
+    expect(changed.sessions.find((session) => session.sessionId === second)?.problem).toMatch(new RegExp(`^session ${id}'s result at seq \\d+ links session ${second}, which no longer matches it: the chain head of its first \\d+ events differs`));
+  });
+});
+
+describe("session/parent", () => {
+  it("is a child session's first event only", async () => {
+    const log = new EventLog({ registry: createAgentRegistry() });
+    const parent = { sessionId: "p", answerSeq: 3, callId: "c", toolName: "research" };
+    await log.append(sessionParentEvent.input(parent));
+    await expect(log.append(sessionParentEvent.input(parent))).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION", message: expect.stringContaining("session/parent at seq 1: a child session names its parent in its first event only") });
+  });
+
+  it("is not written by a subagent called outside a turn, which cannot say what called it", async () => {
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    const tool = subagentTool({ name: "research", description: "d", store, parentSessionId: info.sessionId, runtime: runtime(), config, systemPrompt: "s" });
+    const outcome = await tool.invoke('{"task":"t"}', { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal });
+    expect(outcome).toMatchObject({ isError: true, content: [{ type: "text", text: "Error [TOOL_FAILED]: a subagent runs inside an agent's turn, which tells it the answer that called it" }] });
+    expect((await store.list()).length).toBe(1);
+  });
+});
