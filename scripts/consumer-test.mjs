@@ -163,6 +163,23 @@ try {
 }
 `,
 );
+// The subagents guide's program, likewise: the parent hands two questions to research subagents at once.
+const subagents = readFileSync(join(root, "docs", "subagents.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
+if (!subagents.includes('"https://api.deepseek.com"')) throw new Error("the subagents guide's program no longer names DeepSeek's URL, which this test replaces");
+writeFileSync(join(project, "doc-subagents.ts"), subagents.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)"));
+writeFileSync(
+  join(project, "doc-subagents-sim.ts"),
+  `import { startSimulator } from "dsh-simulator";
+const research = (task: string) => ({ name: "research", arguments: { task } });
+const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [research("The capital of Japan?"), research("The capital of France?")] }, { text: "A capital." }, { text: "A capital." }, { text: "Tokyo and Paris." }] } });
+process.env.SIM_URL = sim.url;
+try {
+  await import("./doc-subagents.ts");
+} finally {
+  await sim.close();
+}
+`,
+);
 for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
 writeFileSync(
   join(project, "checks", "consumer.test.ts"),
@@ -200,7 +217,7 @@ it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.s
 );
 writeFileSync(
   join(project, "tsconfig.json"),
-  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts", "doc-tamper.ts", "doc-durable.ts"] }, null, 2),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts", "doc-tamper.ts", "doc-durable.ts", "doc-subagents.ts"] }, null, 2),
 );
 const local = (name) => join(project, "node_modules", ".bin", name);
 
@@ -239,6 +256,9 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
   if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
   const tampered = run(node, ["--import", "tsx", "doc-tamper-sim.ts"], { cwd: project, quiet: true }).stdout;
   if (!/^intact \d+$/m.test(tampered)) throw new Error(`the tamper-evident sessions guide's program printed ${tampered}`);
+  rmSync(join(project, ".dsh", "sessions"), { recursive: true, force: true });
+  const delegated = run(node, ["--import", "tsx", "doc-subagents-sim.ts"], { cwd: project, quiet: true }).stdout;
+  if (!delegated.includes("Tokyo and Paris.") || !delegated.includes("true 3")) throw new Error(`the subagents guide's program printed ${delegated}`);
   const paid = run(node, ["--import", "tsx", "doc-durable-sim.ts"], { cwd: project, quiet: true, env }).stdout;
   if (!paid.includes("completed Paid invoice 7.")) throw new Error(`the durable turns guide's program printed ${paid}`);
   // The installed CLI runs a durable turn on PostgreSQL, and finds nothing left to recover.

@@ -1,6 +1,5 @@
 import { LogError, verifyLines, type LogEvent, type SessionStore, type VerifyReport, type WitnessCheck } from "dsh-log";
-import { toolResultEvent, type ChildSession } from "dsh-surface";
-import { createAgentRegistry } from "./register.js";
+import { childSessionSchema, toolResultEvent, type ChildSession } from "dsh-surface";
 import { sessionParentEvent } from "./session-parent.js";
 import { chainHeadAt } from "./subagent.js";
 
@@ -16,6 +15,18 @@ export function childLinks(events: Iterable<LogEvent>): ChildLink[] {
   const links: ChildLink[] = [];
   for (const event of events) {
     if (toolResultEvent.is(event) && event.data.child !== undefined) links.push({ seq: event.seq, callId: event.data.callId, child: event.data.child });
+  }
+  return links;
+}
+
+/** The child links of a stored session, read from its lines as they are (no admission: this is a check, not a load). */
+async function storedLinks(store: SessionStore, sessionId: string): Promise<ChildLink[]> {
+  const links: ChildLink[] = [];
+  for await (const { line } of (await store.readLines(sessionId)).lines) {
+    if (!line.includes('"child"')) continue;
+    const event = JSON.parse(line) as LogEvent<string, { readonly callId?: unknown; readonly child?: unknown }>;
+    const child = childSessionSchema.safeParse(event.data?.child);
+    if (event.type === toolResultEvent.type && child.success && typeof event.data.callId === "string") links.push({ seq: event.seq, callId: event.data.callId, child: child.data });
   }
   return links;
 }
@@ -60,31 +71,43 @@ async function linkProblem(store: SessionStore, parent: string, link: ChildLink)
 }
 
 /**
+ * Verifies the child sessions a session links, and theirs, recursively: each child present, naming
+ * its call as its parent, the chain head of its first events as its parent recorded it when the call
+ * returned, and its own chain (against `witness` when given). The session itself is not checked:
+ * {@link verifySessionTree} does both.
+ */
+export async function verifyChildren(store: SessionStore, sessionId: string, witness?: WitnessCheck): Promise<TreeSession[]> {
+  const sessions: TreeSession[] = [];
+  const parents = [sessionId];
+  for (let parent = parents.shift(); parent !== undefined; parent = parents.shift()) {
+    for (const link of await storedLinks(store, parent)) {
+      const at = { sessionId: link.child.sessionId, parent: { sessionId: parent, seq: link.seq } };
+      const problem = await linkProblem(store, parent, link);
+      if (problem !== undefined) {
+        sessions.push({ ...at, problem });
+        continue;
+      }
+      const report = await verifyLines(await store.readLines(link.child.sessionId), witness);
+      if (report.status !== "intact") {
+        sessions.push({ ...at, report, problem: `session ${link.child.sessionId} (linked by session ${parent} at seq ${link.seq}) is ${report.status}: ${report.problem ?? "its chain does not hold"}` });
+        continue;
+      }
+      sessions.push({ ...at, report });
+      parents.push(link.child.sessionId);
+    }
+  }
+  return sessions;
+}
+
+/**
  * Verifies a session and, through the child sessions its tool results link, its whole tree in
  * `store`: each session's hash chain (against `witness` when given), and each child against what its
  * parent recorded when the call returned (present, naming that call as its parent, and the chain head
  * of its first events unchanged). A child edited after it returned fails its parent's tree.
  */
 export async function verifySessionTree(store: SessionStore, sessionId: string, witness?: WitnessCheck): Promise<TreeReport> {
-  const sessions: TreeSession[] = [];
-  const queue: { readonly sessionId: string; readonly parent?: TreeSession["parent"] }[] = [{ sessionId }];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    const report = await verifyLines(await store.readLines(next.sessionId), witness);
-    const at = { sessionId: next.sessionId, ...(next.parent === undefined ? {} : { parent: next.parent }) };
-    if (report.status !== "intact") {
-      sessions.push({ ...at, report, problem: `session ${next.sessionId} is ${report.status}: ${report.problem ?? "its chain does not hold"}` });
-      continue;
-    }
-    sessions.push({ ...at, report });
-    const { log } = await store.read(next.sessionId, createAgentRegistry());
-    const links = childLinks(log.slice());
-    await log.close();
-    for (const link of links) {
-      const problem = await linkProblem(store, next.sessionId, link);
-      const parent = { sessionId: next.sessionId, seq: link.seq };
-      if (problem === undefined) queue.push({ sessionId: link.child.sessionId, parent });
-      else sessions.push({ sessionId: link.child.sessionId, parent, problem });
-    }
-  }
-  return { intact: sessions.every((session) => session.problem === undefined), sessions };
+  const report = await verifyLines(await store.readLines(sessionId), witness);
+  if (report.status !== "intact") return { intact: false, sessions: [{ sessionId, report, problem: `session ${sessionId} is ${report.status}: ${report.problem ?? "its chain does not hold"}` }] };
+  const sessions = [{ sessionId, report }, ...(await verifyChildren(store, sessionId, witness))];
+  return { intact: sessions.every((session: TreeSession) => session.problem === undefined), sessions };
 }

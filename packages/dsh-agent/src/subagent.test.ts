@@ -13,7 +13,12 @@ import { createAgentRegistry } from "./register.js";
 import { childLinks, verifySessionTree } from "./session-tree.js";
 import { sessionParentEvent } from "./session-parent.js";
 import { subagentTool } from "./subagent.js";
-import { EventLog } from "dsh-log";
+import { EventLog, FileWitness, readWitnessFile, verifyLines } from "dsh-log";
+import { generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:net";
+import { defineTool } from "./tools.js";
+import { z } from "zod";
+import { chainHeadAt } from "./subagent.js";
 
 let dir: string;
 let sim: Simulator;
@@ -89,6 +94,18 @@ describe("subagentTool", () => {
     expect(report.sessions.filter((session) => session.problem === undefined)).toHaveLength(2);
   });
 
+  it("checks a child's own chain past what its parent recorded", async () => {
+    const { id, events } = await parentWithChildren();
+    const [link] = childLinks(events);
+    const child = link!.child.sessionId;
+    const text = (await lines(child)).filter((line) => line !== "");
+    const last = JSON.parse(text.at(-1)!) as { seq: number };
+    await writeFile(join(dir, `${child}.jsonl`), `${[...text, text.at(-1)!.replace(`"seq":${last.seq},`, `"seq":${last.seq + 1},`)].join("\n")}\n`);
+    const report = await verifySessionTree(store, id);
+    expect(report.intact).toBe(false);
+    expect(report.sessions.find((session) => session.sessionId === child)?.problem).toBe(`session ${child} (linked by session ${id} at seq ${link!.seq}) is broken: seq ${last.seq + 1} breaks the chain: its line or a line before it was changed, added or removed`);
+  });
+
   it("names both sessions when a linked child is missing, or was rewritten whole with a chain of its own", async () => {
     const { id, events } = await parentWithChildren();
     const [first, second] = childLinks(events).map((link) => link.child.sessionId);
@@ -121,5 +138,97 @@ describe("session/parent", () => {
     const outcome = await tool.invoke('{"task":"t"}', { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal });
     expect(outcome).toMatchObject({ isError: true, content: [{ type: "text", text: "Error [TOOL_FAILED]: a subagent runs inside an agent's turn, which tells it the answer that called it" }] });
     expect((await store.list()).length).toBe(1);
+  });
+});
+
+describe("a subagent's own settings", () => {
+  it("runs with its own tools, step limit and signing key, and a turn cut short is an error result with the session still linked", async () => {
+    await sim.close();
+    sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "research", arguments: { task: "Look it up." } }] }, { toolCalls: [{ name: "lookup", arguments: {} }] }, { text: "Gave up." }] } });
+    const keys = generateKeyPairSync("ed25519");
+    const witness = new FileWitness(join(dir, "witness.jsonl"));
+    const { info, log } = await store.create({ registry: createAgentRegistry() });
+    const looked: string[] = [];
+    const lookup = defineTool({ name: "lookup", description: "Looks up.", parameters: z.object({}), execute: (_args, context) => (looked.push(context.callId), "found") });
+    const research = subagentTool({ name: "research", description: "d", store, parentSessionId: info.sessionId, runtime: runtime(), config, systemPrompt: "s", tools: [lookup], maxSteps: 1, signing: { key: keys.privateKey, witness } });
+    await new Agent({ log, runtime: runtime(), config, systemPrompt: "p", tools: [research] }).run("Go.");
+    await log.close();
+    const [link] = childLinks(log.slice());
+    const result = log.slice().find((event) => event.type === "tool/result")!.data as { content: { text: string }[]; isError: boolean };
+    expect(result).toMatchObject({ isError: true, content: [{ text: "(the subagent ended its turn max-steps without an answer)" }] });
+    expect(looked).toHaveLength(1);
+    const heads = await readWitnessFile(join(dir, "witness.jsonl"));
+    expect(heads.filter((head) => head.sessionId === link!.child.sessionId).at(-1)).toMatchObject({ events: link!.child.events, head: link!.child.head });
+    await witness.close();
+    // The child's chain is covered to its end by the heads it signed; the parent, unsigned, is not.
+    expect((await verifyLines(await store.readLines(link!.child.sessionId), { heads, publicKey: keys.publicKey })).status).toBe("intact");
+    expect((await verifySessionTree(store, info.sessionId, { heads, publicKey: keys.publicKey })).sessions).toEqual([expect.objectContaining({ sessionId: info.sessionId, report: expect.objectContaining({ status: "unwitnessed" }) })]);
+  });
+
+  it("reports a subagent whose provider cannot be reached as a failed call, its session linked", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const { info, log } = await store.create({ registry: createAgentRegistry() });
+    const unreachable = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: `http://127.0.0.1:${port}` })], retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const research = subagentTool({ name: "research", description: "d", store, parentSessionId: info.sessionId, runtime: unreachable, config, systemPrompt: "s" });
+    await new Agent({ log, runtime: runtime(), config, systemPrompt: "p", tools: [research] }).run("Capitals?");
+    await log.close();
+    const result = log.slice().find((event) => event.type === "tool/result")!.data as { content: { text: string }[]; isError: boolean; child: { sessionId: string } };
+    expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^the subagent failed: /) }] });
+    expect((await verifySessionTree(store, info.sessionId)).intact).toBe(true);
+    const { log: child } = await store.read(result.child.sessionId, createAgentRegistry());
+    expect(child.slice().map((event) => event.type)).toContain("turn/end");
+  });
+});
+
+describe("links that do not hold", () => {
+  it("names a child whose first event does not name the call that linked it, and a parent whose own chain is broken", async () => {
+    const { id, events } = await parentWithChildren();
+    const links = childLinks(events);
+    const rewrite = async (sessionId: string, change: (events: LogEvent[]) => LogEvent[]) => {
+      const { info, log } = await store.read(sessionId, createAgentRegistry());
+      const copied = change(log.slice());
+      await rm(join(dir, `${sessionId}.jsonl`));
+      await (await store.create({ registry: createAgentRegistry(), sessionId, createdAt: info.createdAt, copy: { events: copied.map((event, seq) => ({ ...event, seq })) } })).log.close();
+    };
+    const otherParent = (events: LogEvent[]) => events.map((event) => (event.seq === 0 ? { ...event, data: { ...(event.data as object), sessionId: "someone-else" } } : event));
+    const otherCall = (events: LogEvent[]) => events.map((event) => (event.seq === 0 ? { ...event, data: { ...(event.data as object), callId: "another-call" } } : event));
+    for (const [change, link] of [[otherParent, links[0]!], [otherCall, links[1]!]] as const) {
+      await rewrite(link.child.sessionId, change);
+      const problem = (await verifySessionTree(store, id)).sessions.find((session) => session.sessionId === link.child.sessionId)?.problem;
+      expect(problem).toBe(`session ${id}'s result at seq ${link.seq} links session ${link.child.sessionId}, whose first event does not name that call (${link.callId}) of session ${id} as its parent`);
+    }
+    const text = await lines(id);
+    const at = text.findIndex((line) => line.includes('"type":"turn/start"'));
+    expect(at).toBeGreaterThan(0);
+    await writeFile(join(dir, `${id}.jsonl`), text.map((line, index) => (index === at ? line.replace('"turn":0', '"turn": 0') : line)).join("\n"));
+    const broken = await verifySessionTree(store, id);
+    expect(broken).toEqual({ intact: false, sessions: [{ sessionId: id, report: expect.objectContaining({ status: "broken" }), problem: expect.stringMatching(new RegExp(`^session ${id} is broken: seq \\d+ breaks the chain`)) }] });
+  });
+
+  it("finds no link in events that are not tool results carrying a child", () => {
+    const child = { sessionId: "kid", events: 3, head: "b".repeat(64) };
+    const events: LogEvent[] = [
+      { seq: 0, type: "tool/result", time: 1, data: { callId: "a", toolName: "t", content: [], isError: false, source: "tool" } },
+      { seq: 1, type: "note/added", time: 1, data: { callId: "b", child } },
+      { seq: 2, type: "tool/result", time: 1, data: { callId: "c", toolName: "t", content: [], isError: false, source: "tool", child } },
+    ];
+    expect(childLinks(events)).toEqual([{ seq: 2, callId: "c", child }]);
+  });
+});
+
+describe("chainHeadAt", () => {
+  it("is the chain's head over the first events, the identity's for none, and nothing past the end", async () => {
+    const { id, events } = await parentWithChildren();
+    const report = await verifySessionTree(store, id);
+    expect(await chainHeadAt(await store.readLines(id), events.length)).toBe(report.sessions[0]!.report!.head);
+    const first = await chainHeadAt(await store.readLines(id), 1);
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(await chainHeadAt(await store.readLines(id), 0)).toMatch(/^[0-9a-f]{64}$/);
+    expect(await chainHeadAt(await store.readLines(id), 0)).not.toBe(first);
+    expect(await chainHeadAt(await store.readLines(id), events.length + 1)).toBeUndefined();
+    expect(await chainHeadAt({ ...(await store.readLines(id)), chained: false }, 1)).toBeUndefined();
   });
 });

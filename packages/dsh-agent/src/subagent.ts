@@ -6,7 +6,7 @@ import { Agent } from "./agent.js";
 import { ToolError } from "./errors.js";
 import { createAgentRegistry } from "./register.js";
 import { sessionParentEvent } from "./session-parent.js";
-import { defineTool, type AgentTool, type ToolContext, type ToolOutput } from "./tools.js";
+import { defineTool, type AgentTool, type ToolContext, type ToolOutput, type ToolRegistry } from "./tools.js";
 
 /** Options of {@link subagentTool}: the tool the parent sees, and the agent each call runs in a child session of its own. */
 export interface SubagentOptions {
@@ -21,7 +21,7 @@ export interface SubagentOptions {
   /** The child's own model and settings, system prompt, tools and step limit. */
   readonly config: LlmCallConfig;
   readonly systemPrompt: string;
-  readonly tools?: readonly AgentTool[];
+  readonly tools?: ToolRegistry | readonly AgentTool[];
   readonly maxSteps?: number;
   /** Signs the child's chain heads, as the parent's are. */
   readonly signing?: HeadSigning;

@@ -6,7 +6,7 @@ import type { CliIo } from "./io.js";
 import { agentSettings, type ProviderSession } from "./session-runner.js";
 import { displayUrl, isPostgresUrl, optionalModule, storeUrl } from "./store.js";
 import { ownFiles, type OwnFileFlags } from "./own-files.js";
-import { workspaceTools } from "./workspace-tools.js";
+import { workspaceTools } from "dsh-workspace-tools";
 
 /** The `parseArgs` options of commands that run turns on a durable-execution engine. */
 export const ENGINE_OPTIONS = { engine: { type: "string" }, executor: { type: "string" } } as const;
@@ -16,6 +16,7 @@ export const ENGINE_USAGE = "[--engine dbos [--executor ID]]";
 const NOT_DURABLE: Readonly<Record<string, string>> = {
   approve: "asks at the terminal, which a recovering worker cannot do",
   "signing-key": "signs heads as they commit, and a durable unit commits with the engine's record",
+  subagents: "runs each subagent's whole turn inside one tool unit, which a recovering worker would run again",
 };
 
 /**

@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { Agent, createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore, putImage } from "dsh-attachments";
@@ -10,7 +9,6 @@ import { createJsonlLog } from "dsh-log";
 import { makePng } from "dsh-testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "./test-support/run-cli.js";
-import { workspaceTools } from "./workspace-tools.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -105,71 +103,5 @@ describe("one-line errors with exit codes", () => {
     expect(await runCli(["run", "--bogus", "x"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/--bogus/) });
     expect(await runCli(["run"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/missing PROMPT/) });
     expect(await runCli(["run", "--provider", "acme", "x"], { cwd: dir })).toMatchObject({ code: 2 });
-  });
-});
-
-describe("workspace tools", () => {
-  it("read and list inside the working directory only, symlinks included", async () => {
-    const root = join(dir, "root");
-    await mkdir(join(root, "sub"), { recursive: true });
-    await writeFile(join(root, "a.txt"), "alpha");
-    await writeFile(join(dir, "secret.txt"), "outside");
-    await symlink(join(dir, "secret.txt"), join(root, "link.txt"));
-    const [listDir, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
-    const text = async (tool: typeof listDir, args: object) => JSON.stringify((await tool!.invoke(JSON.stringify(args), context)).content);
-    expect(await text(listDir, { path: "." })).toContain("a.txt\\nlink.txt\\nsub/");
-    expect(await text(readFileTool, { path: "a.txt" })).toContain("alpha");
-    expect(await text(readFileTool, { path: "../secret.txt" })).toContain("outside the working directory");
-    expect(await text(readFileTool, { path: "link.txt" })).toContain("outside the working directory");
-    expect(await text(readFileTool, { path: "/etc/passwd" })).toContain("outside the working directory");
-    expect(await text(readFileTool, { path: "missing.txt" })).toContain("does not exist");
-    expect(await text(listDir, { path: "a.txt" })).toContain("is not a directory");
-  });
-
-  it("keep dsh's own session store out of the view: not listed, not readable, also through a symlink", async () => {
-    const root = join(dir, "with-store");
-    await mkdir(join(root, ".dsh", "sessions"), { recursive: true });
-    await writeFile(join(root, ".dsh", "sessions", "s.jsonl"), "a session log");
-    await writeFile(join(root, "a.txt"), "alpha");
-    await symlink(join(root, ".dsh", "sessions", "s.jsonl"), join(root, "alias.txt"));
-    const [listDir, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
-    const text = async (tool: typeof listDir, args: object) => JSON.stringify((await tool!.invoke(JSON.stringify(args), context)).content);
-    expect(await text(listDir, { path: "." })).toBe(JSON.stringify([{ type: "text", text: "a.txt\nalias.txt" }]));
-    for (const path of [".dsh", ".dsh/sessions", "./.dsh/sessions/"]) expect(await text(listDir, { path })).toContain(`${path} does not exist`);
-    for (const path of [".dsh/sessions/s.jsonl", "alias.txt"]) expect(await text(readFileTool, { path })).toContain(`${path} does not exist`);
-  });
-
-  it("never read outside while a path component is swapped between an inside directory and a symlink to an outside one", async () => {
-    const root = join(dir, "race");
-    await mkdir(join(root, "d"), { recursive: true });
-    await mkdir(join(dir, "elsewhere"), { recursive: true });
-    await writeFile(join(root, "d", "file.txt"), "inside");
-    await writeFile(join(dir, "elsewhere", "file.txt"), "OUTSIDE-SECRET");
-    const [, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
-    // Another process swaps the component as fast as it can, as an attacker would.
-    const swap = `const fs = require("node:fs"); for (;;) { fs.renameSync("d", "d.real"); fs.symlinkSync(process.argv[1], "d"); fs.unlinkSync("d"); fs.renameSync("d.real", "d"); }`;
-    const swapper = spawn(process.execPath, ["-e", swap, join(dir, "elsewhere")], { cwd: root, stdio: "ignore" });
-    const results = [];
-    for (let i = 0; i < 2000; i++) results.push(JSON.stringify((await readFileTool!.invoke('{"path":"d/file.txt"}', context)).content));
-    swapper.kill("SIGKILL");
-    expect(results.filter((result) => result.includes("OUTSIDE-SECRET"))).toEqual([]);
-    expect(results.some((result) => result.includes("inside"))).toBe(true);
-  });
-
-  it("reads only what it returns from a large file, and refuses FIFOs and devices without hanging", async () => {
-    const root = join(dir, "big");
-    await mkdir(root, { recursive: true });
-    await writeFile(join(root, "big.txt"), "x".repeat(200_000));
-    execFileSync("mkfifo", [join(root, "pipe")]);
-    await symlink("/dev/zero", join(root, "zero"));
-    const [, readFileTool] = workspaceTools(root);
-    const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
-    const big = (await readFileTool!.invoke('{"path":"big.txt"}', context)).content[0] as { text: string };
-    expect(big.text).toBe(`${"x".repeat(64 * 1024)}\n[truncated: 200000 bytes in all]`);
-    expect(JSON.stringify((await readFileTool!.invoke('{"path":"pipe"}', context)).content)).toContain("pipe is not a regular file");
-    expect(JSON.stringify((await readFileTool!.invoke('{"path":"zero"}', context)).content)).toContain("outside the working directory");
   });
 });

@@ -49,7 +49,8 @@ export function showProgress(io: CliIo, durable: () => Promise<void>) {
         for (const block of event.data.content) if (block.type === "tool-call") note(`  → ${block.name} ${block.arguments}`);
       } else if (toolResultEvent.is(event) && event.data.replaces === undefined) {
         const text = event.data.content.map((block) => (block.type === "text" ? block.text : "[image]")).join("");
-        note(`  ← ${event.data.toolName}${event.data.isError ? " (error)" : ""}: ${text.split("\n").length} line(s)`);
+        const child = event.data.child === undefined ? "" : ` (subagent session ${event.data.child.sessionId})`;
+        note(`  ← ${event.data.toolName}${event.data.isError ? " (error)" : ""}: ${text.split("\n").length} line(s)${child}`);
       } else if (requestRetryEvent.is(event)) {
         if (live && midLine) note("  (the partial answer above is discarded)");
         pending = "";

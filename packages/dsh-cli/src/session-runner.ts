@@ -15,9 +15,10 @@ import { SELECTION_OPTIONS, SELECTION_USAGE, sessionConfig } from "./selection.j
 import { attachmentStore } from "./session.js";
 import type { OpenedSession } from "./store.js";
 import { ownFiles, type OwnFileFlags } from "./own-files.js";
-import { workspaceTools } from "./workspace-tools.js";
+import { workspaceTools } from "dsh-workspace-tools";
 import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
 import { terminalApprover } from "./approve.js";
+import { delegateTool } from "./subagents.js";
 import type { McpTools } from "dsh-mcp";
 import { SIGNING_OPTIONS, SIGNING_USAGE } from "./signing.js";
 
@@ -58,11 +59,12 @@ export const TURN_OPTIONS = {
   image: { type: "string", multiple: true },
   store: { type: "string" },
   approve: { type: "boolean" },
+  subagents: { type: "boolean" },
   ...SIGNING_OPTIONS,
 } as const;
 
 export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|sim-gemini|deepseek|openai|openai-responses|anthropic|gemini] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
-export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] ${AGENT_SETTING_USAGE} [--image FILE]... [--approve] [--store URL] ${SIGNING_USAGE}`;
+export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] ${AGENT_SETTING_USAGE} [--image FILE]... [--approve] [--subagents] [--store URL] ${SIGNING_USAGE}`;
 
 type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
   "cache-diagnostics"?: boolean | undefined;
@@ -79,6 +81,7 @@ type TurnValues = ProviderValues & {
   image?: string[] | undefined;
   store?: string | undefined;
   approve?: boolean | undefined;
+  subagents?: boolean | undefined;
 };
 
 /** A started provider: the runtime to dispatch through, the MCP servers' tools the flags added, and how to stop both. */
@@ -165,13 +168,17 @@ export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-wi
   return { maxSteps, compaction: { contextWindow, threshold, ...(maxChars === undefined ? {} : { trim: { maxChars } }) } };
 }
 
-/** The agent for a CLI session: workspace tools (dsh's own files out of their view) and the MCP servers' tools, the system prompt and compaction options from the flags. */
-export function cliAgent(log: EventLog, provider: ProviderSession, config: LlmCallConfig, values: TurnValues & OwnFileFlags, io: CliIo): Agent {
+/**
+ * The agent for a CLI session: workspace tools (dsh's own files out of their view), the MCP servers'
+ * tools and with `--subagents` the `delegate` tool, the system prompt and compaction options from the flags.
+ */
+export function cliAgent(session: Pick<OpenedSession, "info" | "log" | "store">, provider: ProviderSession, config: LlmCallConfig, values: TurnValues & OwnFileFlags, io: CliIo): Agent {
   const tools = new ToolRegistry(workspaceTools(io.cwd, { hidden: ownFiles(values, io) }));
   provider.mcp?.attach(tools);
+  if (values.subagents === true) tools.register(delegateTool(session, provider, config, { ...values, maxSteps: agentSettings(values).maxSteps }, io));
   const approve = values.approve === true ? terminalApprover(io) : undefined;
   return new Agent({
-    log,
+    log: session.log,
     runtime: provider.runtime,
     config,
     systemPrompt: values.system ?? DEFAULT_SYSTEM_PROMPT,
@@ -244,12 +251,12 @@ export function continuedPrompt(log: EventLog, values: Pick<TurnValues, "system"
  * Runs `turn` with the agent that continues an opened session (the selection restored from the log,
  * overridden by `values`), closing the session and its provider on every path.
  */
-export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" | "log" | "close"> & { readonly location?: string }, values: TurnValues, io: CliIo, turn: (agent: Agent) => Promise<T>): Promise<T> {
+export async function withContinuedAgent<T>(session: Pick<OpenedSession, "info" | "log" | "store" | "close"> & { readonly location?: string }, values: TurnValues, io: CliIo, turn: (agent: Agent) => Promise<T>): Promise<T> {
   let provider: ProviderSession | undefined;
   try {
     const config = sessionConfig(continuedConfig(session.log, values), values, session.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    return await turn(cliAgent(session.log, provider, config, { ...values, system: continuedPrompt(session.log, values), log: session.location }, io));
+    return await turn(cliAgent(session, provider, config, { ...values, system: continuedPrompt(session.log, values), log: session.location }, io));
   } finally {
     await session.close();
     await provider?.close();

@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createAgentRegistry } from "dsh-agent";
 import { FsAttachmentStore } from "dsh-attachments";
 import { parseArgs } from "node:util";
@@ -27,7 +27,7 @@ export async function createSession(
   if (values.log !== undefined) {
     const path = resolve(io.cwd, values.log);
     const { header, log } = await createJsonlLog(path, options);
-    return releasingWitness({ info: header, log, location: path, close: () => log.close() }, signing);
+    return releasingWitness({ info: header, log, location: path, store: new JsonlStore(dirname(path)), close: () => log.close() }, signing);
   }
   // A JSONL session is shown by its file path, any other by `STORE#ID`.
   const created = await sessionInStore(storeUrl(values.store, io), io, (store) => store.create(options), {

@@ -83,6 +83,8 @@ export interface OpenedSession {
   readonly log: EventLog;
   /** A file path, or `STORE#ID`. */
   readonly location: string;
+  /** The store the session is in (a JSONL file's directory), open until `close()`: where its subagents' sessions go. */
+  readonly store: SessionStore;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,7 @@ export async function sessionInStore(
     return {
       info,
       log,
+      store,
       location: options.location?.(stored, store) ?? `${displayUrl(url)}#${info.sessionId}`,
       close: async () => {
         if (options.closeLog) await log.close();
@@ -127,7 +130,7 @@ export async function readSessionRef(ref: SessionRef, io: CliIo): Promise<Opened
   if (ref.kind === "file") {
     const { header, log, tornTail } = await readJsonlLog(ref.path, createAgentRegistry());
     if (tornTail !== undefined) noteTornTail(tornTail, io);
-    return { info: header, log, location: ref.path, close: async () => undefined };
+    return { info: header, log, location: ref.path, store: new JsonlStore(dirname(ref.path)), close: async () => undefined };
   }
   // A read log stays open: `inspect --follow` loads what it follows into it.
   return sessionInStore(ref.url, io, (store) => store.read(ref.sessionId, createAgentRegistry()), { closeLog: false });
@@ -154,7 +157,7 @@ export async function openSessionRef(ref: SessionRef, io: CliIo, signing?: CliSi
   if (ref.kind === "file") {
     const opened = await openJsonlLog(ref.path, options);
     if (opened.recovered !== undefined) io.stderr.write(`dsh: note: dropped an unacknowledged torn last line (line ${opened.recovered.line}) before appending\n`);
-    return releasingWitness({ info: opened.header, log: opened.log, location: ref.path, close: () => opened.log.close() }, signing);
+    return releasingWitness({ info: opened.header, log: opened.log, location: ref.path, store: new JsonlStore(dirname(ref.path)), close: () => opened.log.close() }, signing);
   }
   return releasingWitness(await sessionInStore(ref.url, io, (store) => store.open(ref.sessionId, options), { closeLog: true }), signing);
 }

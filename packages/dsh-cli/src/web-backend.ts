@@ -11,7 +11,7 @@ import { storeWhatIf } from "./web-what-if.js";
 async function continueTurn(store: SessionStore, id: string, input: ContinueInput, emit: (line: ContinueLine) => void, io: CliIo, objects: string | undefined): Promise<void> {
   const { info, log } = await store.open(id, { registry: createAgentRegistry() });
   const values = { timeout: "120000", model: input.model, ...(objects === undefined ? {} : { objects }) };
-  await withContinuedAgent({ info, log, close: () => log.close() }, values, io, async (agent) => {
+  await withContinuedAgent({ info, log, store, close: () => log.close() }, values, io, async (agent) => {
     const result = await agent.run(input.prompt, {
       onChunk: (chunk) => {
         if (chunk.type === "text-delta") emit({ type: "text", text: chunk.text });

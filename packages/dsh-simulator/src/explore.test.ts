@@ -15,6 +15,18 @@ describe("exploreResponse", () => {
     expect(exploreResponse({ messages: read, tools })).toEqual({ text: "I listed the directory and read one file (30 characters). It begins: First line of notes." });
   });
 
+  it("offered a delegate tool, hands the work to a subagent and reports what it found, in every API's tool shape", () => {
+    const ask = [{ role: "user", content: "Look around." }];
+    const delegate = { text: "Let me hand this to a subagent.", toolCalls: [{ name: "delegate", arguments: { task: "List the working directory, read the first file you find, and say what it holds." } }] };
+    for (const offered of [[...tools, { type: "function", function: { name: "delegate" } }], [{ name: "delegate", input_schema: {} }], [{ type: "function", name: "delegate" }], [{ functionDeclarations: [{ name: "list_dir" }, { name: "delegate" }] }]]) {
+      expect(exploreResponse({ messages: ask, tools: offered })).toEqual(delegate);
+    }
+    const reported = [...ask, { role: "assistant", content: "" }, { role: "tool", content: `It holds\n  notes. ${"x".repeat(300)}` }];
+    expect(exploreResponse({ messages: reported, tools: [{ name: "delegate" }] })).toEqual({ text: `A subagent looked around for me. It reported: It holds notes. ${"x".repeat(183)}…` });
+    // A tool that merely mentions the name is not it.
+    expect(exploreResponse({ messages: ask, tools: [{ name: "delegates" }] })).toMatchObject({ toolCalls: [{ name: "list_dir" }] });
+  });
+
   it("counts only the results after the last user message, and answers with the listing when it shows no file", () => {
     const earlier = [{ role: "user", content: "First." }, { role: "tool", content: "a.txt" }, { role: "tool", content: "text" }, { role: "user", content: "Again." }];
     expect(exploreResponse({ messages: earlier, tools }).toolCalls).toEqual([{ name: "list_dir", arguments: { path: "." } }]);

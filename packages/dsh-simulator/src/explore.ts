@@ -1,4 +1,4 @@
-import { truncateText } from "dsh-base";
+import { clipText, truncateText } from "dsh-base";
 import type { ScriptedResponse } from "./scenario.js";
 
 interface WireMessage {
@@ -7,9 +7,21 @@ interface WireMessage {
   tool_calls?: { function?: { name?: unknown } }[];
 }
 
+/** The tool through which the `explore` policy hands its work to a subagent when it is offered. */
+export const DELEGATE_TOOL = "delegate";
+
+/** What the `explore` policy asks its subagent to do. */
+const DELEGATED_TASK = "List the working directory, read the first file you find, and say what it holds.";
+
+/** Whether a request's tools (in any of the four APIs' shapes) include one named `name`. */
+function offers(tools: unknown, name: string): boolean {
+  return JSON.stringify(tools).includes(`"name":${JSON.stringify(name)}`);
+}
+
 /**
  * The built-in `explore` policy, for runs without a scenario: list the working directory, read the
- * first file the listing shows, then answer with what was found. A request that offers no tools
+ * first file the listing shows, then answer with what was found; offered a `delegate` tool, it hands
+ * that work to a subagent instead and reports what the subagent found. A request that offers no tools
  * (a summary call) gets a short extractive summary. Decided from the request alone.
  */
 export function exploreResponse(body: { messages?: unknown; tools?: unknown }): ScriptedResponse {
@@ -22,6 +34,10 @@ export function exploreResponse(body: { messages?: unknown; tools?: unknown }): 
   const lastUser = messages.map((message) => message.role).lastIndexOf("user");
   const turn = messages.slice(lastUser + 1);
   const results = turn.filter((message) => message.role === "tool").map((message) => String(message.content ?? ""));
+  if (offers(body.tools, DELEGATE_TOOL)) {
+    if (results.length === 0) return { text: "Let me hand this to a subagent.", toolCalls: [{ name: DELEGATE_TOOL, arguments: { task: DELEGATED_TASK } }] };
+    return { text: `A subagent looked around for me. It reported: ${clipText(results[0]!.replace(/\s+/g, " ").trim(), 200)}` };
+  }
   if (results.length === 0) {
     return { text: "Let me look around.", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] };
   }

@@ -24,7 +24,7 @@ export async function compactCommand(argv: readonly string[], io: CliIo): Promis
   try {
     const config = sessionConfig(continuedConfig(opened.log, values), values, opened.info.sessionId, io);
     provider = await startProvider(config.provider, values, io);
-    const agent = cliAgent(opened.log, provider, config, {}, io);
+    const agent = cliAgent(opened, provider, config, {}, io);
     const result = await agent.compact({ keepRecent, summaryModel: config });
     if (result.outcome === "completed") {
       io.stdout.write(`compacted the messages logged at seqs ${result.range.start}..${result.range.end} into one summary\n`);

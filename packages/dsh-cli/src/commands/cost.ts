@@ -1,14 +1,14 @@
 import { parseArgs } from "node:util";
-import { requestDispatchEvent, stepEndEvent, type CostTotals, type StepCost } from "dsh-agent";
-import { costReport, describePrice, type CostReport, type EventCost, type ForecastCheck } from "dsh-cost-report";
+import { childLinks, costTotals, requestDispatchEvent, stepEndEvent, type ChildLink, type CostTotals, type PriceOf, type StepCost } from "dsh-agent";
+import { costReport, describePrice, treeCost, type CostReport, type EventCost, type ForecastCheck, type SessionCost } from "dsh-cost-report";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { uncachedInputTokens, type ModelPrice } from "dsh-llm";
-import { isSurfaceEvent } from "dsh-surface";
+import { isSurfaceEvent, toolResultEvent } from "dsh-surface";
 import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { priceOf, readPricesFile } from "../prices.js";
-import { sessionRef } from "../store.js";
+import { followableStore, sessionRef, type SessionRef } from "../store.js";
 import { streamSessionRef } from "../streamed.js";
 
 export const COST_USAGE = "dsh cost LOG [--by-event] [--json] [--prices FILE] [--store URL]";
@@ -82,6 +82,35 @@ function eventReport(events: readonly EventCost[], total: CostTotals): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The subagent sessions a session links (and theirs), each priced, read from the session's store (a JSONL file's directory). */
+async function subagentCosts(ref: SessionRef, sessionId: string, links: readonly ChildLink[], prices: PriceOf, io: CliIo): Promise<SessionCost[]> {
+  if (links.length === 0) return [];
+  const store = await followableStore(ref, io);
+  try {
+    const sessions: SessionCost[] = [];
+    for (const link of links) {
+      const [own, ...below] = (await treeCost(store, link.child.sessionId, { prices })).sessions;
+      sessions.push({ ...own!, parent: { sessionId, seq: link.seq } }, ...below);
+    }
+    return sessions;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A session's steps and its subagents' added up. */
+function treeTotal(costs: CostReport, subagents: readonly SessionCost[]): CostTotals {
+  return costTotals([...costs.steps, ...subagents.flatMap((session) => session.report.steps)]);
+}
+
+/** A line per subagent session, then the whole tree's total; nothing for a session without subagents. */
+function subagentLines(costs: CostReport, subagents: readonly SessionCost[]): string {
+  if (subagents.length === 0) return "";
+  const line = (totals: CostTotals) => `${totals.inputTokens} prompt tokens (${totals.cacheReadTokens} read from the cache), ${totals.outputTokens} output tokens; ${formatUsd(totals.cost.totalUsd)}${totals.unpricedSteps > 0 ? ` (+${totals.unpricedSteps} step(s) without a price)` : ""}`;
+  const lines = subagents.map(({ sessionId, parent, report }) => `subagent ${sessionId} (result at seq ${parent!.seq} of ${parent!.sessionId}): ${report.steps.length} step(s), ${line(report.total)}`);
+  return `${[...lines, `with its ${subagents.length} subagent session(s): ${line(treeTotal(costs, subagents))}`].join("\n")}\n`;
+}
+
 /** One event as JSON. */
 function eventJson(event: EventCost) {
   return { ...event, costUsd: event.cost.totalUsd };
@@ -100,8 +129,13 @@ export async function costCommand(argv: readonly string[], io: CliIo): Promise<n
   // Streamed: only the events a cost depends on (headers, dispatches, step ends, and by event the messages) are kept.
   const byEvent = values["by-event"];
   const kept: LogEvent[] = [];
-  await streamSessionRef(sessionRef(reference, values.store, io), io, (batch) => {
-    for (const event of batch) if (requestHeaderEvent.is(event) || requestDispatchEvent.is(event) || stepEndEvent.is(event) || event.type.startsWith("compaction/") || (byEvent && isSurfaceEvent(event))) kept.push(event);
+  const links: LogEvent[] = [];
+  const ref = sessionRef(reference, values.store, io);
+  const { info } = await streamSessionRef(ref, io, (batch) => {
+    for (const event of batch) {
+      if (requestHeaderEvent.is(event) || requestDispatchEvent.is(event) || stepEndEvent.is(event) || event.type.startsWith("compaction/") || (byEvent && isSurfaceEvent(event))) kept.push(event);
+      if (toolResultEvent.is(event) && event.data.child !== undefined) links.push(event);
+    }
   });
   const lookup = priceOf(file);
   const used = new Map<string, ModelPrice>();
@@ -111,12 +145,15 @@ export async function costCommand(argv: readonly string[], io: CliIo): Promise<n
     return price;
   };
   const costs = costReport(kept, { prices, byEvent });
+  const subagents = await subagentCosts(ref, info.sessionId, childLinks(links), prices, io);
   if (values.json) {
     const turns = costs.turns.map(({ turn, ...totals }) => ({ turn, ...totalsJson(totals) }));
     const events = costs.events === undefined ? {} : { events: costs.events.map(eventJson) };
-    io.stdout.write(`${JSON.stringify({ steps: costs.steps.map(stepJson), turns, total: totalsJson(costs.total), ...events, forecasts: costs.forecasts, prices: Object.fromEntries(used) })}\n`);
+    const tree = subagents.length === 0 ? {} : { subagents: subagents.map(({ sessionId, parent, report }) => ({ sessionId, parent, total: totalsJson(report.total) })), treeTotal: totalsJson(treeTotal(costs, subagents)) };
+    io.stdout.write(`${JSON.stringify({ steps: costs.steps.map(stepJson), turns, total: totalsJson(costs.total), ...events, forecasts: costs.forecasts, ...tree, prices: Object.fromEntries(used) })}\n`);
   } else {
     io.stdout.write(costs.events === undefined ? report(costs, used) : eventReport(costs.events, costs.total));
+    io.stdout.write(subagentLines(costs, subagents));
   }
   return EXIT.ok;
 }

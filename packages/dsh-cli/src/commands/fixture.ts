@@ -9,7 +9,7 @@ import { DEFAULT_MAX_STEPS, positiveNumber, replaySettings } from "../session-ru
 import { attachmentStore } from "../session.js";
 import { withRecordedStepLimit } from "dsh-what-if";
 import { readSessionRef, sessionRef } from "../store.js";
-import { workspaceTools } from "../workspace-tools.js";
+import { workspaceTools } from "dsh-workspace-tools";
 
 export const FIXTURE_USAGE =
   "dsh fixture record LOG DIR [--tools recorded|real] [--workdir DIR] [--name NAME] [--max-steps N] [--context-window TOKENS] [--compact-at SHARE] [--trim-results CHARS] [--objects DIR] [--store URL]\n" +

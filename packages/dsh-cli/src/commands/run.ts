@@ -31,7 +31,7 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
     if (values.approve === true) askOrRefuse(io);
     const session = await createSession(values, io, { sessionId }, await signingOf(values, io));
     try {
-      return await runTurn(cliAgent(session.log, provider, config, values, io), session.location, input, io);
+      return await runTurn(cliAgent(session, provider, config, values, io), session.location, input, io);
     } finally {
       await session.close();
     }

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { verifyChildren } from "dsh-agent";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { describeVerifyReport, verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
@@ -6,7 +7,7 @@ import { CliError, EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { describeProof, verifyProof } from "dsh-proof";
 import { publicKeysOf, witnessCheckOf } from "../signing.js";
-import { openStore, sessionRef, storedLinesOf, storeUrl } from "../store.js";
+import { followableStore, openStore, sessionRef, storedLinesOf, storeUrl, type SessionRef } from "../store.js";
 
 export const VERIFY_USAGE = "dsh verify LOG|--all [--public-key FILE... --witness FILE] [--json] [--store URL]";
 export const VERIFY_PROOF_USAGE = "dsh verify-proof FILE --public-key FILE... [--json]";
@@ -31,8 +32,8 @@ async function verifyStore(url: string, witness: WitnessCheck | undefined, json:
 
 /**
  * `dsh verify`: recomputes a session's hash chain from its stored lines (or, with `--all`, every
- * session's in the store in effect) and, with a witness and the public key, checks the signed heads.
- * Exit 0 when intact (with a witness: a signed head covers the session to its end); 6 when broken
+ * session's in the store in effect) and, with a witness and the public key, checks the signed heads;
+ * then the subagent sessions it links, a line each (each as its parent recorded it). Exit 0 when intact (with a witness: a signed head covers the session to its end); 6 when broken
  * (naming the seq, or the witnessed head the log no longer matches or reaches), unwitnessed or unchained.
  */
 export async function verifyCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -47,14 +48,32 @@ export async function verifyCommand(argv: readonly string[], io: CliIo): Promise
   const witness = await witnessCheckOf(values, io);
   const json = values.json === true;
   if (all) return (await verifyStore(storeUrl(values.store, io), witness, json, io)) ? EXIT.ok : EXIT.unverified;
-  const { stored, close } = await storedLinesOf(sessionRef(reference!, values.store, io), io);
+  const ref = sessionRef(reference!, values.store, io);
+  const { stored, close } = await storedLinesOf(ref, io);
   let report: VerifyReport;
   try {
     report = await verifyLines(stored, witness);
   } finally {
     await close();
   }
-  return printReport(report, json, io) ? EXIT.ok : EXIT.unverified;
+  const intact = printReport(report, json, io);
+  return intact && (await childrenHold(ref, report.sessionId, witness, json, io)) ? EXIT.ok : EXIT.unverified;
+}
+
+/** Checks the subagent sessions an intact session links (in its store, or a JSONL file's directory), a line each; true when all hold. */
+async function childrenHold(ref: SessionRef, sessionId: string, witness: WitnessCheck | undefined, json: boolean, io: CliIo): Promise<boolean> {
+  const store = await followableStore(ref, io);
+  try {
+    let hold = true;
+    for (const child of await verifyChildren(store, sessionId, witness)) {
+      hold &&= child.problem === undefined;
+      const line = child.problem ?? `subagent of ${child.parent!.sessionId} (its result at seq ${child.parent!.seq}): ${describeVerifyReport(child.report!)}`;
+      io.stdout.write(`${json ? JSON.stringify(child) : line}\n`);
+    }
+    return hold;
+  } finally {
+    await store.close();
+  }
 }
 
 /** `dsh verify-proof`: checks a proof `dsh prove` wrote, on its own, with the writer's public key; exit 0 when it holds, 6 when refused. */

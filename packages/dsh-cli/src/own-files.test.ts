@@ -1,45 +1,21 @@
-import { generateKeyPairSync } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { workspaceTools } from "dsh-workspace-tools";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ownFiles } from "./own-files.js";
 import { runCli } from "./test-support/run-cli.js";
-import { workspaceTools } from "./workspace-tools.js";
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "dsh-workspace-"));
+  dir = await mkdtemp(join(tmpdir(), "dsh-own-files-"));
   return () => rm(dir, { recursive: true, force: true });
 });
 
 const context = { callId: "c", turn: 0, step: 0, index: 0, signal: new AbortController().signal };
-const privatePem = () => generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
 
-describe("workspace tools and dsh's own secrets", () => {
-  it("never read a file holding a private key, nor one named as credentials are, whatever its name or path", async () => {
-    await writeFile(join(dir, "writer.pem"), privatePem());
-    await writeFile(join(dir, "notes.txt"), `my notes\n${privatePem()}`);
-    await writeFile(join(dir, "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n");
-    await writeFile(join(dir, "public.pem"), generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString());
-    for (const name of [".env", ".env.local", ".netrc", ".pgpass", ".npmrc", ".git-credentials"]) await writeFile(join(dir, name), "TOKEN=s3cret\n");
-    await writeFile(join(dir, "env.txt"), "nothing secret\n");
-    await symlink(join(dir, "writer.pem"), join(dir, "alias.txt"));
-    const [, readFileTool] = workspaceTools(dir);
-    const read = async (path: string) => JSON.stringify((await readFileTool!.invoke(JSON.stringify({ path }), context)).content);
-    for (const path of ["writer.pem", "alias.txt", "notes.txt", "id_rsa"]) {
-      const said = await read(path);
-      expect(said).toContain(`Error [TOOL_DENIED]: ${path} holds a private key: dsh keeps keys out of the model's reach`);
-      expect(said).not.toContain("PRIVATE KEY");
-    }
-    for (const path of [".env", ".env.local", ".netrc", ".pgpass", ".npmrc", ".git-credentials"]) {
-      expect(await read(path)).toBe(JSON.stringify([{ type: "text", text: `Error [TOOL_DENIED]: ${path} is a credentials file: dsh keeps it out of the model's reach` }]));
-    }
-    expect(await read("public.pem")).toContain("BEGIN PUBLIC KEY");
-    expect(await read("env.txt")).toContain("nothing secret");
-  });
-
-  it("keep the files of dsh's own a run names out of view: its log, its SQLite store and what SQLite keeps beside it, its witness", async () => {
+describe("dsh's own files", () => {
+  it("are what a run names: its log, its SQLite store and what SQLite keeps beside it, its witness", async () => {
     await mkdir(join(dir, "logs"));
     for (const name of ["s.jsonl", "sessions.db", "sessions.db-wal", "sessions.db-shm", "witness.jsonl", "a.txt"]) await writeFile(join(dir, name), `${name} content`);
     await writeFile(join(dir, "logs", "other.jsonl"), "x");

@@ -1,0 +1,1 @@
+export { workspaceTools, type WorkspaceToolOptions } from "./workspace-tools.js";
