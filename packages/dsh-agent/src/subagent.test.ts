@@ -13,7 +13,7 @@ import { createAgentRegistry } from "./register.js";
 import { childLinks, verifySessionTree } from "./session-tree.js";
 import { sessionParentEvent } from "./session-parent.js";
 import { subagentTool } from "./subagent.js";
-import { EventLog, FileWitness, readWitnessFile, verifyLines } from "dsh-log";
+import { EventLog, FileWitness, LogError, defineEvent, readWitnessFile, verifyLines } from "dsh-log";
 import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
 import { defineTool } from "./tools.js";
@@ -62,7 +62,13 @@ describe("subagentTool", () => {
     const results = events.filter((event) => event.type === "tool/result").map((event) => event.data as { content: { text: string }[]; isError: boolean });
     expect(results.map((result) => [result.content[0]!.text, result.isError])).toEqual([["A child's answer.", false], ["A child's answer.", false]]);
     // The child's answer streamed to the parent's listener as the call's progress.
-    expect(heard.filter((event) => event.type === "progress").map((event) => (event as { message?: string }).message).join("")).toContain("A child's answer.");
+    const progress = heard.filter((event) => event.type === "progress") as { callId: string; progress: number; message?: string }[];
+    expect(progress.map((event) => event.message).join("")).toContain("A child's answer.");
+    // Each call's progress counts the characters its subagent has answered so far.
+    for (const callId of new Set(progress.map((event) => event.callId))) {
+      const own = progress.filter((event) => event.callId === callId);
+      expect(own.map((event) => event.progress)).toEqual(own.map((_, index) => own.slice(0, index + 1).reduce((sum, event) => sum + event.message!.length, 0)));
+    }
     const bodies: string[] = [];
     for (const link of links) {
       const { log } = await store.read(link.child.sessionId, createAgentRegistry());
@@ -132,6 +138,15 @@ describe("session/parent", () => {
     await expect(log.append(sessionParentEvent.input(parent))).rejects.toMatchObject({ code: "LOG_RULE_VIOLATION", message: expect.stringContaining("session/parent at seq 1: a child session names its parent in its first event only") });
   });
 
+  it("runs for a caller that hears no progress", async () => {
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    await sim.close();
+    sim = await startSimulator({ scenario: { responses: [{ text: "Quietly." }] } });
+    const quiet = subagentTool({ name: "research", description: "d", store, parentSessionId: info.sessionId, runtime: runtime(), config, systemPrompt: "s" });
+    const outcome = await quiet.invoke('{"task":"t"}', { callId: "c", turn: 0, step: 0, index: 0, answerSeq: 3, signal: new AbortController().signal });
+    expect(outcome).toMatchObject({ isError: false, content: [{ type: "text", text: "Quietly." }], child: { events: expect.any(Number) } });
+  });
+
   it("is not written by a subagent called outside a turn, which cannot say what called it", async () => {
     const { info } = await store.create({ registry: createAgentRegistry() });
     const tool = subagentTool({ name: "research", description: "d", store, parentSessionId: info.sessionId, runtime: runtime(), config, systemPrompt: "s" });
@@ -171,7 +186,7 @@ describe("a subagent's own settings", () => {
     const { port } = server.address() as { port: number };
     await new Promise((resolve) => server.close(resolve));
     const { info, log } = await store.create({ registry: createAgentRegistry() });
-    const unreachable = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: `http://127.0.0.1:${port}` })], retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const unreachable = new LlmRuntime({ adapters: [new ChatCompletionsAdapter({ provider: "deepseek", dialect: "deepseek", baseUrl: `http://127.0.0.1:${port}` })] });
     const research = subagentTool({ name: "research", description: "d", store, parentSessionId: info.sessionId, runtime: unreachable, config, systemPrompt: "s" });
     await new Agent({ log, runtime: runtime(), config, systemPrompt: "p", tools: [research] }).run("Capitals?");
     await log.close();
@@ -195,7 +210,8 @@ describe("links that do not hold", () => {
     };
     const otherParent = (events: LogEvent[]) => events.map((event) => (event.seq === 0 ? { ...event, data: { ...(event.data as object), sessionId: "someone-else" } } : event));
     const otherCall = (events: LogEvent[]) => events.map((event) => (event.seq === 0 ? { ...event, data: { ...(event.data as object), callId: "another-call" } } : event));
-    for (const [change, link] of [[otherParent, links[0]!], [otherCall, links[1]!]] as const) {
+    const emptied = () => [];
+    for (const [change, link] of [[otherParent, links[0]!], [otherCall, links[1]!], [emptied, links[0]!]] as const) {
       await rewrite(link.child.sessionId, change);
       const problem = (await verifySessionTree(store, id)).sessions.find((session) => session.sessionId === link.child.sessionId)?.problem;
       expect(problem).toBe(`session ${id}'s result at seq ${link.seq} links session ${link.child.sessionId}, whose first event does not name that call (${link.callId}) of session ${id} as its parent`);
@@ -206,6 +222,28 @@ describe("links that do not hold", () => {
     await writeFile(join(dir, `${id}.jsonl`), text.map((line, index) => (index === at ? line.replace('"turn":0', '"turn": 0') : line)).join("\n"));
     const broken = await verifySessionTree(store, id);
     expect(broken).toEqual({ intact: false, sessions: [{ sessionId: id, report: expect.objectContaining({ status: "broken" }), problem: expect.stringMatching(new RegExp(`^session ${id} is broken: seq \\d+ breaks the chain`)) }] });
+  });
+
+  it("takes no other event for a link, however its line mentions a child", async () => {
+    const note = defineEvent("note/added", z.object({ callId: z.string(), child: z.unknown() }));
+    const { info, log } = await store.create({ registry: createAgentRegistry().define(note) });
+    const child = { sessionId: "kid", events: 3, head: "b".repeat(64) };
+    await log.append(note.input({ callId: "c", child }));
+    await log.close();
+    expect(await verifySessionTree(store, info.sessionId)).toMatchObject({ intact: true, sessions: [{ sessionId: info.sessionId }] });
+  });
+
+  it("passes on a store's failure other than a missing session", async () => {
+    const { id, events } = await parentWithChildren();
+    const [link] = childLinks(events);
+    const failing = new Proxy(store, {
+      get(target, name) {
+        if (name === "readLines") return (sessionId: string) => (sessionId === link!.child.sessionId ? Promise.reject(new LogError("LOG_CORRUPT", "line 2 is not JSON")) : target.readLines(sessionId));
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await expect(verifySessionTree(failing, id)).rejects.toMatchObject({ code: "LOG_CORRUPT" });
   });
 
   it("finds no link in events that are not tool results carrying a child", () => {

@@ -34,6 +34,7 @@ describe("dsh web in Chromium", () => {
   let main: string;
   let fork: string;
   let diagnosed: string;
+  let delegated: string;
   let browser: Browser;
   let server: Awaited<ReturnType<typeof startDshWeb>>;
 
@@ -46,6 +47,7 @@ describe("dsh web in Chromium", () => {
     fork = await dsh(project, "fork", main, "--at", String(forkAt), "--image", "pixel.png", "what is in this picture?");
     diagnosed = await dsh(project, "run", "--provider", "sim-anthropic", "--cache-diagnostics", "diagnose the cache");
     await dsh(project, "resume", diagnosed, "--model", "claude-opus-4-8", "once more");
+    delegated = await dsh(project, "run", "--subagents", "hand the look around to a subagent");
     browser = await launchChromium();
     server = await startDshWeb(project);
   });
@@ -53,6 +55,27 @@ describe("dsh web in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     expect(await server?.stop()).toBe(0);
+  });
+
+  it("goes from a tool result to the subagent session it ran, and from there back to the parent's answer that called it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+    await page.goto(server.at(`sessions/${delegated}`));
+    await page.waitForSelector(".entry a.session-link");
+    const toChild = page.locator(".entry.kind-tool a.session-link");
+    await expect(toChild.count()).resolves.toBe(1);
+    await expect(toChild.textContent()).resolves.toBe("subagent session →");
+    await toChild.click();
+    await page.waitForURL((url) => url.pathname.startsWith("/sessions/") && !url.pathname.endsWith(delegated));
+    const child = decodeURIComponent(new URL(page.url()).pathname.split("/").at(-1)!);
+    await page.waitForSelector("#seq-0 a.session-link");
+    await expect(page.locator("#seq-0 .label").textContent()).resolves.toMatch(new RegExp(`^subagent session of ${delegated}: call \\S+ \\(delegate\\) of the answer at seq \\d+$`));
+    const answerSeq = /of the answer at seq (\d+)$/.exec((await page.locator("#seq-0 .label").textContent())!)![1]!;
+    await page.locator("#seq-0 a.session-link").click();
+    await page.waitForSelector(`#seq-${answerSeq}.selected`);
+    expect(new URL(page.url()).pathname).toBe(`/sessions/${delegated}`);
+    await expect(page.locator(`#seq-${answerSeq} .label`).textContent()).resolves.toMatch(/^assistant: .*→ delegate /);
+    expect(child).not.toBe(delegated);
+    await page.close();
   });
 
   it("lists the store's sessions with their first prompt, models, turns, requests, cache-read share and fork parents, filtered by text", async () => {

@@ -22,6 +22,7 @@ ol.timeline { list-style: none; padding: 0; margin: 0; }
 .entry { padding: 4px 6px; border-left: 3px solid transparent; }
 .entry.selected { background: #eaf3ff; border-left-color: #0b5cad; }
 .entry .seq { display: inline-block; width: 46px; color: #6a7580; font-variant-numeric: tabular-nums; }
+.entry .session-link { margin-left: 8px; font-size: 12px; }
 .entry details { display: inline-block; margin-left: 8px; color: #6a7580; }
 .entry details[open] { display: block; margin-left: 46px; }
 .kind-header .label { font-weight: 600; color: #5b3cc4; }

@@ -16,6 +16,14 @@ describe("timelineEntry", () => {
     expect(label("note/added", { text: "x" })).toEqual(["other", "note/added"]);
   });
 
+  it("links a tool result to the subagent session it ran, and a subagent session's first event to its parent at the answer that called it", () => {
+    const child = { sessionId: "kid", events: 9, head: "a".repeat(64) };
+    expect(timelineEntry(event(5, "tool/result", { callId: "c", toolName: "research", content: [], isError: false, source: "tool", child }), undefined, undefined).linked).toEqual({ sessionId: "kid", as: "subagent" });
+    expect(timelineEntry(event(0, "session/parent", { sessionId: "mum", answerSeq: 4, callId: "c", toolName: "research" }), undefined, undefined).linked).toEqual({ sessionId: "mum", seq: 4, as: "parent" });
+    expect(timelineEntry(event(5, "tool/result", { callId: "c", toolName: "t", content: [], isError: false, source: "tool" }), undefined, undefined)).not.toHaveProperty("linked");
+    expect(timelineEntry(event(0, "session/parent", { sessionId: "mum" }), undefined, undefined)).not.toHaveProperty("linked");
+  });
+
   it("clips long labels and details, keeps the turn and request number, and marks the fork point", () => {
     const long = timelineEntry(event(3, "user/message", { content: [{ type: "text", text: "x".repeat(300) }], source: "user", turn: 4 }), 2, 4);
     expect(long.label).toBe(`user [user]: "${"x".repeat(79)}…" — fork point: this session continues from here`);

@@ -28,6 +28,15 @@ export function contentText(content: unknown): string {
     .join("\n");
 }
 
+/** The session an event links: a tool result's subagent session, or the parent a subagent session's first event names. */
+function linkedSession(event: LogEvent): TimelineEntry["linked"] {
+  const data = event.data as Data;
+  const child = data.child as Data | undefined;
+  if (event.type === "tool/result" && typeof child?.sessionId === "string") return { sessionId: child.sessionId, as: "subagent" };
+  if (event.type === "session/parent" && typeof data.sessionId === "string" && typeof data.answerSeq === "number") return { sessionId: data.sessionId, seq: data.answerSeq, as: "parent" };
+  return undefined;
+}
+
 /** The timeline entry of one event; `request` is its request number for a dispatch. */
 export function timelineEntry(event: LogEvent, request: number | undefined, forkSeedLength: number | undefined): TimelineEntry {
   const described = describeEvent(event);
@@ -38,6 +47,7 @@ export function timelineEntry(event: LogEvent, request: number | undefined, fork
     label = `${label} — fork point: this session continues from here`;
   }
   const turn = (event.data as Data).turn;
+  const linked = linkedSession(event);
   return {
     seq: event.seq,
     type: event.type,
@@ -46,6 +56,7 @@ export function timelineEntry(event: LogEvent, request: number | undefined, fork
     label,
     ...(typeof turn === "number" ? { turn } : {}),
     ...(request === undefined ? {} : { request }),
+    ...(linked === undefined ? {} : { linked }),
     // Long strings are clipped before the whole is built: a 50 MB answer never becomes a 50 MB detail.
     detail: clipText(JSON.stringify(event.data, (_key, value: unknown) => (typeof value === "string" && value.length > DETAIL_LIMIT ? clipText(value, DETAIL_LIMIT) : value), 2), DETAIL_LIMIT),
   };

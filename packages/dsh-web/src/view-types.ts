@@ -34,6 +34,8 @@ export interface TimelineEntry {
   readonly turn?: number;
   /** For `request/dispatch`: the 1-based request number. */
   readonly request?: number;
+  /** Another session the event links: the subagent session a tool result names, or the parent (and its answer's seq) a subagent session's first event names. */
+  readonly linked?: { readonly sessionId: string; readonly seq?: number; readonly as: "subagent" | "parent" };
   /** The event's data, pretty-printed (clipped). */
   readonly detail: string;
 }

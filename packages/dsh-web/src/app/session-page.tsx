@@ -21,6 +21,17 @@ function holds(view: SessionView, seq: number): boolean {
   return page !== undefined && seq >= page.from && seq <= page.to;
 }
 
+/** A link to the session an entry names (its subagent's, or its parent at the answer that called it); its id alone on a static page. */
+function SessionLink({ linked, live }: { linked: NonNullable<TimelineEntry["linked"]>; live: boolean }) {
+  const words = linked.as === "subagent" ? "subagent session" : "parent session";
+  if (!live) return <span class="session-link">{`${words} ${linked.sessionId}`}</span>;
+  return (
+    <a class="session-link" href={`/sessions/${encodeURIComponent(linked.sessionId)}${linked.seq === undefined ? "" : `#seq=${linked.seq}`}`}>
+      {`${words} →`}
+    </a>
+  );
+}
+
 function Entry({ entry, view, request, selected, live }: { entry: TimelineEntry; view: SessionView; request: RequestView | undefined; selected: boolean; live: boolean }) {
   return (
     <li id={`seq-${entry.seq}`} class={`entry kind-${entry.kind}${selected ? " selected" : ""}`} data-seq={entry.seq}>
@@ -28,6 +39,7 @@ function Entry({ entry, view, request, selected, live }: { entry: TimelineEntry;
         {entry.seq}
       </a>
       <span class="label">{entry.label}</span>
+      {entry.linked === undefined ? null : <SessionLink linked={entry.linked} live={live} />}
       <details open={selected && request === undefined}>
         <summary>{entry.type}</summary>
         <pre>{entry.detail}</pre>
