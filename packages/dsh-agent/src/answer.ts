@@ -1,4 +1,4 @@
-import type { GenerateResult, TokenUsage, ToolCallBlock } from "dsh-llm";
+import type { DeepReadonly, GenerateResult, TokenUsage, ToolCallBlock } from "dsh-llm";
 import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
@@ -91,6 +91,6 @@ export function answerFacts(result: GenerateResult): AnswerFacts {
 }
 
 /** The text blocks of an answer, joined. */
-export function answerText(content: GenerateResult["content"]): string {
+export function answerText(content: readonly DeepReadonly<GenerateResult["content"][number]>[]): string {
   return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
 }

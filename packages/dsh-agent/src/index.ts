@@ -45,6 +45,6 @@ export { requestBreak } from "./request-break.js";
 export { describeEvent, previewText, type EventDescription, type EventKind } from "./describe.js";
 export type { RetryPolicy } from "./retry.js";
 export { ToolRegistry, defineTool, toolErrorOutcome, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";
-export { chainHeadAt, subagentTool, type SubagentOptions } from "./subagent.js";
-export { sessionParentEvent } from "./session-parent.js";
+export { chainHeadAt, subagentSessionId, subagentTool, type SubagentOptions } from "./subagent.js";
+export { sessionParentEvent, type SessionParent } from "./session-parent.js";
 export { childLinks, verifyChildren, verifySessionTree, type ChildLink, type TreeReport, type TreeSession } from "./session-tree.js";

@@ -20,3 +20,6 @@ export const sessionParentRule: AdmissionRule<null> = {
     return state;
   },
 };
+
+/** What a subagent session's first event says of its parent: the parent session, its answer's seq, and the call. */
+export type SessionParent = z.output<typeof sessionParentEvent.schema>;

@@ -18,7 +18,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
 import { defineTool } from "./tools.js";
 import { z } from "zod";
-import { chainHeadAt } from "./subagent.js";
+import { chainHeadAt, subagentSessionId } from "./subagent.js";
 
 let dir: string;
 let sim: Simulator;
@@ -127,6 +127,61 @@ describe("subagentTool", () => {
     const changed = await verifySessionTree(store, id);
     expect(changed.intact).toBe(false);
     expect(changed.sessions.find((session) => session.sessionId === second)?.problem).toMatch(new RegExp(`^session ${id}'s result at seq \\d+ links session ${second}, which no longer matches it: the chain head of its first \\d+ events differs`));
+  });
+});
+
+describe("a call run again", () => {
+  const call = (answerSeq = 3) => ({ callId: "c", turn: 0, step: 0, index: 0, answerSeq, signal: new AbortController().signal });
+  const research = (parentSessionId: string) => subagentTool({ name: "research", description: "d", store, parentSessionId, runtime: runtime(), config, systemPrompt: "s" });
+
+  it("returns the answer its subagent already gave, from the same session, without a request", async () => {
+    await sim.close();
+    sim = await startSimulator({ scenario: { responses: [{ text: "Once." }, { text: "Twice." }] } });
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    const first = await research(info.sessionId).invoke('{"task":"t"}', call());
+    const again = await research(info.sessionId).invoke('{"task":"t"}', call());
+    expect(again).toEqual(first);
+    expect(first).toMatchObject({ isError: false, content: [{ text: "Once." }], child: { sessionId: await subagentSessionId(info.sessionId, 3, "c") } });
+    expect(sim.exchanges).toHaveLength(1);
+    // Another answer's call of the same id is another call: another session.
+    const other = await research(info.sessionId).invoke('{"task":"t"}', call(9));
+    expect(other).toMatchObject({ content: [{ text: "Twice." }], child: { sessionId: await subagentSessionId(info.sessionId, 9, "c") } });
+  });
+
+  it("continues a subagent whose turn a crash left open: the open turn is closed as interrupted and the task run again", async () => {
+    await sim.close();
+    sim = await startSimulator({ scenario: { responses: [{ text: "Done now." }] } });
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    const parent = { sessionId: info.sessionId, answerSeq: 3, callId: "c", toolName: "research" };
+    const crashed = await store.create({ registry: createAgentRegistry(), sessionId: await subagentSessionId(info.sessionId, 3, "c") });
+    await crashed.log.append([sessionParentEvent.input(parent), { type: "turn/start", data: { turn: 0 } }]);
+    await crashed.log.close();
+    const outcome = await research(info.sessionId).invoke('{"task":"t"}', call());
+    expect(outcome).toMatchObject({ isError: false, content: [{ text: "Done now." }] });
+    const { log } = await store.read(crashed.info.sessionId, createAgentRegistry());
+    expect(log.slice().filter((event) => event.type === "turn/end").map((event) => (event.data as { reason: string }).reason)).toEqual(["interrupted", "completed"]);
+    expect(outcome.child).toMatchObject({ sessionId: crashed.info.sessionId, events: log.length });
+  });
+
+  it("refuses a session at its id that another call made", async () => {
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    const squatter = await store.create({ registry: createAgentRegistry(), sessionId: await subagentSessionId(info.sessionId, 3, "c") });
+    await squatter.log.append(sessionParentEvent.input({ sessionId: info.sessionId, answerSeq: 3, callId: "another", toolName: "research" }));
+    await squatter.log.close();
+    const outcome = await research(info.sessionId).invoke('{"task":"t"}', call());
+    expect(outcome).toMatchObject({ isError: true, content: [{ text: `Error [TOOL_FAILED]: session ${squatter.info.sessionId} is not this call's subagent session: its first event does not name call c of session ${info.sessionId}` }] });
+    expect(sim.exchanges).toHaveLength(0);
+  });
+
+  it("never lets two runs of one call write its session at once", async () => {
+    await sim.close();
+    sim = await startSimulator({ scenario: { responses: [{ text: "One." }, { text: "Two." }] } });
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    const outcomes = await Promise.all([research(info.sessionId).invoke('{"task":"t"}', call()), research(info.sessionId).invoke('{"task":"t"}', call())]);
+    const { log } = await store.read(await subagentSessionId(info.sessionId, 3, "c"), createAgentRegistry());
+    expect(log.slice().filter((event) => event.type === "turn/start")).toHaveLength(1);
+    expect(outcomes.filter((outcome) => !outcome.isError).map((outcome) => outcome.content)).toContainEqual([{ type: "text", text: "One." }]);
+    for (const outcome of outcomes.filter((outcome) => outcome.isError)) expect(JSON.stringify(outcome.content)).toMatch(/^\[{"type":"text","text":"Error \[TOOL_FAILED\]: .* is open for writing by process \d+"}\]$/);
   });
 });
 

@@ -1,11 +1,15 @@
 import type { LlmCallConfig, LlmRuntime } from "dsh-llm";
-import { verifyLines, type HeadSigning, type SessionStore, type StoredLine, type StoredLines } from "dsh-log";
-import type { ChildSession } from "dsh-surface";
+import { LogError, verifyLines, type EventLog, type HeadSigning, type SessionStore, type StoredLine, type StoredLines, type StoredSession } from "dsh-log";
+import { assistantMessageEvent, type ChildSession } from "dsh-surface";
 import { z } from "zod";
 import { Agent } from "./agent.js";
+import { answerText } from "./answer.js";
+import { sha256Hex } from "./durable-receipt.js";
+import { turnEndEvent, turnStartEvent, type TurnEndReason } from "./events.js";
+import { loopAdmission } from "./loop-rule.js";
 import { ToolError } from "./errors.js";
 import { createAgentRegistry } from "./register.js";
-import { sessionParentEvent } from "./session-parent.js";
+import { sessionParentEvent, type SessionParent } from "./session-parent.js";
 import { defineTool, type AgentTool, type ToolContext, type ToolOutput, type ToolRegistry } from "./tools.js";
 
 /** Options of {@link subagentTool}: the tool the parent sees, and the agent each call runs in a child session of its own. */
@@ -51,25 +55,79 @@ async function linkOf(store: SessionStore, sessionId: string): Promise<ChildSess
   return { sessionId, events: report.events, head: report.head };
 }
 
-/** Runs one call: a new child session in the parent's store, its first event naming the parent, one turn of the child's agent on the task. */
+/**
+ * The id of the session a subagent call runs in, derived from the parent session, the seq of the
+ * answer that made the call and the call's id: a call run again (a durable unit after a crash, a
+ * resumed turn) continues the same session instead of starting a second one.
+ */
+export async function subagentSessionId(parentSessionId: string, answerSeq: number, callId: string): Promise<string> {
+  const hex = await sha256Hex(`${parentSessionId}\n${answerSeq}\n${callId}`);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The call's child session: opened when a run of this call made it before, else created; its first event names the parent and the call. */
+async function childSession(options: SubagentOptions, parent: SessionParent): Promise<StoredSession> {
+  const { store, signing } = options;
+  const sessionId = await subagentSessionId(parent.sessionId, parent.answerSeq, parent.callId);
+  const settings = { registry: createAgentRegistry(), ...(signing === undefined ? {} : { signing }) };
+  const failed = (error: unknown, code: string) => error instanceof LogError && error.code === code;
+  let session: StoredSession;
+  try {
+    session = await store.open(sessionId, settings);
+  } catch (error) {
+    if (!failed(error, "LOG_NOT_FOUND")) throw error;
+    // Another run of the call may create it first: then it is opened (and refused while that run writes it).
+    session = await store.create({ ...settings, sessionId }).catch((created: unknown) => (failed(created, "LOG_EXISTS") ? store.open(sessionId, settings) : Promise.reject(created)));
+  }
+  const first = session.log.get(0);
+  if (first === undefined) await session.log.append(sessionParentEvent.input(parent));
+  else if (!sessionParentEvent.is(first) || JSON.stringify(first.data) !== JSON.stringify(parent)) {
+    await session.log.close();
+    throw new ToolError("TOOL_FAILED", `session ${sessionId} is not this call's subagent session: its first event does not name call ${parent.callId} of session ${parent.sessionId}`);
+  }
+  return session;
+}
+
+/** How the child's last turn ended and what it answered last, when it ended and nothing was started since (the call returned before, but its result was not logged). */
+function endedTurn(log: EventLog): { readonly reason: TurnEndReason; readonly text: string } | undefined {
+  const state = log.ruleState(loopAdmission);
+  if (state.openTurn !== undefined || state.turns === 0) return undefined;
+  let reason: TurnEndReason | undefined;
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.get(seq)!;
+    if (reason === undefined) reason = turnEndEvent.is(event) ? event.data.reason : undefined;
+    else if (turnStartEvent.is(event)) break;
+    else if (assistantMessageEvent.is(event)) return { reason, text: answerText(event.data.content) };
+  }
+  return reason === undefined ? undefined : { reason, text: "" };
+}
+
+/** What a call's result says of the child's turn. */
+function turnOutput(turn: { readonly reason: TurnEndReason; readonly text: string }): { readonly text: string; readonly isError: boolean } {
+  return { isError: turn.reason !== "completed", text: turn.text === "" ? `(the subagent ended its turn ${turn.reason} without an answer)` : turn.text };
+}
+
+/** Runs one call: the call's child session (a new one, or the one a run of this call made before), one turn of the child's agent on the task unless its last turn already answered. */
 async function runChild(options: SubagentOptions, task: string, context: ToolContext): Promise<ToolOutput> {
   if (context.answerSeq === undefined) throw new ToolError("TOOL_FAILED", "a subagent runs inside an agent's turn, which tells it the answer that called it");
-  const { store, parentSessionId, runtime, config, systemPrompt, tools, maxSteps, signing } = options;
-  const { info, log } = await store.create({ registry: createAgentRegistry(), ...(signing === undefined ? {} : { signing }) });
+  const { store, parentSessionId, runtime, config, systemPrompt, tools, maxSteps } = options;
+  const { info, log } = await childSession(options, { sessionId: parentSessionId, answerSeq: context.answerSeq, callId: context.callId, toolName: options.name });
   let text: string;
   let isError: boolean;
   try {
-    await log.append(sessionParentEvent.input({ sessionId: parentSessionId, answerSeq: context.answerSeq, callId: context.callId, toolName: options.name }));
-    const agent = new Agent({ log, runtime, config, systemPrompt, ...(tools === undefined ? {} : { tools }), ...(maxSteps === undefined ? {} : { maxSteps }) });
-    let progress = 0;
-    const turn = await agent.run(task, {
-      signal: context.signal,
-      onChunk: (chunk) => {
-        if (chunk.type === "text-delta") context.reportProgress?.({ progress: (progress += chunk.text.length), message: chunk.text });
-      },
-    });
-    isError = turn.reason !== "completed";
-    text = turn.text === "" ? `(the subagent ended its turn ${turn.reason} without an answer)` : turn.text;
+    const ended = endedTurn(log);
+    if (ended !== undefined) ({ text, isError } = turnOutput(ended));
+    else {
+      const agent = new Agent({ log, runtime, config, systemPrompt, ...(tools === undefined ? {} : { tools }), ...(maxSteps === undefined ? {} : { maxSteps }) });
+      let progress = 0;
+      const turn = await agent.run(task, {
+        signal: context.signal,
+        onChunk: (chunk) => {
+          if (chunk.type === "text-delta") context.reportProgress?.({ progress: (progress += chunk.text.length), message: chunk.text });
+        },
+      });
+      ({ text, isError } = turnOutput(turn));
+    }
   } catch (error) {
     isError = true;
     text = `the subagent failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -16,7 +16,7 @@ export const ENGINE_USAGE = "[--engine dbos [--executor ID]]";
 const NOT_DURABLE: Readonly<Record<string, string>> = {
   approve: "asks at the terminal, which a recovering worker cannot do",
   "signing-key": "signs heads as they commit, and a durable unit commits with the engine's record",
-  subagents: "runs each subagent's whole turn inside one tool unit, which a recovering worker would run again",
+  subagents: "runs each subagent's whole turn inside one tool unit, not as durable units of its own",
 };
 
 /**
