@@ -9,3 +9,4 @@ export { modelSession, type ModelledRequest, type ModelledSession } from "./mode
 export { divergence, type Divergence } from "./divergence.js";
 export { cacheShortfalls, watchCacheReads, type CacheReadOptions, type CacheReadWatch, type CacheShortfall } from "./read-check.js";
 export { expectedCacheReads, type DispatchedRequest, type ExpectedReadOptions } from "./expected-reads.js";
+export { subagentCacheReads, type SubagentCacheReads } from "./subagent-reads.js";

@@ -6,7 +6,7 @@ import { JsonlStore, createJsonlLog, type CreateSessionOptions, type EventLog } 
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import type { CliSigning } from "./signing.js";
-import { readSessionRef, releasingWitness, sessionInStore, sessionRef, storeUrl, type OpenedSession } from "./store.js";
+import { readSessionRef, releasingWitness, sessionInStore, sessionRef, storeUrl, type OpenedSession, type SessionRef } from "./store.js";
 
 /** The attachment store the CLI uses: `--objects DIR`, else `.dsh/objects` under the working directory. */
 export function attachmentStore(cwd: string, objects: string | undefined): FsAttachmentStore {
@@ -43,7 +43,7 @@ export async function readLogWithObjects(
   io: CliIo,
   flag: "wire" | "json",
   usage: string,
-): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore; readonly flag: boolean }> {
+): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore; readonly flag: boolean; readonly ref: SessionRef }> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -61,10 +61,11 @@ export interface LogLocation {
 }
 
 /** The session `reference` names, read whole (and its lock released), with the attachment store beside it. */
-export async function loadLogWithObjects(reference: string, where: LogLocation, io: CliIo): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore }> {
-  const session = await readSessionRef(sessionRef(reference, where.store, io), io);
+export async function loadLogWithObjects(reference: string, where: LogLocation, io: CliIo): Promise<{ readonly log: EventLog; readonly attachments: FsAttachmentStore; readonly ref: SessionRef }> {
+  const ref = sessionRef(reference, where.store, io);
+  const session = await readSessionRef(ref, io);
   await session.close();
-  return { log: session.log, attachments: attachmentStore(io.cwd, where.objects) };
+  return { log: session.log, attachments: attachmentStore(io.cwd, where.objects), ref };
 }
 
 /** The seq a `--seq` flag names: where a request was dispatched, a whole number; anything else is a usage error. */

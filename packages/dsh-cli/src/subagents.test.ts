@@ -27,6 +27,13 @@ describe("dsh run --subagents", () => {
     // The parent's timeline names the child; the child's names the parent.
     expect((await cli("inspect", parent)).stdout).toMatch(new RegExp(`tool delegate: "I listed the directory.*" \\(subagent session ${child}, \\d+ events\\)`));
     expect((await cli("inspect", child)).stdout).toMatch(new RegExp(`^\\s+0 subagent session of ${parent}: call \\S+ \\(delegate\\) of the answer at seq \\d+$`, "m"));
+    // The subagent's cache report says what its first request could read of the parent's cache.
+    // Its file tools are listed first, as the parent's are, so it can: as much as the simulator read.
+    const [firstRow] = (await cli("cache", child, "--json")).stdout.trim().split("\n").map((line) => JSON.parse(line) as { cacheReadTokens: number; reportedPromptTokens: number });
+    expect(firstRow!.cacheReadTokens).toBeGreaterThan(0);
+    const reported = `${((100 * firstRow!.cacheReadTokens) / firstRow!.reportedPromptTokens).toFixed(1)}%`;
+    expect((await cli("cache", child)).stdout).toMatch(new RegExp(`\\nsubagent of ${parent}: its first request \\(seq \\d+\\) can read ${reported.replace(".", "\\.")} of its prompt from its parent's cache, under the provider's cache rules\\.\\n$`));
+    expect((await cli("cache", parent)).stdout).not.toContain("subagent of");
     // Its cost adds the subagent's up with its own.
     const cost = (await cli("cost", parent)).stdout;
     expect(cost).toMatch(new RegExp(`^subagent ${child} \\(result at seq \\d+ of ${parent}\\): 3 step\\(s\\), \\d+ prompt tokens \\(\\d+ read from the cache\\), \\d+ output tokens; \\$[0-9.]+ \\(\\+3 step\\(s\\) without a price\\)$`, "m"));

@@ -1,14 +1,18 @@
-import { CacheSummary, cacheReport, describeVerdict, type CacheFigures, type CacheRow } from "dsh-cache-report";
+import { createAgentRegistry, sessionParentEvent } from "dsh-agent";
+import type { AttachmentStore } from "dsh-attachments";
+import { CacheSummary, cacheReport, describeVerdict, subagentCacheReads, type CacheFigures, type CacheRow } from "dsh-cache-report";
+import { LogError, type EventLog } from "dsh-log";
 import { EXIT } from "../cli-error.js";
 import type { CliIo } from "../io.js";
 import { printable } from "../printable.js";
 import { readLogWithObjects } from "../session.js";
+import { followableStore, type SessionRef } from "../store.js";
 
 export const CACHE_USAGE = "dsh cache LOG [--json] [--objects DIR] [--store URL]";
 
 /** `dsh cache`: per-step prefix stability and cache reads, with every break attributed to a logged event. Rows are printed as they are measured. */
 export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { log, attachments, flag: json } = await readLogWithObjects(argv, io, "json", CACHE_USAGE);
+  const { log, attachments, flag: json, ref } = await readLogWithObjects(argv, io, "json", CACHE_USAGE);
   const summary = new CacheSummary();
   if (!json) io.stdout.write("turn.step  prompt  stable  cache-read  cache-write  note\n");
   let first = true;
@@ -18,8 +22,28 @@ export async function cacheCommand(argv: readonly string[], io: CliIo): Promise<
     first = false;
   }
   const figures = summary.figures();
-  if (!json) io.stdout.write(describeFigures(figures));
+  if (!json) io.stdout.write(`${describeFigures(figures)}${await parentCacheLine(log, ref, attachments, io)}`);
   return figures.unexplained > 0 ? EXIT.failure : EXIT.ok;
+}
+
+/** For a subagent's session, what its first request could read of its parent's cache, in one line; nothing for another session. */
+async function parentCacheLine(log: EventLog, ref: SessionRef, attachments: AttachmentStore, io: CliIo): Promise<string> {
+  const first = log.get(0);
+  if (first === undefined || !sessionParentEvent.is(first)) return "";
+  const parentId = first.data.sessionId;
+  const store = await followableStore(ref, io);
+  try {
+    const { log: parent } = await store.read(parentId, createAgentRegistry());
+    const reads = await subagentCacheReads(parent, log, { attachments });
+    if (reads === undefined) return `subagent of ${parentId}: it sent no request.\n`;
+    const share = reads.readShare === 0 ? "reads nothing of its parent's cache (its prompt or tools differ from the parent's from the start)" : `can read ${percent(reads.readShare)} of its prompt from its parent's cache`;
+    return `subagent of ${parentId}: its first request (seq ${reads.dispatchSeq}) ${share}, under the provider's cache rules.\n`;
+  } catch (error) {
+    if (error instanceof LogError && error.code === "LOG_NOT_FOUND") return `subagent of ${parentId}, which is not in the store.\n`;
+    throw error;
+  } finally {
+    await store.close();
+  }
 }
 
 function formatRow(row: CacheRow, first: boolean): string {
