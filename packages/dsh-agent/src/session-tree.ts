@@ -70,6 +70,16 @@ async function linkProblem(store: SessionStore, parent: string, link: ChildLink)
   return undefined;
 }
 
+/** The links of a stored session that do not hold (a child missing, not naming its call as its parent, or changed since), each named with both sessions; the children's own chains are not checked. */
+export async function linkProblems(store: SessionStore, sessionId: string): Promise<TreeSession[]> {
+  const problems: TreeSession[] = [];
+  for (const link of await storedLinks(store, sessionId)) {
+    const problem = await linkProblem(store, sessionId, link);
+    if (problem !== undefined) problems.push({ sessionId: link.child.sessionId, parent: { sessionId, seq: link.seq }, problem });
+  }
+  return problems;
+}
+
 /**
  * Verifies the child sessions a session links, and theirs, recursively: each child present, naming
  * its call as its parent, the chain head of its first events as its parent recorded it when the call

@@ -10,7 +10,7 @@ import { Agent } from "./agent.js";
 import type { ToolEvent } from "./listeners.js";
 import { reconstructRequests } from "./reconstruct.js";
 import { createAgentRegistry } from "./register.js";
-import { childLinks, verifySessionTree } from "./session-tree.js";
+import { childLinks, linkProblems, verifySessionTree } from "./session-tree.js";
 import { sessionParentEvent } from "./session-parent.js";
 import { subagentTool } from "./subagent.js";
 import { EventLog, FileWitness, LogError, defineEvent, readWitnessFile, verifyLines } from "dsh-log";
@@ -95,6 +95,8 @@ describe("subagentTool", () => {
     await writeFile(join(dir, `${child}.jsonl`), text.join("\n"));
     const report = await verifySessionTree(store, id);
     expect(report.intact).toBe(false);
+    expect(await linkProblems(store, id)).toEqual([report.sessions.find((session) => session.sessionId === child)]);
+    expect(await linkProblems(store, child)).toEqual([]);
     expect(report.sessions.find((session) => session.sessionId === child)).toMatchObject({ parent: { sessionId: id, seq: link!.seq }, problem: `session ${id}'s result at seq ${link!.seq} links session ${child}, which no longer matches it: the chain head of its first ${link!.child.events} events differs from the one recorded (its log was changed)` });
     // The other child still holds.
     expect(report.sessions.filter((session) => session.problem === undefined)).toHaveLength(2);
@@ -161,6 +163,37 @@ describe("a call run again", () => {
     const { log } = await store.read(crashed.info.sessionId, createAgentRegistry());
     expect(log.slice().filter((event) => event.type === "turn/end").map((event) => (event.data as { reason: string }).reason)).toEqual(["interrupted", "completed"]);
     expect(outcome.child).toMatchObject({ sessionId: crashed.info.sessionId, events: log.length });
+  });
+
+  it("takes up a session a crash left empty or without a turn, and reports a turn that ended without an answer as it ended", async () => {
+    await sim.close();
+    sim = await startSimulator({ scenario: { responses: [{ text: "From empty." }, { text: "From no turn." }] } });
+    const { info } = await store.create({ registry: createAgentRegistry() });
+    const parent = (answerSeq: number) => ({ sessionId: info.sessionId, answerSeq, callId: "c", toolName: "research" });
+    // Created, but the crash came before its first event.
+    await (await store.create({ registry: createAgentRegistry(), sessionId: await subagentSessionId(info.sessionId, 3, "c") })).log.close();
+    expect(await research(info.sessionId).invoke('{"task":"t"}', call(3))).toMatchObject({ isError: false, content: [{ text: "From empty." }] });
+    const { log: taken } = await store.read(await subagentSessionId(info.sessionId, 3, "c"), createAgentRegistry());
+    expect(taken.get(0)).toMatchObject({ type: "session/parent", data: parent(3) });
+    // Its first event written, but no turn started.
+    const bare = await store.create({ registry: createAgentRegistry(), sessionId: await subagentSessionId(info.sessionId, 5, "c") });
+    await bare.log.append(sessionParentEvent.input(parent(5)));
+    await bare.log.close();
+    expect(await research(info.sessionId).invoke('{"task":"t"}', call(5))).toMatchObject({ isError: false, content: [{ text: "From no turn." }] });
+    // A turn that ended before it answered (the crash came after it was closed): reported, not run again.
+    const ended = await store.create({ registry: createAgentRegistry(), sessionId: await subagentSessionId(info.sessionId, 7, "c") });
+    await ended.log.append([sessionParentEvent.input(parent(7)), { type: "turn/start", data: { turn: 0 } }, { type: "turn/end", data: { turn: 0, reason: "interrupted" } }]);
+    await ended.log.close();
+    expect(await research(info.sessionId).invoke('{"task":"t"}', call(7))).toMatchObject({ isError: true, content: [{ text: "(the subagent ended its turn interrupted without an answer)" }] });
+    expect(sim.exchanges).toHaveLength(2);
+  });
+
+  it("derives its session id from the parent, the answer and the call, shaped as a UUID", async () => {
+    const id = await subagentSessionId("p", 3, "c");
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const { createHash } = await import("node:crypto");
+    expect(id.replaceAll("-", "")).toBe(createHash("sha256").update("p\n3\nc").digest("hex").slice(0, 32));
+    expect(new Set([id, await subagentSessionId("p", 4, "c"), await subagentSessionId("p", 3, "d"), await subagentSessionId("q", 3, "c")]).size).toBe(4);
   });
 
   it("refuses a session at its id that another call made", async () => {

@@ -52,6 +52,11 @@ describe("dsh run --subagents", () => {
     const edited = await cli("verify", parent);
     expect(edited.code).toBe(6);
     expect(edited.stdout).toMatch(new RegExp(`\\nsession ${parent}'s result at seq \\d+ links session ${child}, which no longer matches it: .*\\n$`));
+    // --all checks each session's chain and each link: the child's edit breaks both.
+    const all = await cli("verify", "--all");
+    expect(all.code).toBe(6);
+    expect(all.stdout).toMatch(new RegExp(`^intact: session ${parent}, .*\\nsession ${parent}'s result at seq \\d+ links session ${child}, which no longer matches it: `, "m"));
+    expect(all.stdout).toMatch(new RegExp(`^broken: session ${child}: `, "m"));
   });
 
   it("links the subagents of a resumed session, and of a session in a JSONL file, in the file's directory", async () => {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { verifyChildren } from "dsh-agent";
+import { linkProblems, verifyChildren } from "dsh-agent";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { describeVerifyReport, verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
@@ -18,12 +18,20 @@ function printReport(report: VerifyReport, json: boolean, io: CliIo): boolean {
   return report.status === "intact";
 }
 
-/** Verifies every session of the store at `url`, one line each; true when all are intact. */
+/** Verifies every session of the store at `url`, one line each (and one for each subagent link that does not hold); true when all are intact. */
 async function verifyStore(url: string, witness: WitnessCheck | undefined, json: boolean, io: CliIo): Promise<boolean> {
   const store = await openStore(url, io.cwd);
   try {
     let intact = true;
-    for (const { sessionId } of await store.list()) intact = printReport(await verifyLines(await store.readLines(sessionId), witness), json, io) && intact;
+    for (const { sessionId } of await store.list()) {
+      const report = await verifyLines(await store.readLines(sessionId), witness);
+      intact = printReport(report, json, io) && intact;
+      // Each linked subagent session gets its own line; here only the links are checked.
+      for (const problem of report.status === "intact" ? await linkProblems(store, sessionId) : []) {
+        io.stdout.write(`${json ? JSON.stringify(problem) : problem.problem}\n`);
+        intact = false;
+      }
+    }
     return intact;
   } finally {
     await store.close();
