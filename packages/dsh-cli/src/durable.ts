@@ -73,7 +73,7 @@ export async function durableTurn(
   try {
     const outcome = await turns.run(turn.sessionId, turn.input, { config: turn.config, systemPrompt: turn.systemPrompt });
     io.stdout.write("\n");
-    io.stderr.write(`dsh: turn ${outcome.turn} ${outcome.reason} (workflow ${outcome.workflowId})\n`);
+    io.stderr.write(`dsh: turn ${outcome.turn} ${outcome.reason}${outcome.error === undefined ? "" : `: ${outcome.error.code} ${outcome.error.message}`} (workflow ${outcome.workflowId})\n`);
     io.stderr.write(`dsh: log: ${displayUrl(url)}#${turn.sessionId}\n`);
     return outcome.reason === "completed" ? EXIT.ok : EXIT.failure;
   } finally {

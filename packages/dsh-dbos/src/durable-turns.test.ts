@@ -40,6 +40,7 @@ describe("DurableTurns", () => {
     const sim = await freshSimulator();
     const outcome = await turns.run("s1", "What is in the directory?", { config: SIM_CONFIG });
     expect(outcome).toMatchObject({ sessionId: "s1", turn: 0, workflowId: "dsh:s1:turn:0", reason: "completed", text: expect.stringMatching(/^I listed the directory and read one file/) });
+    expect(outcome).not.toHaveProperty("error");
     const store = await PostgresStore.connect(url);
     const { log } = await store.read("s1", createAgentRegistry());
     await store.close();
@@ -67,6 +68,18 @@ describe("DurableTurns", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("says why a turn failed: the outcome carries the cause its turn/end logged", async () => {
+    const sim = await startSimulator({ scenario: { responses: [{ fault: "malformed" }, { fault: "malformed" }, { fault: "malformed" }, { fault: "malformed" }] } });
+    sims.push(sim);
+    simUrl = sim.url;
+    const outcome = await turns.run("s-error", "Look around.", { config: SIM_CONFIG });
+    expect(outcome).toMatchObject({ reason: "error", error: { code: expect.stringMatching(/^LLM_/), message: expect.any(String) } });
+    const store = await PostgresStore.connect(url);
+    const { log } = await store.read("s-error", createAgentRegistry());
+    await store.close();
+    expect(log.slice().at(-1)).toMatchObject({ type: "turn/end", data: { reason: "error", error: outcome.error } });
   });
 
   it("continues a session turn after turn, the second turn from the logged model", async () => {

@@ -8,7 +8,7 @@ import pg from "pg";
 import { PostgresStore } from "dsh-store-postgres";
 import { SurfaceManager } from "dsh-surface";
 import { DurableError } from "./errors.js";
-import { turnText } from "./outcome.js";
+import { turnError, turnText } from "./outcome.js";
 import { TurnTransactions } from "./transactions.js";
 
 /** What runs a session's turns: the agent options that are code, the same in every worker and in recovery. */
@@ -49,6 +49,8 @@ export interface TurnOutcome extends StartedTurn {
   readonly reason: TurnEndReason;
   /** The text of the turn's last answer. */
   readonly text: string;
+  /** Why the turn failed (`reason` `error`), as its `turn/end` logged it. */
+  readonly error?: { readonly code: string; readonly message: string };
 }
 
 /** The workflow's input: all it needs to run the turn again, byte for byte, in another process. */
@@ -185,7 +187,8 @@ export class DurableTurns {
     }
     if (last === null || last.next.kind !== "done") throw new DurableError("DURABLE_TURN_FAILED", `workflow ${started.workflowId} ended without finishing turn ${started.turn}`);
     const { log } = await (await this.#sessions()).read(started.sessionId, createAgentRegistry());
-    return { ...started, reason: last.next.reason, text: turnText(log, started.turn) };
+    const error = turnError(log, started.turn);
+    return { ...started, reason: last.next.reason, text: turnText(log, started.turn), ...(error === undefined ? {} : { error }) };
   }
 
   /** The turns whose workflows are pending (left by a crashed worker, or running), oldest first. */

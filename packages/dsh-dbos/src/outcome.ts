@@ -1,4 +1,4 @@
-import { turnStartEvent } from "dsh-agent";
+import { turnEndEvent, turnStartEvent } from "dsh-agent";
 import type { EventLog } from "dsh-log";
 import { assistantMessageEvent } from "dsh-surface";
 
@@ -21,4 +21,13 @@ export function turnText(log: EventLog, turn: number): string {
     if (answer !== "") text = answer;
   }
   return text;
+}
+
+/** Why turn `turn` failed, as its `turn/end` logged it (a stable code and a message), when it did. */
+export function turnError(log: EventLog, turn: number): { readonly code: string; readonly message: string } | undefined {
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.get(seq)!;
+    if (turnEndEvent.is(event) && event.data.turn === turn) return event.data.error === undefined ? undefined : { code: event.data.error.code, message: event.data.error.message };
+  }
+  return undefined;
 }
