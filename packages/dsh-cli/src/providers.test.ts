@@ -162,3 +162,27 @@ describe("the recording proxy of the live tests", () => {
     }
   });
 });
+
+describe("--provider openai-compatible", () => {
+  it("runs on any Chat Completions server you name, without a key, and rebuilds every body it was sent", async () => {
+    simulator = await startSimulator({ scenario: { responses: toolSession } });
+    const local = (...argv: string[]) => runCli(argv, { cwd: dir, env: {} });
+    const logPath = join(dir, "local.jsonl");
+    const run = await local("run", "--provider", "openai-compatible", "--base-url", simulator.url, "--model", "qwen3-8b", "--log", logPath, "What is here?");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("warning");
+    expect((await local("resume", logPath, "--base-url", simulator.url, "And now?")).code).toBe(0);
+    const bodies = (await local("requests", "--wire", logPath)).stdout.trim().split("\n");
+    expect(bodies).toEqual(simulator.exchanges.map((exchange) => exchange.body));
+    const sent = JSON.parse(bodies[0]!) as Record<string, unknown>;
+    expect(sent).toMatchObject({ model: "qwen3-8b" });
+    expect(sent).not.toHaveProperty("prompt_cache_key");
+    expect((await headers(logPath)).map((header) => header.header.config)).toEqual([{ provider: "openai-compatible", model: "qwen3-8b" }, { provider: "openai-compatible", model: "qwen3-8b" }]);
+  });
+
+  it("needs the server's URL and the model's name, each said in one line", async () => {
+    const local = (...argv: string[]) => runCli(argv, { cwd: dir, env: {} });
+    expect(await local("run", "--provider", "openai-compatible", "--model", "m", "hi")).toMatchObject({ code: 2, stderr: "dsh: --provider openai-compatible needs --base-url: the server's Chat Completions root, e.g. http://127.0.0.1:8000/v1\n" });
+    expect(await local("run", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "hi")).toMatchObject({ code: 2, stderr: "dsh: --provider openai-compatible needs --model: the name the server knows the model by\n" });
+  });
+});

@@ -13,11 +13,13 @@ export interface CataloguedModel {
 
 /** What the CLI knows about each provider it can run against. */
 export interface ProviderProfile {
-  readonly name: "sim" | "sim-anthropic" | "sim-openai-responses" | "sim-gemini" | "deepseek" | "openai" | "openai-responses" | "anthropic" | "gemini";
+  readonly name: "sim" | "sim-anthropic" | "sim-openai-responses" | "sim-gemini" | "deepseek" | "openai" | "openai-compatible" | "openai-responses" | "anthropic" | "gemini";
   readonly wire: WireApi;
   readonly baseUrl: string | undefined;
   readonly defaultModel: string;
   readonly keyVariables: readonly string[];
+  /** Whether it runs without a key (a server of your own); a key in `keyVariables` is still sent. */
+  readonly keyOptional?: true;
   /** Whether the embedded simulator serves this provider when no `--base-url` is given. */
   readonly simulated: boolean;
   /** The model's catalog entry (`undefined` when unknown; a retired name throws `LLM_MODEL_RETIRED`); absent without a catalog. */
@@ -26,7 +28,7 @@ export interface ProviderProfile {
   adapter(options: { readonly baseUrl: string; readonly apiKey: string | undefined; readonly idleTimeoutMs: number }): LlmAdapter;
 }
 
-function chatProfile(name: "sim" | "deepseek" | "openai", dialect: Dialect, baseUrl: string | undefined, defaultModel: string, keyVariables: readonly string[], catalog: ModelCatalog | undefined, modelDefaults: ModelDefaults): ProviderProfile {
+function chatProfile(name: "sim" | "deepseek" | "openai" | "openai-compatible", dialect: Dialect, baseUrl: string | undefined, defaultModel: string, keyVariables: readonly string[], catalog: ModelCatalog | undefined, modelDefaults: ModelDefaults): ProviderProfile {
   return {
     name,
     wire: { api: "chat-completions", dialect },
@@ -93,6 +95,8 @@ export const PROVIDERS: Readonly<Record<ProviderProfile["name"], ProviderProfile
   "sim-gemini": geminiProfile("sim-gemini"),
   deepseek: chatProfile("deepseek", "deepseek", "https://api.deepseek.com", "deepseek-v4-flash", ["DSH_API_KEY", "DEEPSEEK_API_KEY"], DEEPSEEK_MODELS, {}),
   openai: chatProfile("openai", "openai", "https://api.openai.com/v1", "gpt-5.5", ["DSH_API_KEY", "OPENAI_API_KEY"], OPENAI_MODELS, {}),
+  // Any server that speaks Chat Completions (vLLM, Ollama, llama.cpp, a gateway): --base-url and --model are yours to give.
+  "openai-compatible": { ...chatProfile("openai-compatible", "openai", undefined, "", ["DSH_API_KEY"], undefined, {}), keyOptional: true },
   "openai-responses": responsesProfile("openai-responses"),
   anthropic: messagesProfile("anthropic"),
   gemini: geminiProfile("gemini"),

@@ -108,6 +108,7 @@ function cataloguedModel(lookup: NonNullable<ProviderProfile["lookup"]>, model: 
  * returned is an explicit choice: the adapter's own defaults are added, and recorded as such, later.
  */
 export function sessionConfig(config: LlmCallConfig, values: SelectionValues, sessionId: string, io: CliIo): LlmCallConfig {
+  if (config.model === "") throw new CliError(`--provider ${config.provider} needs --model: the name the server knows the model by`, EXIT.usage);
   const { lookup } = providerProfile(config.provider);
   const info = lookup === undefined ? undefined : cataloguedModel(lookup, config.model);
   if (lookup !== undefined && info === undefined) {

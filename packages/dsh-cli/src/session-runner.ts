@@ -63,7 +63,7 @@ export const TURN_OPTIONS = {
   ...SIGNING_OPTIONS,
 } as const;
 
-export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|sim-gemini|deepseek|openai|openai-responses|anthropic|gemini] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
+export const PROVIDER_USAGE = `[--provider sim|sim-anthropic|sim-openai-responses|sim-gemini|deepseek|openai|openai-compatible|openai-responses|anthropic|gemini] [--base-url URL] [--model M] ${SELECTION_USAGE} [--timeout MS] [--scenario FILE] [--record-wire FILE] [--objects DIR] ${MCP_USAGE}`;
 export const TURN_USAGE = `${PROVIDER_USAGE} [--system TEXT] ${AGENT_SETTING_USAGE} [--image FILE]... [--approve] [--subagents] [--store URL] ${SIGNING_USAGE}`;
 
 type ProviderValues = { [K in Exclude<keyof typeof PROVIDER_OPTIONS, "cache-diagnostics" | keyof typeof MCP_OPTIONS>]?: string | undefined } & {
@@ -120,7 +120,8 @@ export async function startProvider(providerName: string, values: ProviderValues
   }
   const credentialedUrl = values["base-url"] !== undefined && URL.canParse(values["base-url"]) && new URL(values["base-url"]).username !== "";
   const apiKey = credentialedUrl ? undefined : apiKeyFor(profile, io.env);
-  if (!profile.simulated && apiKey === undefined && !credentialedUrl) {
+  if (!profile.simulated && profile.baseUrl === undefined && values["base-url"] === undefined) throw new CliError(`--provider ${profile.name} needs --base-url: the server's Chat Completions root, e.g. http://127.0.0.1:8000/v1`, EXIT.usage);
+  if (!profile.simulated && apiKey === undefined && !credentialedUrl && profile.keyOptional !== true) {
     throw new CliError(`no API key for ${profile.name}: set ${profile.keyVariables.join(" or ")}`, EXIT.usage);
   }
   let simulator: Simulator | undefined;
