@@ -382,7 +382,7 @@ const report = await whatIf(log, { kind: "system", text: "You are brief." }, { a
 const timeline = log.slice().map((event) => { const { depth, text } = describeEvent(event); return \`\${String(event.seq).padStart(5)} \${"  ".repeat(depth)}\${text}\`; });
 // The session's web page built in a child process, as the web guide shows, and in this one.
 const dir = dirname(process.argv[2]);
-const { sessionId } = (await readJsonlLog(process.argv[2], createAgentRegistry())).info;
+const { sessionId } = (await readJsonlLog(process.argv[2], createAgentRegistry())).header;
 const pages = new PagePool({ module: new URL("./open-store.mjs", import.meta.url), input: { dir } });
 const store = new JsonlStore(dir);
 const page = await pages.run({ kind: "session", sessionId });

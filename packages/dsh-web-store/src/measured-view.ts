@@ -46,9 +46,9 @@ export function composerOf(log: EventLog): ComposerView | undefined {
 /** How much of a wire body the page shows, in UTF-16 units. */
 const WIRE_PREVIEW = 64 * 1024;
 
-/** The wire body of a request as a page shows it: its start, and the size of the whole. */
-export function wirePreview(wire: string): RequestWire {
-  return { wire: truncateText(wire, WIRE_PREVIEW), wireBytes: Buffer.byteLength(wire) };
+/** The wire body of a request as a page shows it: its start (`limit` UTF-16 units, 64 Ki by default), and the size of the whole. */
+export function wirePreview(wire: string, limit = WIRE_PREVIEW): RequestWire {
+  return { wire: truncateText(wire, limit), wireBytes: Buffer.byteLength(wire) };
 }
 
 /** Per request of a session, in order, what the page reads of it and its measured facts (images not yet read). */
@@ -57,22 +57,23 @@ export interface MeasuredSession {
   readonly facts: readonly RequestFacts[];
 }
 
-/** Per request, what the page reads of it and its cache row, with `wires` its wire body's preview too, in the order of the requests. */
-async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<MeasuredSession> {
+/** Per request, what the page reads of it and its cache row, with `wires` its wire body's preview too (of that many characters when a number), in the order of the requests. */
+async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: boolean | number): Promise<MeasuredSession> {
   const events = log.slice();
   const rows: CacheRow[] = [];
-  if (!wires) {
+  if (wires === false) {
     // Measured request after request from the new messages where it can be: no request is rebuilt, no body written.
     for await (const row of cacheRows(events, measuredPrompts(log, attachments))) rows.push(row);
     return { requests: requestsWithImages(log), facts: rows };
   }
+  const limit = wires === true ? WIRE_PREVIEW : wires;
   const requests: RequestWithImages[] = [];
   const previews: RequestWire[] = [];
   async function* captured() {
     for await (const tokenized of tokenizedRequests(log, attachments, { extend: true })) {
       requests.push({ ...tokenized.request, images: messageImages(tokenized.request.request.messages) });
       // The page shows the start of a long body; holding every body whole would grow with the square of a long session.
-      previews.push(wirePreview(tokenized.wire));
+      previews.push(wirePreview(tokenized.wire, limit));
       yield tokenized;
     }
   }
@@ -82,10 +83,10 @@ async function requestFacts(log: EventLog, attachments: AttachmentStore, wires: 
 
 /**
  * Every request of a session measured as `dsh cache` measures it (with `wires`, each wire body's
- * start too, as `dsh requests --wire` writes it). When an image object is missing or corrupt the
+ * start too, as `dsh requests --wire` writes it: 64 Ki characters, or the number `wires` gives). When an image object is missing or corrupt the
  * requests cannot be serialized: the facts are then the provider's usage, and no wire body.
  */
-export async function measureSession(log: EventLog, attachments: AttachmentStore, wires: boolean): Promise<MeasuredSession> {
+export async function measureSession(log: EventLog, attachments: AttachmentStore, wires: boolean | number): Promise<MeasuredSession> {
   try {
     return await requestFacts(log, attachments, wires);
   } catch (error) {
@@ -105,7 +106,7 @@ export async function measureSession(log: EventLog, attachments: AttachmentStore
 export async function sessionView(
   session: { readonly info: SessionInfo; readonly log: EventLog },
   attachments: AttachmentStore,
-  options: { readonly images: ImageSource; readonly composer: boolean; readonly wires: boolean; readonly pageEvents?: number; readonly page?: PageChoice; readonly measured?: MeasuredSession },
+  options: { readonly images: ImageSource; readonly composer: boolean; readonly wires: boolean | number; readonly pageEvents?: number; readonly page?: PageChoice; readonly measured?: MeasuredSession },
 ): Promise<SessionView> {
   const { info, log } = session;
   const events = log.slice();
