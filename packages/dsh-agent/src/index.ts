@@ -48,3 +48,4 @@ export { ToolRegistry, defineTool, toolErrorOutcome, type AgentTool, type Conten
 export { chainHeadAt, subagentSessionId, subagentTool, type SubagentOptions } from "./subagent.js";
 export { sessionParentEvent, type SessionParent } from "./session-parent.js";
 export { childLinks, linkProblems, verifyChildren, verifySessionTree, type ChildLink, type TreeReport, type TreeSession } from "./session-tree.js";
+export { reconstructTree, type SessionRequests } from "./tree-requests.js";

@@ -13,6 +13,7 @@ import { createAgentRegistry } from "./register.js";
 import { childLinks, linkProblems, verifySessionTree } from "./session-tree.js";
 import { sessionParentEvent } from "./session-parent.js";
 import { subagentTool } from "./subagent.js";
+import { reconstructTree } from "./tree-requests.js";
 import { EventLog, FileWitness, LogError, defineEvent, readWitnessFile, verifyLines } from "dsh-log";
 import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
@@ -81,6 +82,11 @@ describe("subagentTool", () => {
     const { log: parent } = await store.read(id, createAgentRegistry());
     for (const { request } of await reconstructRequests(parent)) bodies.push(await serializeRequest(request, { dialect: "deepseek" }));
     expect(bodies.sort()).toEqual(sim.exchanges.map((exchange) => exchange.body).sort());
+    // reconstructTree walks the same tree: the parent first, then each child it links.
+    const tree = await reconstructTree(store, id);
+    expect(tree.map((session) => [session.sessionId, session.parent?.seq])).toEqual([[id, undefined], ...links.map((link) => [link.child.sessionId, link.seq])]);
+    const treeBodies = await Promise.all(tree.flatMap((session) => session.requests.map(({ request }) => serializeRequest(request, { dialect: "deepseek" }))));
+    expect(treeBodies.sort()).toEqual(bodies);
     expect(await verifySessionTree(store, id)).toMatchObject({ intact: true, sessions: [{ sessionId: id }, { parent: { sessionId: id, seq: links[0]!.seq } }, { parent: { sessionId: id, seq: links[1]!.seq } }] });
   });
 
