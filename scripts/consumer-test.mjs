@@ -112,74 +112,19 @@ const spansFile = join(project, "received-spans.txt");
 const otlp = await startOtlpReceiver(spansFile);
 process.on("exit", () => otlp.stop());
 mkdirSync(join(project, "examples"));
-// The quick start's "In your own code" program, as a reader copies it, with the simulator standing in for DeepSeek.
-const quickStart = readFileSync(join(root, "docs", "quick-start.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
-if (!quickStart.includes('"https://api.deepseek.com"')) throw new Error("the quick start's program no longer names DeepSeek's URL, which this test replaces");
-const simulated = quickStart.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)");
-writeFileSync(join(project, "doc-quick-start.ts"), simulated);
-writeFileSync(join(project, "doc-quick-start-again.ts"), simulated);
-writeFileSync(
-  join(project, "doc-quick-start-sim.ts"),
-  `import { startSimulator } from "dsh-simulator";
-const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "clock", arguments: { zone: "Asia/Tokyo" } }] }, { text: "It is noon in Tokyo." }, { text: "Still noon." }] } });
-process.env.SIM_URL = sim.url;
-try {
-  await import("./doc-quick-start.ts");
-  await import("./doc-quick-start-again.ts");
-} finally {
-  await sim.close();
+// Each guide's program and its keyless variant, as a reader copies them: the program as agent.ts and
+// the guide's try-it.ts (which starts the simulator and imports it) in a folder of their own.
+const guides = {};
+for (const [name, file] of [["quick-start", "quick-start.md"], ["tamper", "tamper-evident-sessions.md"], ["durable", "durable-turns.md"], ["subagents", "subagents.md"]]) {
+  const section = readFileSync(join(root, "docs", file), "utf8").split("## In your own code")[1];
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
+  const tryIt = blocks.find((block) => block.startsWith("// try-it.ts\n"));
+  if (tryIt === undefined || !blocks[0].includes("process.env.DEEPSEEK_BASE_URL")) throw new Error(`docs/${file} no longer has a program that takes DEEPSEEK_BASE_URL and a try-it.ts that runs it keyless`);
+  guides[name] = join(project, "guides", name);
+  mkdirSync(guides[name], { recursive: true });
+  writeFileSync(join(guides[name], "agent.ts"), blocks[0]);
+  writeFileSync(join(guides[name], "try-it.ts"), tryIt);
 }
-`,
-);
-// The tamper-evident sessions guide's program, likewise, signing with a key the installed CLI makes.
-const tamper = readFileSync(join(root, "docs", "tamper-evident-sessions.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
-if (!tamper.includes('"https://api.deepseek.com"')) throw new Error("the tamper-evident sessions guide's program no longer names DeepSeek's URL, which this test replaces");
-writeFileSync(join(project, "doc-tamper.ts"), tamper.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)"));
-writeFileSync(
-  join(project, "doc-tamper-sim.ts"),
-  `import { startSimulator } from "dsh-simulator";
-const sim = await startSimulator({ scenario: { responses: [{ text: "It is noon in Tokyo." }] } });
-process.env.SIM_URL = sim.url;
-try {
-  await import("./doc-tamper.ts");
-} finally {
-  await sim.close();
-}
-`,
-);
-// The durable turns guide's program, likewise, on the test's PostgreSQL (DATABASE_URL).
-const durable = readFileSync(join(root, "docs", "durable-turns.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
-if (!durable.includes('"https://api.deepseek.com"')) throw new Error("the durable turns guide's program no longer names DeepSeek's URL, which this test replaces");
-writeFileSync(join(project, "doc-durable.ts"), durable.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)"));
-writeFileSync(
-  join(project, "doc-durable-sim.ts"),
-  `import { startSimulator } from "dsh-simulator";
-const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [{ name: "pay", arguments: { invoice: "7" } }] }, { text: "Paid invoice 7." }] } });
-process.env.SIM_URL = sim.url;
-try {
-  await import("./doc-durable.ts");
-} finally {
-  await sim.close();
-}
-`,
-);
-// The subagents guide's program, likewise: the parent hands two questions to research subagents at once.
-const subagents = readFileSync(join(root, "docs", "subagents.md"), "utf8").split("## In your own code")[1].split("```ts\n")[1].split("```")[0];
-if (!subagents.includes('"https://api.deepseek.com"')) throw new Error("the subagents guide's program no longer names DeepSeek's URL, which this test replaces");
-writeFileSync(join(project, "doc-subagents.ts"), subagents.replace('"https://api.deepseek.com"', "String(process.env.SIM_URL)"));
-writeFileSync(
-  join(project, "doc-subagents-sim.ts"),
-  `import { startSimulator } from "dsh-simulator";
-const research = (task: string) => ({ name: "research", arguments: { task } });
-const sim = await startSimulator({ scenario: { responses: [{ toolCalls: [research("The capital of Japan?"), research("The capital of France?")] }, { text: "A capital." }, { text: "A capital." }, { text: "Tokyo and Paris." }] } });
-process.env.SIM_URL = sim.url;
-try {
-  await import("./doc-subagents.ts");
-} finally {
-  await sim.close();
-}
-`,
-);
 for (const { name, dir } of examples) copyFileSync(join(dir, "examples", "quickstart.ts"), join(project, "examples", `${name}.ts`));
 writeFileSync(
   join(project, "checks", "consumer.test.ts"),
@@ -217,7 +162,7 @@ it${NATIVE.has(name) ? `.skipIf(process.versions.node.split(".")[0] !== ${JSON.s
 );
 writeFileSync(
   join(project, "tsconfig.json"),
-  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "doc-quick-start.ts", "doc-tamper.ts", "doc-durable.ts", "doc-subagents.ts"] }, null, 2),
+  JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true, types: ["node"] }, include: ["examples", "guides/*/agent.ts"] }, null, 2),
 );
 const local = (name) => join(project, "node_modules", ".bin", name);
 
@@ -249,17 +194,20 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
     run(node, ["--import", "tsx", `examples/${name}.ts`], { cwd: project, quiet: true, env });
   }
   const cli = join(project, "node_modules", "dsh-cli", "dist", "bin.js");
-  rmSync(join(project, "session.jsonl"), { force: true });
-  const quick = run(node, ["--import", "tsx", "doc-quick-start-sim.ts"], { cwd: project, quiet: true }).stdout;
-  if (!quick.includes("It is noon in Tokyo.") || !quick.includes("Still noon.")) throw new Error(`the quick start's program printed ${quick}`);
-  const cache = run(node, [cli, "cache", "session.jsonl"], { cwd: project, quiet: true }).stdout;
-  if (!cache.includes("3 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs, one tool call) does not show 3 requests:\n${cache}`);
-  const tampered = run(node, ["--import", "tsx", "doc-tamper-sim.ts"], { cwd: project, quiet: true }).stdout;
+  // The guides' programs without a key, each through the guide's own try-it.ts; the quick start's twice, continuing its session.
+  const tryIt = (name, options = {}) => run(node, ["--import", "tsx", "try-it.ts"], { cwd: guides[name], quiet: true, ...options }).stdout;
+  rmSync(join(guides["quick-start"], "session.jsonl"), { force: true });
+  const quick = [tryIt("quick-start"), tryIt("quick-start")];
+  if (!quick.every((printed) => printed.includes("It is noon in Tokyo."))) throw new Error(`the quick start's program printed ${quick.join("")}`);
+  const cache = run(node, [cli, "cache", "session.jsonl"], { cwd: guides["quick-start"], quiet: true }).stdout;
+  if (!cache.includes("4 request(s)")) throw new Error(`dsh cache on the quick start's session (two runs of a tool call and an answer) does not show 4 requests:\n${cache}`);
+  if (!existsSync(join(guides.tamper, "writer.pem"))) run(node, [cli, "keygen", "writer.pem"], { cwd: guides.tamper, quiet: true });
+  const tampered = tryIt("tamper");
   if (!/^intact \d+$/m.test(tampered)) throw new Error(`the tamper-evident sessions guide's program printed ${tampered}`);
-  rmSync(join(project, ".dsh", "sessions"), { recursive: true, force: true });
-  const delegated = run(node, ["--import", "tsx", "doc-subagents-sim.ts"], { cwd: project, quiet: true }).stdout;
+  rmSync(join(guides.subagents, ".dsh"), { recursive: true, force: true });
+  const delegated = tryIt("subagents");
   if (!delegated.includes("Tokyo and Paris.") || !delegated.includes("true 3")) throw new Error(`the subagents guide's program printed ${delegated}`);
-  const paid = run(node, ["--import", "tsx", "doc-durable-sim.ts"], { cwd: project, quiet: true, env }).stdout;
+  const paid = tryIt("durable", { env });
   if (!paid.includes("completed Paid invoice 7.")) throw new Error(`the durable turns guide's program printed ${paid}`);
   // The installed CLI runs a durable turn on PostgreSQL, and finds nothing left to recover.
   const durableRun = run(node, [cli, "run", "--engine", "dbos", "--store", postgres.url, "What is here?"], { cwd: project, quiet: true });
