@@ -100,7 +100,8 @@ describe("one-line errors with exit codes", () => {
     expect((await runCli([], { cwd: dir })).code).toBe(2);
     expect(await runCli(["frobnicate"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: unknown command frobnicate/) });
     expect(await runCli(["run", "--max-steps", "0", "x"], { cwd: dir })).toMatchObject({ code: 2 });
-    expect(await runCli(["run", "--bogus", "x"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/--bogus/) });
+    expect(await runCli(["run", "--bogus", "x"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: run has no option --bogus (dsh run --help lists its options)\n" });
+    expect(await runCli(["cost", "x.jsonl", "--prices"], { cwd: dir })).toMatchObject({ code: 2, stderr: "dsh: Option '--prices <value>' argument missing (dsh cost --help lists its options)\n" });
     expect(await runCli(["run"], { cwd: dir })).toMatchObject({ code: 2, stderr: expect.stringMatching(/missing PROMPT/) });
     expect(await runCli(["run", "--provider", "acme", "x"], { cwd: dir })).toMatchObject({ code: 2 });
   });

@@ -47,6 +47,13 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   view: viewCommand,
 };
 
+/** A flag `parseArgs` refused, in dsh's words, pointing at the command's help. */
+function optionProblem(command: string, message: string): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  const said = unknown === null ? message.replace(/\.$/, "") : `${command} has no option ${unknown[1]!}`;
+  return `${said} (dsh ${command} --help lists its options)`;
+}
+
 /** Runs the dsh command line and returns its exit code; failures are reported as one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -75,7 +82,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return await command(rest, io);
   } catch (error) {
     const usageError = error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");
-    const { line, exitCode } = usageError ? { line: error.message, exitCode: EXIT.usage } : describeFailure(error);
+    const { line, exitCode } = usageError ? { line: optionProblem(name, error.message), exitCode: EXIT.usage } : describeFailure(error);
     io.stderr.write(`dsh: ${printable(line)}\n`);
     return exitCode;
   }
