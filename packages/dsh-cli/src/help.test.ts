@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { COMMAND_NAMES, usageFlags } from "./help.js";
+import { commandNames, usageFlags } from "./help.js";
 import { COMPACT_USAGE } from "./commands/compact.js";
 import { FORK_USAGE } from "./commands/fork.js";
 import { RECOVER_USAGE } from "./commands/recover.js";
@@ -21,13 +21,13 @@ describe("help and version", () => {
     const help = await cli("--help");
     expect(help.code).toBe(0);
     const lines = help.stdout.split("\n").filter((line) => /^ {2}\w/.test(line));
-    expect(lines.map((line) => line.trim().split(/\s+/)[0])).toEqual(COMMAND_NAMES);
+    expect(lines.map((line) => line.trim().split(/\s+/)[0])).toEqual(commandNames());
     expect(help.stdout).not.toContain("--cache-policy");
     expect(await cli()).toMatchObject({ code: 2, stdout: "", stderr: help.stdout });
   });
 
   it("gives each command's own help, however it is asked for, and refuses an unknown one", async () => {
-    for (const name of COMMAND_NAMES) {
+    for (const name of commandNames()) {
       const asked = [await cli("help", name), await cli(name, "--help"), await cli(name, "-h")];
       for (const answer of asked) {
         expect(answer.code).toBe(0);
@@ -41,7 +41,7 @@ describe("help and version", () => {
 
 describe("a command's help", () => {
   it("fits a terminal: no line is wider than 100 columns", async () => {
-    for (const name of COMMAND_NAMES) {
+    for (const name of commandNames()) {
       const wide = (await cli(name, "--help")).stdout.split("\n").filter((line) => line.length > 100);
       expect(wide, name).toEqual([]);
     }

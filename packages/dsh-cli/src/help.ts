@@ -1,10 +1,12 @@
 import { createRequire } from "node:module";
 
-/** The help text (`help.json`, beside `src/` and `dist/`): each command's summary, and for the commands with many options a short usage, an example and the options by group. */
-const TEXT = createRequire(import.meta.url)("../help.json") as {
+/** The help text (`help.json`, beside `src/` and `dist/`, read on first use): each command's summary, and for the commands with many options a short usage, an example and the options by group. */
+let text: HelpText | undefined;
+interface HelpText {
   readonly commands: Readonly<Record<string, { readonly summary: string; readonly usage?: string; readonly example?: string }>>;
   readonly groups: Readonly<Record<string, Readonly<Record<string, string>>>>;
-};
+}
+const helpText = (): HelpText => (text ??= createRequire(import.meta.url)("../help.json") as HelpText);
 
 /** The flags `usage` names, each as `--name`. */
 export function usageFlags(usage: string): Set<string> {
@@ -28,7 +30,7 @@ function wrap(text: string, width: number, indent = ""): string[] {
 function optionLines(usage: string): string[] {
   const flags = usageFlags(usage);
   const lines: string[] = [];
-  for (const [group, options] of Object.entries(TEXT.groups)) {
+  for (const [group, options] of Object.entries(helpText().groups)) {
     const shown = Object.entries(options).filter(([option]) => flags.has(option.split(" ")[0]!));
     if (shown.length === 0) continue;
     lines.push(`${group}:`);
@@ -46,12 +48,12 @@ exit codes: 0 ok, 1 failed, 2 usage, 3 log missing or corrupt, 4 attachment miss
 130 interrupted`;
 
 /** The names of the commands, in the order the overview lists them. */
-export const COMMAND_NAMES: readonly string[] = Object.keys(TEXT.commands);
+export const commandNames = (): readonly string[] => Object.keys(helpText().commands);
 
 /** The overview `dsh --help` prints: one line per command. */
 export function overview(): string {
-  const width = Math.max(...COMMAND_NAMES.map((name) => name.length));
-  const lines = COMMAND_NAMES.map((name) => `  ${name.padEnd(width)}  ${TEXT.commands[name]!.summary}`);
+  const width = Math.max(...commandNames().map((name) => name.length));
+  const lines = commandNames().map((name) => `  ${name.padEnd(width)}  ${helpText().commands[name]!.summary}`);
   return `usage: dsh COMMAND [options]   (dsh help COMMAND, or dsh COMMAND --help, for its options)\n\ncommands:\n${lines.join("\n")}\n\n${WHERE}`;
 }
 
@@ -60,7 +62,7 @@ export function overview(): string {
  * many options a short usage, each option described by group, and an example.
  */
 export function commandHelp(name: string, usage: string): string {
-  const { summary, usage: short, example } = TEXT.commands[name]!;
+  const { summary, usage: short, example } = helpText().commands[name]!;
   const head = [...wrap(`dsh ${name}: ${summary}`, 98, "  "), "", ...(short ?? usage).split("\n").flatMap((line, index) => wrap(line.trim(), 91, "         ").map((part, at) => (at === 0 ? `${index === 0 ? "usage: " : "       "}${part}` : part))), ""];
   const more = `every option, with examples: docs/cli.md#dsh-${name}`;
   return [...head, ...(short === undefined ? [] : [...optionLines(usage), `example: ${example ?? ""}`]), more, "", WHERE].join("\n");
