@@ -47,5 +47,5 @@ export type { RetryPolicy } from "./retry.js";
 export { ToolRegistry, defineTool, toolErrorOutcome, type AgentTool, type ContentInput, type ToolContext, type ToolOutcome, type ToolOutput } from "./tools.js";
 export { chainHeadAt, subagentSessionId, subagentTool, type SubagentOptions } from "./subagent.js";
 export { sessionParentEvent, type SessionParent } from "./session-parent.js";
-export { childLinks, linkProblems, verifyChildren, verifySessionTree, type ChildLink, type TreeReport, type TreeSession } from "./session-tree.js";
-export { reconstructTree, type SessionRequests } from "./tree-requests.js";
+export { childLinks, linkProblems, verifyChildren, verifySessionTree, type ChildLink, type TreePlace, type TreeReport, type TreeSession } from "./session-tree.js";
+export { reconstructTree, walkSessionTree, type SessionRequests } from "./tree-requests.js";

@@ -31,11 +31,14 @@ async function storedLinks(store: SessionStore, sessionId: string): Promise<Chil
   return links;
 }
 
-/** One session of a tree as verified: its own chain's report, and what is wrong with it or with its link to its parent. */
-export interface TreeSession {
+/** Where a session sits in a tree: its id, and the parent that linked it with the seq of the result that did. */
+export interface TreePlace {
   readonly sessionId: string;
-  /** The parent that linked it, and the seq of the result that did. */
   readonly parent?: { readonly sessionId: string; readonly seq: number };
+}
+
+/** One session of a tree as verified: its own chain's report, and what is wrong with it or with its link to its parent. */
+export interface TreeSession extends TreePlace {
   readonly report?: VerifyReport;
   /** One line naming the sessions concerned, when the session or its link does not hold. */
   readonly problem?: string;

@@ -1,11 +1,9 @@
-import { childLinks, costTotals, createAgentRegistry, type CostTotals } from "dsh-agent";
+import { costTotals, walkSessionTree, type CostTotals, type TreePlace } from "dsh-agent";
 import type { SessionStore } from "dsh-log";
 import { costReport, type CostReport, type CostReportOptions } from "./report.js";
 
 /** One session of a tree, priced: the parent that linked it (and the seq of the result that did), and its report. */
-export interface SessionCost {
-  readonly sessionId: string;
-  readonly parent?: { readonly sessionId: string; readonly seq: number };
+export interface SessionCost extends TreePlace {
   readonly report: CostReport;
 }
 
@@ -22,13 +20,6 @@ export interface TreeCost {
  */
 export async function treeCost(store: SessionStore, sessionId: string, options: CostReportOptions = {}): Promise<TreeCost> {
   const sessions: SessionCost[] = [];
-  const queue: Omit<SessionCost, "report">[] = [{ sessionId }];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    const { log } = await store.read(next.sessionId, createAgentRegistry());
-    const events = log.slice();
-    await log.close();
-    sessions.push({ ...next, report: costReport(events, options) });
-    for (const link of childLinks(events)) queue.push({ sessionId: link.child.sessionId, parent: { sessionId: next.sessionId, seq: link.seq } });
-  }
+  for await (const { log, ...place } of walkSessionTree(store, sessionId)) sessions.push({ ...place, report: costReport(log.slice(), options) });
   return { sessions, total: costTotals(sessions.flatMap((session) => session.report.steps)) };
 }
