@@ -1,4 +1,4 @@
-import { reconstructRequests, type ReconstructedRequest } from "dsh-agent";
+import { reconstructRequestStream, type ReconstructOptions, type ReconstructedRequest } from "dsh-agent";
 import type { EventLog } from "dsh-log";
 import { expectedCacheReads, type ExpectedReadOptions } from "./expected-reads.js";
 
@@ -10,10 +10,10 @@ export interface SubagentCacheReads {
   readonly dispatchSeq: number;
 }
 
-/** The requests of a log that were sent, each with its dispatch time. */
-async function sent(log: EventLog, options: ExpectedReadOptions): Promise<(ReconstructedRequest & { readonly time: number })[]> {
-  const requests = await reconstructRequests(log, options.attachments === undefined ? {} : { attachments: options.attachments });
-  return requests.filter((request) => request.sent).map((request) => ({ ...request, time: log.get(request.dispatchSeq)!.time }));
+/** The requests of a log that were sent (only those `only` accepts), each with its dispatch time, one at a time. */
+async function* sent(log: EventLog, options: ExpectedReadOptions, only?: ReconstructOptions["only"]): AsyncGenerator<ReconstructedRequest & { readonly time: number }> {
+  const rebuild = { ...(options.attachments === undefined ? {} : { attachments: options.attachments }), ...(only === undefined ? {} : { only }) };
+  for await (const request of reconstructRequestStream(log, rebuild)) if (request.sent) yield { ...request, time: log.get(request.dispatchSeq)!.time };
 }
 
 /**
@@ -21,12 +21,17 @@ async function sent(log: EventLog, options: ExpectedReadOptions): Promise<(Recon
  * before it are served to the provider's cache as the simulator models it, then the subagent's first
  * request. A subagent that repeats its parent's system prompt (and, where the provider caches them
  * first, its tools) reads that prefix; one with a prompt of its own reads nothing. `undefined` when
- * the subagent sent no request.
+ * the subagent sent no request. Only those requests are rebuilt.
  */
 export async function subagentCacheReads(parent: EventLog, child: EventLog, options: ExpectedReadOptions = {}): Promise<SubagentCacheReads | undefined> {
-  const [first] = await sent(child, options);
+  let first: (ReconstructedRequest & { readonly time: number }) | undefined;
+  for await (const request of sent(child, options)) {
+    first = request;
+    break;
+  }
   if (first === undefined) return undefined;
   const read = expectedCacheReads(options);
-  for (const request of await sent(parent, options)) if (request.time <= first.time) await read(request);
+  const before = first.time;
+  for await (const request of sent(parent, options, ({ dispatchSeq }) => parent.get(dispatchSeq)!.time <= before)) await read(request);
   return { readShare: await read(first), dispatchSeq: first.dispatchSeq };
 }
