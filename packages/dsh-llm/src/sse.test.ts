@@ -109,6 +109,9 @@ describe("readSseStream", () => {
       message: "the answer was still arriving after 100 ms: dsh stopped reading it",
     });
     expect(cancelled).toBe(true);
+    // A body that goes silent before a deadline nearer than the idle timeout is late, not idle.
+    const silent = new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => undefined) });
+    await expect(collect(readSseStream(silent, 60_000, new ToyFold(true), "x", { ...limits, deadlineMs: 30 }))).rejects.toMatchObject({ code: "LLM_TIMEOUT", retryable: false, message: "the answer was still arriving after 30 ms: dsh stopped reading it" });
     // A stream whose every read is ready at once, so no timer can interrupt it, stops at the deadline too.
     const flood = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new TextEncoder().encode(": more\n")) });
     await expect(collect(readSseStream(flood, 5_000, new ToyFold(true), "x", { maxBodyBytes: 1e12, maxEventBytes: 1e12, deadlineMs: 50 }))).rejects.toMatchObject({ code: "LLM_TIMEOUT", retryable: false });

@@ -63,9 +63,9 @@ export async function* readSseStream(body: ReadableStream<Uint8Array>, idleTimeo
       const left = limits.deadlineMs - (Date.now() - started);
       // Checked before each read: a stream whose reads never wait would never let a timer fire.
       if (left <= 0) throw late();
-      const read = await readWithIdleTimeout(reader, Math.min(idleTimeoutMs, left)).catch((error: unknown) => {
-        throw Date.now() - started >= limits.deadlineMs ? late() : error;
-      });
+      // When the deadline is nearer than the idle timeout, its timer is the one that may fire:
+      // decided by which timer ran, not by the clock, which a timer may beat by a millisecond.
+      const read = await (left <= idleTimeoutMs ? readWithIdleTimeout(reader, left, late) : readWithIdleTimeout(reader, idleTimeoutMs));
       if (read.done) break;
       bytes += read.value.length;
       if (bytes > limits.maxBodyBytes) throw new LlmError("LLM_RESPONSE_TOO_LARGE", `the answer is over ${size(limits.maxBodyBytes)}: dsh stopped reading it`);
