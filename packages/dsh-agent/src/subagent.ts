@@ -31,7 +31,17 @@ export interface SubagentOptions {
   readonly signing?: HeadSigning;
 }
 
-const taskSchema = z.object({ task: z.string().min(1).describe("What the subagent is to do, with everything it needs to know: it sees nothing else of this conversation.") });
+/** A tool {@link subagentTool} made: the agent its calls run is readable, so a durable engine can run a call's turn as a workflow of its own. */
+export interface SubagentTool extends AgentTool {
+  readonly subagent: SubagentOptions;
+}
+
+/** Whether `tool` is a {@link SubagentTool}. */
+export function isSubagentTool(tool: AgentTool | undefined): tool is SubagentTool {
+  return tool !== undefined && "subagent" in tool && tool.subagent !== undefined;
+}
+
+export const taskSchema = z.object({ task: z.string().min(1).describe("What the subagent is to do, with everything it needs to know: it sees nothing else of this conversation.") });
 
 /** The chain head of a session's first `events` lines, recomputed from its identity; `undefined` when the lines do not hold a chain. */
 export async function chainHeadAt(stored: StoredLines, events: number): Promise<string | undefined> {
@@ -66,7 +76,7 @@ export async function subagentSessionId(parentSessionId: string, answerSeq: numb
 }
 
 /** The call's child session: opened when a run of this call made it before, else created; its first event names the parent and the call. */
-async function childSession(options: SubagentOptions, parent: SessionParent): Promise<StoredSession> {
+export async function childSession(options: SubagentOptions, parent: SessionParent): Promise<StoredSession> {
   const { store, signing } = options;
   const sessionId = await subagentSessionId(parent.sessionId, parent.answerSeq, parent.callId);
   const settings = { registry: createAgentRegistry(), ...(signing === undefined ? {} : { signing }) };
@@ -89,7 +99,7 @@ async function childSession(options: SubagentOptions, parent: SessionParent): Pr
 }
 
 /** How the child's last turn ended and what it answered last, when it ended and nothing was started since (the call returned before, but its result was not logged). */
-function endedTurn(log: EventLog): { readonly reason: TurnEndReason; readonly text: string } | undefined {
+export function endedTurn(log: EventLog): { readonly reason: TurnEndReason; readonly text: string } | undefined {
   const state = log.ruleState(loopAdmission);
   if (state.openTurn !== undefined || state.turns === 0) return undefined;
   let reason: TurnEndReason | undefined;
@@ -143,6 +153,7 @@ async function runChild(options: SubagentOptions, task: string, context: ToolCon
  * parent's session, answer and call; the call's logged result carries the child's id and chain head.
  * Calls of one answer run in parallel like any tool's; the child's text streams as the call's progress.
  */
-export function subagentTool(options: SubagentOptions): AgentTool {
-  return defineTool({ name: options.name, description: options.description, parameters: taskSchema, execute: ({ task }, context) => runChild(options, task, context) });
+export function subagentTool(options: SubagentOptions): SubagentTool {
+  const tool = defineTool({ name: options.name, description: options.description, parameters: taskSchema, execute: ({ task }, context) => runChild(options, task, context) });
+  return { ...tool, subagent: options };
 }

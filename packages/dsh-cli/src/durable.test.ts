@@ -78,6 +78,24 @@ describe("dsh run --engine dbos", () => {
     for (const line of `${run.stderr}${recover.stderr}`.trim().split("\n")) expect(line).toMatch(/^dsh: /);
   });
 
+  it("with --subagents runs the delegate's turn as a workflow of its own, in a session linked to the parent, which dsh verify checks", async () => {
+    const url = await server.createDatabase();
+    const cwd = mkdtempSync(join(tmpdir(), "dsh-durable-"));
+    const run = await dsh(["run", "--engine", "dbos", "--subagents", "--store", url, "--provider", "sim", "--base-url", sim.url, "What is here?"], cwd).exited;
+    expect(run.stdout, run.stderr).toMatch(/^Let me hand this to a subagent\.A subagent looked around for me\. It reported: I listed the directory/);
+    const store = await PostgresStore.connect(url);
+    const sessions = await store.list();
+    await store.close();
+    expect(sessions).toHaveLength(2);
+    const parent = run.stderr.match(/workflow dsh:([0-9a-f-]+):turn:0/)![1]!;
+    const child = sessions.find((session) => session.sessionId !== parent)!.sessionId;
+    const verify = await runCli(["verify", parent, "--store", url], { cwd });
+    expect(verify.stdout).toContain(`subagent of ${parent} (its result at seq 7): intact: session ${child}`);
+    expect(verify.code).toBe(0);
+    const pending = await dsh(["recover", "--engine", "dbos", "--subagents", "--store", url, "--provider", "sim", "--base-url", sim.url], cwd).exited;
+    expect(pending.stderr).toContain("dsh: no pending turns");
+  });
+
   it("exits at once, with one line and exit 3, when nothing listens where the store should be", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "dsh-durable-"));
     for (const command of [["run", "What is here?"], ["recover"]]) {

@@ -1,12 +1,13 @@
 import { ToolRegistry, type ContentInput } from "dsh-agent";
-import type { DurableTurns, TurnAgent } from "dsh-dbos";
+import type { AgentContext, DurableTurns, TurnAgent } from "dsh-dbos";
 import type { LlmCallConfig } from "dsh-llm";
 import { CliError, EXIT } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { agentSettings, type ProviderSession } from "./session-runner.js";
+import { sessionConfig, type SelectionValues } from "./selection.js";
+import { agentTools, delegateTool } from "./agent-tools.js";
 import { displayUrl, isPostgresUrl, optionalModule, storeUrl } from "./store.js";
-import { ownFiles, type OwnFileFlags } from "./own-files.js";
-import { workspaceTools } from "dsh-workspace-tools";
+import type { OwnFileFlags } from "./own-files.js";
 
 /** The `parseArgs` options of commands that run turns on a durable-execution engine. */
 export const ENGINE_OPTIONS = { engine: { type: "string" }, executor: { type: "string" } } as const;
@@ -16,7 +17,6 @@ export const ENGINE_USAGE = "[--engine dbos [--executor ID]]";
 const NOT_DURABLE: Readonly<Record<string, string>> = {
   approve: "asks at the terminal, which a recovering worker cannot do",
   "signing-key": "signs heads as they commit, and a durable unit commits with the engine's record",
-  subagents: "runs each subagent's whole turn inside one tool unit, not as durable units of its own",
 };
 
 /**
@@ -33,15 +33,18 @@ export function durableStore(values: { readonly engine?: string | undefined } & 
   return url;
 }
 
+/** The flags {@link launchTurns} builds the agent from. */
+type AgentFlags = Parameters<typeof agentSettings>[0] & OwnFileFlags & SelectionValues & { readonly executor?: string | undefined; readonly model?: string | undefined; readonly subagents?: boolean | undefined };
+
 /**
  * Registers the turn workflow with the agent the flags describe (the provider's runtime, the
- * workspace and MCP tools, the step limit and compaction) and launches DBOS on `url`; the turns this
- * executor left pending start again now. Answers stream to stdout as they come.
+ * workspace and MCP tools, the step limit and compaction, with `--subagents` the `delegate` tool,
+ * whose subagents run on the session's model as `dsh run` selects it) and launches DBOS on `url`; the
+ * turns this executor left pending start again now. Answers stream to stdout as they come.
  */
-export async function launchTurns(url: string, provider: ProviderSession, values: Parameters<typeof agentSettings>[0] & OwnFileFlags & { readonly executor?: string | undefined }, io: CliIo): Promise<DurableTurns> {
+export async function launchTurns(url: string, provider: ProviderSession, values: AgentFlags, io: CliIo): Promise<DurableTurns> {
   const { DurableTurns } = await optionalModule("dsh-dbos", () => import("dsh-dbos"));
-  const tools = new ToolRegistry(workspaceTools(io.cwd, { hidden: ownFiles(values, io) }));
-  provider.mcp?.attach(tools);
+  const tools = agentTools(provider, values, io);
   const agent: TurnAgent = {
     runtime: provider.runtime,
     tools,
@@ -50,9 +53,16 @@ export async function launchTurns(url: string, provider: ProviderSession, values
       if (chunk.type === "text-delta") io.stdout.write(chunk.text);
     },
   };
+  const configs = new Map<string, LlmCallConfig>();
+  const agentOf = (sessionId: string, { store }: AgentContext): TurnAgent => {
+    if (values.subagents !== true) return agent;
+    const config = configs.get(sessionId) ?? sessionConfig({ provider: provider.profile.name, model: values.model ?? provider.profile.defaultModel }, values, sessionId, io);
+    configs.set(sessionId, config);
+    return { ...agent, tools: new ToolRegistry([...tools.list(), delegateTool({ sessionId, store }, provider, config, { ...values, maxSteps: agentSettings(values).maxSteps }, io)]) };
+  };
   const turns = DurableTurns.register({
     url,
-    agent: () => agent,
+    agent: agentOf,
     onUnitError: (error) => io.stderr.write(`dsh: a unit failed and rolled back: ${error instanceof Error ? error.message : String(error)}\n`),
   });
   const executorId = values.executor ?? io.env.DBOS__VMID;

@@ -18,7 +18,7 @@ export const SELECTION_OPTIONS = {
 
 export const SELECTION_USAGE = "[--effort minimal|low|medium|high|xhigh|max] [--thinking on|off] [--cache-retention in_memory|24h] [--cache-policy rolling-v1|system-and-last-user-v1|none] [--cache-ttl 5m|1h] [--cache-diagnostics]";
 
-type SelectionValues = { [K in Exclude<keyof typeof SELECTION_OPTIONS, "cache-diagnostics">]?: string | undefined } & { readonly "cache-diagnostics"?: boolean | undefined };
+export type SelectionValues = { [K in Exclude<keyof typeof SELECTION_OPTIONS, "cache-diagnostics">]?: string | undefined } & { readonly "cache-diagnostics"?: boolean | undefined };
 
 const THINKING_EFFORTS = reasoningEffortSchema.options.filter((effort) => effort !== "none");
 

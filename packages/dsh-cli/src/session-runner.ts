@@ -1,6 +1,6 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { Agent, ToolRegistry, continuedSelection, type CompactionOptions, type ContentInput } from "dsh-agent";
+import { Agent, continuedSelection, type CompactionOptions, type ContentInput } from "dsh-agent";
 import { putImage } from "dsh-attachments";
 import { foldRequestHeader } from "dsh-header";
 import { LlmRuntime, type LlmCallConfig } from "dsh-llm";
@@ -14,11 +14,11 @@ import { apiKeyFor, providerProfile, type ProviderProfile } from "./providers.js
 import { SELECTION_OPTIONS, SELECTION_USAGE, sessionConfig } from "./selection.js";
 import { attachmentStore } from "./session.js";
 import type { OpenedSession } from "./store.js";
-import { ownFiles, type OwnFileFlags } from "./own-files.js";
+import type { OwnFileFlags } from "./own-files.js";
 import { workspaceTools } from "dsh-workspace-tools";
 import { MCP_OPTIONS, MCP_USAGE, cliMcpTools } from "./mcp-tools.js";
 import { terminalApprover } from "./approve.js";
-import { delegateTool } from "./subagents.js";
+import { agentTools, delegateTool } from "./agent-tools.js";
 import type { McpTools } from "dsh-mcp";
 import { SIGNING_OPTIONS, SIGNING_USAGE } from "./signing.js";
 
@@ -174,9 +174,8 @@ export function agentSettings(values: Pick<TurnValues, "max-steps" | "context-wi
  * tools and with `--subagents` the `delegate` tool, the system prompt and compaction options from the flags.
  */
 export function cliAgent(session: Pick<OpenedSession, "info" | "log" | "store">, provider: ProviderSession, config: LlmCallConfig, values: TurnValues & OwnFileFlags, io: CliIo): Agent {
-  const tools = new ToolRegistry(workspaceTools(io.cwd, { hidden: ownFiles(values, io) }));
-  provider.mcp?.attach(tools);
-  if (values.subagents === true) tools.register(delegateTool(session, provider, config, { ...values, maxSteps: agentSettings(values).maxSteps }, io));
+  const tools = agentTools(provider, values, io);
+  if (values.subagents === true) tools.register(delegateTool({ sessionId: session.info.sessionId, store: session.store }, provider, config, { ...values, maxSteps: agentSettings(values).maxSteps }, io));
   const approve = values.approve === true ? terminalApprover(io) : undefined;
   return new Agent({
     log: session.log,

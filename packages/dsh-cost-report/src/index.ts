@@ -4,3 +4,4 @@ export { compactionForecasts, type ForecastCheck } from "./forecasts.js";
 export { catalogPrices, describePrice, priceTable } from "./prices.js";
 export { CostReportError, type CostReportErrorCode } from "./errors.js";
 export { treeCost, type SessionCost, type TreeCost } from "./tree.js";
+export { describeForecast, formatUsd } from "./describe.js";

@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createAgentRegistry, reconstructRequests } from "dsh-agent";
 import { serializeRequest } from "dsh-openai-compatible";
 import type { LogEvent } from "dsh-log";
@@ -11,37 +9,14 @@ import { PostgresStore } from "dsh-store-postgres";
 import { startTestPostgres, type TestPostgres } from "dsh-store-conformance/postgres-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withoutReports } from "./test-support/compare.js";
+import { runWorker } from "./test-support/run-worker.js";
 
-const WORKER = fileURLToPath(new URL("./test-support/worker.ts", import.meta.url));
 const INPUT = "What is in the directory?";
 
 let server: TestPostgres;
 const simulators: Simulator[] = [];
 /** The uncrashed run: its log and the bodies the provider received, in order. */
 let reference: { events: LogEvent[]; bodies: string[] };
-
-interface WorkerRun {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly result: { outcomes?: { reason: string; turn: number }[]; error?: string; code?: string } | undefined;
-  readonly stderr: string;
-}
-
-/** Runs the worker in its own process until it exits (or is killed). */
-function runWorker(env: Record<string, string>): Promise<WorkerRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=dsh-source", "--import", "tsx", WORKER], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      const line = stdout.trim().split("\n").at(-1);
-      resolve({ code, signal, result: line ? (JSON.parse(line) as WorkerRun["result"]) : undefined, stderr });
-    });
-  });
-}
 
 /** A database and a simulator of its own, and the worker environment that points at them. */
 async function world(extra: Record<string, string> = {}) {

@@ -1,6 +1,7 @@
 import { DBOS, type DLogger } from "@dbos-inc/dbos-sdk";
 import { registerDataSource, runTransaction } from "@dbos-inc/dbos-sdk/datasource";
 import { advanceTurn, continuedSelection, createAgentRegistry, driveTurn, turnEndEvent, turnStartEvent, turnToStart, type ContentInput, type DurableTurnOptions, type StepReceipt, type TurnEndReason, type TurnPosition } from "dsh-agent";
+import { agentOf, childTurnArgs, type AgentContext } from "./subagents.js";
 import type { LlmCallConfig } from "dsh-llm";
 import { maskUrlPassword } from "dsh-base";
 import { LogError, type EventLog } from "dsh-log";
@@ -18,8 +19,12 @@ export type TurnAgent = Omit<DurableTurnOptions, "config" | "commitApart" | "sig
 export interface DurableTurnsOptions {
   /** The PostgreSQL database of the sessions; DBOS keeps its system tables and completion records there too. */
   readonly url: string;
-  /** Builds the agent for a session's unit: runtime, system prompt (default: the session's), tools. Frozen code: every worker and recovery builds the same. */
-  readonly agent: (sessionId: string) => TurnAgent | Promise<TurnAgent>;
+  /**
+   * Builds the agent for a session's unit: runtime, system prompt (default: the session's), tools.
+   * Frozen code: every worker and recovery builds the same. A subagent session's agent is the one
+   * its parent's `subagentTool` names; `context.store` is where such a tool creates its sessions.
+   */
+  readonly agent: (sessionId: string, context: AgentContext) => TurnAgent | Promise<TurnAgent>;
   /** Most connections of each pool (the store's and the transactions'; default 10): at least the turns one worker runs at once. */
   readonly maxConnections?: number;
   /**
@@ -54,7 +59,7 @@ export interface TurnOutcome extends StartedTurn {
 }
 
 /** The workflow's input: all it needs to run the turn again, byte for byte, in another process. */
-interface TurnArgs {
+export interface TurnArgs {
   readonly sessionId: string;
   readonly turn: number;
   readonly head: number;
@@ -212,9 +217,36 @@ export class DurableTurns {
     return this.#store;
   }
 
+  /**
+   * The turn's units, one DBOS transaction each. Before the first call of an answer, the turns its
+   * subagent calls need start as workflows of their own (at once, so they run in parallel); each
+   * call's unit runs once its child's workflow ended, and returns that child's answer.
+   */
   #runTurn(args: TurnArgs): Promise<StepReceipt> {
     const start = { turn: args.turn, head: args.head, input: args.input, ...(args.source === undefined ? {} : { source: args.source }) };
-    return driveTurn(start, (position) => runTransaction(() => this.#unit(args, position), "dshUnit", { dsName: this.#transactions.name })).then((receipts) => receipts.at(-1)!);
+    /** The open answer's subagent calls: their children's workflows. */
+    const children = new Map<string, string>();
+    return driveTurn(start, async (position) => {
+      const next = position.previous?.next;
+      if (next?.kind === "tool") {
+        // The receipt of the unit that logged the answer: its calls are all still to run.
+        if (position.previous?.responseHash !== undefined) await this.#startChildren(args.sessionId, children);
+        const child = children.get(next.callId);
+        if (child !== undefined) await DBOS.retrieveWorkflow<StepReceipt>(child).getResult();
+      }
+      return runTransaction(() => this.#unit(args, position), "dshUnit", { dsName: this.#transactions.name });
+    }).then((receipts) => receipts.at(-1)!);
+  }
+
+  /** Starts a workflow for each child turn the open answer's subagent calls need (a recorded step decides which), and notes them in `children`. */
+  async #startChildren(sessionId: string, children: Map<string, string>): Promise<void> {
+    children.clear();
+    const turns = await DBOS.runStep(async () => childTurnArgs(await this.#sessions(), sessionId, this.#agent), { name: "dshSubagentTurns" });
+    for (const [callId, child] of turns) {
+      const workflowId = turnWorkflowId(child.sessionId, child.turn);
+      await DBOS.startWorkflow(this.#workflow, { workflowID: workflowId })(child);
+      children.set(callId, workflowId);
+    }
   }
 
   /**
@@ -227,7 +259,7 @@ export class DurableTurns {
     const client = this.#transactions.client();
     const { log } = await store.open(args.sessionId, { registry: createAgentRegistry() });
     try {
-      const agent = await this.#agent(args.sessionId);
+      const agent = await agentOf(log, args.sessionId, store, this.#agent);
       const options: DurableTurnOptions = {
         ...agent,
         config: args.config,

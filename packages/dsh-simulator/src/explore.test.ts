@@ -27,6 +27,20 @@ describe("exploreResponse", () => {
     expect(exploreResponse({ messages: ask, tools: [{ name: "delegates" }] })).toMatchObject({ toolCalls: [{ name: "list_dir" }] });
   });
 
+  it("told to use several subagents, calls them all in one answer, each with its part, and reports each", () => {
+    const ask = [{ role: "user", content: "Look around." }];
+    const task = "List the working directory, read the first file you find, and say what it holds.";
+    expect(exploreResponse({ messages: ask, tools: [{ name: "delegate" }] }, 2)).toEqual({
+      text: "Let me hand this to 2 subagents at once.",
+      toolCalls: [
+        { name: "delegate", arguments: { task: `${task} You are subagent 1 of 2.` } },
+        { name: "delegate", arguments: { task: `${task} You are subagent 2 of 2.` } },
+      ],
+    });
+    const reported = [...ask, { role: "assistant", content: "" }, { role: "tool", content: "Notes\n here." }, { role: "tool", content: `Plans. ${"y".repeat(200)}` }];
+    expect(exploreResponse({ messages: reported, tools: [{ name: "delegate" }] }, 2)).toEqual({ text: `2 subagents looked around for me. They reported: 1: Notes here. 2: Plans. ${"y".repeat(112)}…` });
+  });
+
   it("counts only the results after the last user message, and answers with the listing when it shows no file", () => {
     const earlier = [{ role: "user", content: "First." }, { role: "tool", content: "a.txt" }, { role: "tool", content: "text" }, { role: "user", content: "Again." }];
     expect(exploreResponse({ messages: earlier, tools }).toolCalls).toEqual([{ name: "list_dir", arguments: { path: "." } }]);

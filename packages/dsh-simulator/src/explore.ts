@@ -21,10 +21,11 @@ function offers(tools: unknown, name: string): boolean {
 /**
  * The built-in `explore` policy, for runs without a scenario: list the working directory, read the
  * first file the listing shows, then answer with what was found; offered a `delegate` tool, it hands
- * that work to a subagent instead and reports what the subagent found. A request that offers no tools
- * (a summary call) gets a short extractive summary. Decided from the request alone.
+ * that work to a subagent instead (to `delegates` of them at once, each given its part) and reports
+ * what they found. A request that offers no tools (a summary call) gets a short extractive summary.
+ * Decided from the request alone.
  */
-export function exploreResponse(body: { messages?: unknown; tools?: unknown }): ScriptedResponse {
+export function exploreResponse(body: { messages?: unknown; tools?: unknown }, delegates = 1): ScriptedResponse {
   const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : [];
   if (!Array.isArray(body.tools)) {
     const input = messages.map((message) => (typeof message.content === "string" ? message.content : "")).join("\n");
@@ -35,8 +36,16 @@ export function exploreResponse(body: { messages?: unknown; tools?: unknown }): 
   const turn = messages.slice(lastUser + 1);
   const results = turn.filter((message) => message.role === "tool").map((message) => String(message.content ?? ""));
   if (offers(body.tools, DELEGATE_TOOL)) {
-    if (results.length === 0) return { text: "Let me hand this to a subagent.", toolCalls: [{ name: DELEGATE_TOOL, arguments: { task: DELEGATED_TASK } }] };
-    return { text: `A subagent looked around for me. It reported: ${clipText(results[0]!.replace(/\s+/g, " ").trim(), 200)}` };
+    if (delegates === 1) {
+      if (results.length === 0) return { text: "Let me hand this to a subagent.", toolCalls: [{ name: DELEGATE_TOOL, arguments: { task: DELEGATED_TASK } }] };
+      return { text: `A subagent looked around for me. It reported: ${clipText(results[0]!.replace(/\s+/g, " ").trim(), 200)}` };
+    }
+    if (results.length === 0) {
+      const toolCalls = Array.from({ length: delegates }, (_, i) => ({ name: DELEGATE_TOOL, arguments: { task: `${DELEGATED_TASK} You are subagent ${i + 1} of ${delegates}.` } }));
+      return { text: `Let me hand this to ${delegates} subagents at once.`, toolCalls };
+    }
+    const reports = results.map((result, i) => `${i + 1}: ${clipText(result.replace(/\s+/g, " ").trim(), 120)}`);
+    return { text: `${results.length} subagents looked around for me. They reported: ${reports.join(" ")}` };
   }
   if (results.length === 0) {
     return { text: "Let me look around.", toolCalls: [{ name: "list_dir", arguments: { path: "." } }] };

@@ -27,7 +27,8 @@ export type ScriptedResponse = z.output<typeof scriptedResponseSchema>;
  */
 export const scenarioSchema = z.union([
   z.strictObject({ responses: z.array(scriptedResponseSchema).min(1) }),
-  z.strictObject({ policy: z.literal("explore") }),
+  /** `delegates`: how many subagent calls the policy makes at once when offered `delegate` (default 1). */
+  z.strictObject({ policy: z.literal("explore"), delegates: z.number().int().min(1).max(8).exactOptional() }),
 ]);
 export type Scenario = z.output<typeof scenarioSchema>;
 

@@ -160,7 +160,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       refuse(400, verdict.message, undefined, {}, "invalid_request_error");
       return;
     }
-    const script = "policy" in options.scenario ? exploreResponse(messagesApi ? messagesExploreView(body) : body) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    const script = "policy" in options.scenario ? exploreResponse(messagesApi ? messagesExploreView(body) : body, options.scenario.delegates) : (options.scenario.responses[next++] ?? EXHAUSTED);
     // In thinking mode the model always reasons first.
     const scripted = verdict.thinking && (script.reasoning ?? "") === "" ? { ...script, reasoning: DEFAULT_REASONING } : script;
     if (playsHttpFault(scripted, refuse, HTTP_FAULTS.chat)) return;
@@ -190,7 +190,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       refuse(verdict.status, verdict.message, undefined, {}, "invalid_request_error");
       return;
     }
-    const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    const scripted = "policy" in options.scenario ? exploreResponse(responsesExploreView(body), options.scenario.delegates) : (options.scenario.responses[next++] ?? EXHAUSTED);
     if (playsHttpFault(scripted, refuse, HTTP_FAULTS.responses)) return;
     const cache = serveResponsesCache(prefixCache, body, verdict.implicit);
     record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: cache.cacheWriteTokens ?? 0, fault: scripted.fault });
@@ -209,7 +209,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       refuse(400, verdict.message, undefined, {}, "INVALID_ARGUMENT");
       return;
     }
-    const scripted = "policy" in options.scenario ? exploreResponse(geminiExploreView(body)) : (options.scenario.responses[next++] ?? EXHAUSTED);
+    const scripted = "policy" in options.scenario ? exploreResponse(geminiExploreView(body), options.scenario.delegates) : (options.scenario.responses[next++] ?? EXHAUSTED);
     if (playsHttpFault(scripted, refuse, HTTP_FAULTS.gemini)) return;
     const cache = serveGeminiCache(prefixCache, body, model);
     record(raw, { promptTokens: cache.promptTokens, cacheHitTokens: cache.cachedTokens, cacheWriteTokens: 0, fault: scripted.fault });

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { childLinks, costTotals, requestDispatchEvent, stepEndEvent, type ChildLink, type CostTotals, type PriceOf, type StepCost } from "dsh-agent";
-import { costReport, describePrice, treeCost, type CostReport, type EventCost, type ForecastCheck, type SessionCost } from "dsh-cost-report";
+import { costReport, describeForecast, describePrice, formatUsd, treeCost, type CostReport, type EventCost, type SessionCost } from "dsh-cost-report";
 import { requestHeaderEvent } from "dsh-header";
 import type { LogEvent } from "dsh-log";
 import { uncachedInputTokens, type ModelPrice } from "dsh-llm";
@@ -12,12 +12,6 @@ import { followableStore, sessionRef, type SessionRef } from "../store.js";
 import { streamSessionRef } from "../streamed.js";
 
 export const COST_USAGE = "dsh cost LOG [--by-event] [--json] [--prices FILE] [--store URL]";
-
-/** Dollars as people read them: cents for large sums, more digits for small ones. */
-export function formatUsd(value: number | undefined): string {
-  if (value === undefined) return "no price";
-  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(6).replace(/0+$/, "").replace(/\.$/, ".0")}`;
-}
 
 /** One step as JSON: its tokens (the uncached input apart) and its cost, `null` without a price. */
 function stepJson(step: StepCost) {
@@ -56,16 +50,8 @@ function report({ steps, turns, total, forecasts }: CostReport, prices: Readonly
       `${total.outputTokens} output tokens; ${formatUsd(total.cost.totalUsd)}${total.unpricedSteps > 0 ? `, not counting ${total.unpricedSteps} step(s) whose model has no price (--prices FILE gives one)` : ""}.`,
   );
   for (const [model, price] of prices) lines.push(`price ${describePrice(model, price)}`);
-  for (const check of forecasts) lines.push(forecastLine(check));
+  for (const check of forecasts) lines.push(describeForecast(check));
   return `${lines.join("\n")}\n`;
-}
-
-/** A compaction forecast against what happened, in one line. */
-function forecastLine(check: ForecastCheck): string {
-  const plans = check.plans.map((plan) => `${plan.plan} ${formatUsd(plan.forecastUsd)}`).join(", ");
-  const horizon = check.plans[0]?.requests ?? 0;
-  const followed = check.requests === 0 ? "no request followed yet" : `over the ${check.requests} request(s) that followed${check.compacted ? ", compaction included" : ""}: forecast ${formatUsd(check.forecastUsd)}, actual ${formatUsd(check.actualUsd)}`;
-  return `compaction forecast at seq ${check.seq}: chose ${check.choice} (${plans} over ${horizon} request(s)); ${followed}`;
 }
 
 /** The per-event table: what each logged event put into requests and what it cost, then the check that the rows add up. */

@@ -5,9 +5,9 @@ import type { CliIo } from "../io.js";
 import { AGENT_SETTING_OPTIONS, AGENT_SETTING_USAGE, PROVIDER_OPTIONS, PROVIDER_USAGE, startProvider } from "../session-runner.js";
 
 /** The options of `dsh recover`: the provider's and the agent settings' (each turn keeps its own model and system prompt). */
-const RECOVER_OPTIONS = { ...PROVIDER_OPTIONS, ...AGENT_SETTING_OPTIONS, ...ENGINE_OPTIONS, store: { type: "string" } } as const;
+const RECOVER_OPTIONS = { ...PROVIDER_OPTIONS, ...AGENT_SETTING_OPTIONS, ...ENGINE_OPTIONS, store: { type: "string" }, subagents: { type: "boolean" } } as const;
 
-export const RECOVER_USAGE = `dsh recover --engine dbos [--executor ID] --store postgres://… ${PROVIDER_USAGE} ${AGENT_SETTING_USAGE}`;
+export const RECOVER_USAGE = `dsh recover --engine dbos [--executor ID] --store postgres://… ${PROVIDER_USAGE} ${AGENT_SETTING_USAGE} [--subagents]`;
 
 /**
  * `dsh recover --engine dbos`: launches DBOS as the executor `--executor` (default `DBOS__VMID`, else

@@ -10,7 +10,7 @@ import { attachmentStore } from "../session.js";
 import { readSessionRef, sessionRef } from "../store.js";
 import { pairedSteps, type ModelledRequest, type WhatIfChange, type WhatIfReport } from "dsh-what-if";
 import { HONESTY, cliWhatIf } from "../what-if-run.js";
-import { formatUsd } from "./cost.js";
+import { formatUsd } from "dsh-cost-report";
 
 export const WHAT_IF_USAGE =
   "dsh what-if LOG --at SEQ (--system TEXT | --tools FILE | --model M | --drop SEQ | --compact-at SHARE) [--json] [--prices FILE] [--objects DIR] [--store URL] [--max-steps N] [--context-window N]";

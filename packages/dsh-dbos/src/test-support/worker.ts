@@ -8,15 +8,16 @@
  *   committed the transaction committed, before DBOS wrote its own record of the step;
  *   tool      a call of `read_file` ran its side effect, before its result was logged.
  * `REVISED=1` gives the agent one more tool and a revised prompt: a recovery by changed code.
+ * `SUBAGENTS=1` gives it a `delegate` subagent tool (the explore tools, the same model and prompt).
  * Prints one JSON line with the outcomes, or `{ error, code }`.
  */
 import { appendFileSync, existsSync } from "node:fs";
-import { defineTool, type AgentTool } from "dsh-agent";
+import { defineTool, subagentTool, type AgentTool } from "dsh-agent";
 import type { LlmAdapter } from "dsh-llm";
 import pg from "pg";
 import { z } from "zod";
 import { DurableTurns } from "../durable-turns.js";
-import { SIM_CONFIG, exploreAgent, exploreTools } from "./explore.js";
+import { SIM_CONFIG, SYSTEM_PROMPT, exploreAgent, exploreTools } from "./explore.js";
 
 const env = (name: string) => process.env[name] ?? "";
 const crashAt = env("CRASH_AT");
@@ -91,9 +92,12 @@ const revised = env("REVISED") === "1";
 const extra = defineTool({ name: "count_words", description: "Count the words of a text", parameters: z.object({ text: z.string() }), execute: ({ text }) => String(text.split(/\s+/).length) });
 const turns = DurableTurns.register({
   url: env("DATABASE_URL"),
-  agent: () => {
+  agent: (sessionId, { store }) => {
     const agent = exploreAgent(env("SIM_URL"), { adapter: watched });
-    return revised ? { ...agent, systemPrompt: `${agent.systemPrompt ?? ""} Revised.`, tools: [...tools, extra] } : { ...agent, tools };
+    if (revised) return { ...agent, systemPrompt: `${agent.systemPrompt ?? ""} Revised.`, tools: [...tools, extra] };
+    if (env("SUBAGENTS") !== "1") return { ...agent, tools };
+    const delegate = subagentTool({ name: "delegate", description: "Hands a task to a subagent", store, parentSessionId: sessionId, runtime: agent.runtime, config: SIM_CONFIG, systemPrompt: SYSTEM_PROMPT, tools });
+    return { ...agent, tools: [...tools, delegate] };
   },
   onUnitError: (error, unit) => process.stderr.write(`unit at ${unit.head} failed: ${(error as { code?: string }).code ?? ""} ${(error as Error).message}\n`),
 });
