@@ -156,7 +156,7 @@ export class Agent {
   async run(input: ContentInput, options: RunOptions = {}): Promise<TurnResult> {
     return this.#exclusive("start a turn", async (controller) => {
       const signal = options.signal === undefined ? controller.signal : AbortSignal.any([controller.signal, options.signal]);
-      await closeOrphanedTurn(this.#loop);
+      await closeOrphanedTurn(this.#loop, signal);
       this.#loop.inbox.push(input, options.source ?? "user");
       const turn = this.log.ruleState(loopAdmission).turns;
       await this.log.append(turnStartEvent.input({ turn }));
@@ -171,8 +171,8 @@ export class Agent {
    * or `options`; the outcome is logged either way.
    */
   async compact(options: Omit<CompactionOptions, "contextWindow"> = this.#loop.settings.compaction ?? {}): Promise<CompactionResult> {
-    return this.#exclusive("compact", async () => {
-      await closeOrphanedTurn(this.#loop);
+    return this.#exclusive("compact", async (controller) => {
+      await closeOrphanedTurn(this.#loop, controller.signal);
       return compactSurface({ log: this.log, surface: this.surface, runtime: this.#loop.runtime, options }, "manual");
     });
   }

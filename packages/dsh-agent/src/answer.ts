@@ -1,4 +1,5 @@
 import type { DeepReadonly, GenerateResult, TokenUsage, ToolCallBlock } from "dsh-llm";
+import type { EventLog } from "dsh-log";
 import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
 import { ToolError } from "./errors.js";
 import { stepEndEvent, type StepEndReason } from "./events.js";
@@ -15,6 +16,15 @@ export interface StepOutcome {
   readonly text: string;
   /** What the provider reported for the step's answer, if it did. */
   readonly usage?: TokenUsage | undefined;
+}
+
+/** The last answer's tool calls and its seq, when the log has an answer. */
+export function lastAnswer(log: EventLog): { readonly seq: number; readonly calls: readonly ToolCallBlock[] } | undefined {
+  for (let seq = log.length - 1; seq >= 0; seq--) {
+    const event = log.get(seq)!;
+    if (assistantMessageEvent.is(event)) return { seq, calls: event.data.content.filter((block): block is ToolCallBlock => block.type === "tool-call") };
+  }
+  return undefined;
 }
 
 /** Runs one call with the tool of its name (an error result when none is offered, or the turn was aborted). */

@@ -1,7 +1,7 @@
 import type { FrozenGenerateOptions, GenerateResult, StreamChunk, ToolCallBlock } from "dsh-llm";
 import { eventLine } from "dsh-log/store";
 import { assistantMessageEvent, toolResultEvent } from "dsh-surface";
-import { answerFacts, invoke, type AnswerFacts } from "./answer.js";
+import { answerFacts, invoke, lastAnswer, type AnswerFacts } from "./answer.js";
 import { generateWithRetries } from "./attempts.js";
 import { dispatchRequest, requestAt } from "./dispatch.js";
 import { lastDispatchOf, type DurableTurnOptions } from "./durable-loop.js";
@@ -106,15 +106,6 @@ export async function modelUnit(loop: Loop, at: UnitAt & { readonly onChunk: Dur
   return endTurn(loop, turn, from, reason, hashes);
 }
 
-/** The open step's answer: its seq, and its tool calls in the model's order. */
-function openAnswer(loop: Loop): { readonly seq: number; readonly calls: ToolCallBlock[] } {
-  for (let seq = loop.log.length - 1; seq >= 0; seq--) {
-    const event = loop.log.get(seq)!;
-    if (assistantMessageEvent.is(event)) return { seq, calls: event.data.content.filter((block): block is ToolCallBlock => block.type === "tool-call") };
-  }
-  return { seq: -1, calls: [] };
-}
-
 /** Whether the log ends with the intent of `callId`: the call started in a unit that never logged its result (its intent is the unit's first event, committed apart). */
 function intentLogged(loop: Loop, callId: string): boolean {
   const last = loop.log.get(loop.log.length - 1);
@@ -137,7 +128,7 @@ export async function toolUnit(
   const { turn, signal, callId, options } = at;
   const from = log.length;
   const step = log.ruleState(loopAdmission).openStep!.step;
-  const { seq: answerSeq, calls } = openAnswer(loop);
+  const { seq: answerSeq, calls } = lastAnswer(loop.log)!;
   const index = calls.findIndex((call) => call.callId === callId);
   const call = calls[index]!;
   const tool = loop.tools.get(call.name);

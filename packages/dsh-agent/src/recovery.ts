@@ -5,7 +5,8 @@ import { compactionEndEvent, stepEndEvent, turnEndEvent, turnStartEvent } from "
 import type { InboxItem } from "./inbox.js";
 import type { Loop } from "./loop.js";
 import { loopAdmission } from "./loop-rule.js";
-import { toolErrorOutcome } from "./tools.js";
+import { invoke, lastAnswer } from "./answer.js";
+import { childOf, isSubagentTool, toolErrorOutcome } from "./tools.js";
 
 const CLOSED_BY_INTERRUPTION = "not run: the session was interrupted before this call completed";
 
@@ -17,8 +18,28 @@ export function closeOpenCalls(surface: SurfaceManager, why: string): EventInput
   });
 }
 
-/** Closes a turn (and a compaction) a crashed process left open, with logged closers, before new work starts. */
-export async function closeOrphanedTurn(loop: Pick<Loop, "log" | "surface">): Promise<void> {
+/**
+ * Runs again each open call of a subagent tool in the open step, logging its result: the call's
+ * child session goes on (the answer it already gave is returned without a request; an interrupted
+ * turn is closed and its task run again), so the subagent's work is not lost with the parent's turn.
+ */
+async function resumeSubagentCalls(loop: Pick<Loop, "log" | "surface" | "tools">, turn: number, step: number, signal: AbortSignal): Promise<void> {
+  const answer = lastAnswer(loop.log);
+  for (const [index, call] of (answer?.calls ?? []).entries()) {
+    if (loop.surface.state.openCalls.find(call.callId) === undefined || !isSubagentTool(loop.tools.get(call.name))) continue;
+    const outcome = await invoke(call, loop.tools.list(), { callId: call.callId, turn, step, index, answerSeq: answer!.seq, signal });
+    await loop.log.append(toolResultEvent.input({ callId: call.callId, toolName: call.name, content: outcome.content, isError: outcome.isError, source: "tool", ...childOf(outcome) }));
+  }
+}
+
+/**
+ * Closes a turn (and a compaction) a crashed process left open, with logged closers, before new work
+ * starts. A subagent's call left open is run again first (its child session resumed), so its result
+ * is the subagent's answer; any other open call is closed as not run.
+ */
+export async function closeOrphanedTurn(loop: Pick<Loop, "log" | "surface" | "tools">, signal: AbortSignal): Promise<void> {
+  const open = loop.log.ruleState(loopAdmission);
+  if (open.openTurn !== undefined && open.openStep !== undefined) await resumeSubagentCalls(loop, open.openTurn, open.openStep.step, signal);
   const state = loop.log.ruleState(loopAdmission);
   const closers: EventInput[] = [];
   if (state.compacting) {

@@ -9,9 +9,9 @@ import { requestHeaderEvent } from "dsh-header";
 import { requestDispatchEvent, stepEndEvent, stepStartEvent, turnEndEvent, turnStartEvent } from "./events.js";
 import { createAgentRegistry } from "./register.js";
 import { sessionParentEvent } from "./session-parent.js";
-import { isSubagentTool, subagentSessionId, subagentTool } from "./subagent.js";
+import { subagentSessionId, subagentTool } from "./subagent.js";
 import { subagentTurns } from "./subagent-turns.js";
-import { defineTool, ToolRegistry } from "./tools.js";
+import { defineTool, isSubagentTool, ToolRegistry } from "./tools.js";
 import { z } from "zod";
 
 let dir: string;

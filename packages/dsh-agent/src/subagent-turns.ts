@@ -1,9 +1,10 @@
 import type { LlmCallConfig, ToolCallBlock } from "dsh-llm";
 import type { EventLog } from "dsh-log";
-import { assistantMessageEvent, SurfaceManager } from "dsh-surface";
+import { SurfaceManager } from "dsh-surface";
 import { loopAdmission } from "./loop-rule.js";
-import { childSession, endedTurn, isSubagentTool, taskSchema } from "./subagent.js";
-import { ToolRegistry, type AgentTool } from "./tools.js";
+import { lastAnswer } from "./answer.js";
+import { childSession, endedTurn, taskSchema } from "./subagent.js";
+import { isSubagentTool, ToolRegistry, type AgentTool } from "./tools.js";
 
 /** The turn a subagent call of the open answer still has to run in its child session: what a durable engine runs as a workflow of its own. */
 export interface SubagentTurn {
@@ -17,15 +18,6 @@ export interface SubagentTurn {
   readonly task: string;
   readonly config: LlmCallConfig;
   readonly systemPrompt: string;
-}
-
-/** The last answer's tool calls and its seq, when the log has an answer. */
-function lastAnswer(log: EventLog): { readonly seq: number; readonly calls: readonly ToolCallBlock[] } | undefined {
-  for (let seq = log.length - 1; seq >= 0; seq--) {
-    const event = log.get(seq)!;
-    if (assistantMessageEvent.is(event)) return { seq, calls: event.data.content.filter((block): block is ToolCallBlock => block.type === "tool-call") };
-  }
-  return undefined;
 }
 
 /** The call's task, when its arguments are a valid task (else the call's own run reports them). */

@@ -10,7 +10,7 @@ import { loopAdmission } from "./loop-rule.js";
 import { ToolError } from "./errors.js";
 import { createAgentRegistry } from "./register.js";
 import { sessionParentEvent, type SessionParent } from "./session-parent.js";
-import { defineTool, type AgentTool, type ToolContext, type ToolOutput, type ToolRegistry } from "./tools.js";
+import { defineTool, type AgentTool, type SubagentTool, type ToolContext, type ToolOutput, type ToolRegistry } from "./tools.js";
 
 /** Options of {@link subagentTool}: the tool the parent sees, and the agent each call runs in a child session of its own. */
 export interface SubagentOptions {
@@ -29,16 +29,6 @@ export interface SubagentOptions {
   readonly maxSteps?: number;
   /** Signs the child's chain heads, as the parent's are. */
   readonly signing?: HeadSigning;
-}
-
-/** A tool {@link subagentTool} made: the agent its calls run is readable, so a durable engine can run a call's turn as a workflow of its own. */
-export interface SubagentTool extends AgentTool {
-  readonly subagent: SubagentOptions;
-}
-
-/** Whether `tool` is a {@link SubagentTool}. */
-export function isSubagentTool(tool: AgentTool | undefined): tool is SubagentTool {
-  return tool !== undefined && "subagent" in tool && tool.subagent !== undefined;
 }
 
 export const taskSchema = z.object({ task: z.string().min(1).describe("What the subagent is to do, with everything it needs to know: it sees nothing else of this conversation.") });

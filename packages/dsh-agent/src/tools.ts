@@ -5,6 +5,7 @@ import { toolSchemaSchema } from "dsh-llm/schemas";
 import { z } from "zod";
 import { AgentError, ToolError } from "./errors.js";
 import type { ToolProgress } from "./listeners.js";
+import type { SubagentOptions } from "./subagent.js";
 
 /** What a tool sees while it runs. */
 export interface ToolContext {
@@ -54,6 +55,16 @@ export interface AgentTool {
    */
   readonly safeToRerun?: boolean;
   invoke(rawArguments: string, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A tool `subagentTool` made: the agent its calls run is readable, so a durable engine can run a call's turn as a workflow of its own. */
+export interface SubagentTool extends AgentTool {
+  readonly subagent: SubagentOptions;
+}
+
+/** Whether `tool` is a {@link SubagentTool}. */
+export function isSubagentTool(tool: AgentTool | undefined): tool is SubagentTool {
+  return tool !== undefined && "subagent" in tool && tool.subagent !== undefined;
 }
 
 /** Turns content input into content blocks. */
