@@ -6,7 +6,7 @@ import { LlmRuntime } from "dsh-llm";
 import { JsonlStore } from "dsh-log";
 import { ChatCompletionsAdapter } from "dsh-openai-compatible";
 import { startSimulator, type Simulator } from "dsh-simulator";
-import { assistantMessageEvent, systemMessageEvent, userMessageEvent } from "dsh-surface";
+import { assistantMessageEvent, systemMessageEvent, toolResultEvent, userMessageEvent } from "dsh-surface";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "./agent.js";
@@ -54,8 +54,10 @@ describe("a parent resumed after a crash inside its subagents' calls", () => {
       { type: "tool-call" as const, callId: "a", name: "research", arguments: '{"task":"first"}' },
       { type: "tool-call" as const, callId: "b", name: "research", arguments: '{"task":"second"}' },
       { type: "tool-call" as const, callId: "c", name: "look", arguments: "{}" },
+      { type: "tool-call" as const, callId: "d", name: "research", arguments: '{"task":"third"}' },
     ];
-    await log.append([...opened(0, "q"), assistantMessageEvent.input({ content: calls, source: "model" })]);
+    // A third subagent's call had returned and its result was logged.
+    await log.append([...opened(0, "q"), assistantMessageEvent.input({ content: calls, source: "model" }), toolResultEvent.input({ callId: "d", toolName: "research", content: text("Third."), isError: false, source: "tool" })]);
     const [first, second] = await subagentTurns(log, [research, look]);
     // The first subagent had answered; the second was waiting for its model when the process died.
     const finished = await store.open(first!.sessionId, { registry: createAgentRegistry() });
@@ -70,11 +72,12 @@ describe("a parent resumed after a crash inside its subagents' calls", () => {
     const events = log.slice();
     const results = events.filter((event) => event.type === "tool/result").map((event) => event.data as { callId: string; source: string; isError: boolean; content: { text: string }[]; child?: { sessionId: string; events: number } });
     expect(results.map(({ callId, source, isError, content }) => ({ callId, source, isError, text: content[0]!.text }))).toEqual([
+      { callId: "d", source: "tool", isError: false, text: "Third." },
       { callId: "a", source: "tool", isError: false, text: "The first subagent found it." },
       { callId: "b", source: "tool", isError: false, text: "The second subagent found it." },
       { callId: "c", source: "recovery", isError: true, text: "Error [TOOL_NOT_RUN]: not run: the session was interrupted before this call completed" },
     ]);
-    expect(results.map((result) => result.child?.sessionId)).toEqual([first!.sessionId, second!.sessionId, undefined]);
+    expect(results.map((result) => result.child?.sessionId)).toEqual([undefined, first!.sessionId, second!.sessionId, undefined]);
     // The crashed turn still ends interrupted; the resumed one completes.
     expect(events.filter((event) => event.type === "turn/end").map((event) => (event.data as { reason: string }).reason)).toEqual(["interrupted", "completed"]);
     // Only the interrupted subagent and the parent's new turn reached the provider.
@@ -82,7 +85,7 @@ describe("a parent resumed after a crash inside its subagents' calls", () => {
     expect(sim.exchanges[0]!.body).toContain("second");
     const again = (await store.read(second!.sessionId, createAgentRegistry())).log.slice();
     expect(again.filter((event) => event.type === "turn/end").map((event) => (event.data as { reason: string }).reason)).toEqual(["interrupted", "completed"]);
-    expect(results[1]!.child!.events).toBe(again.length);
+    expect(results[2]!.child!.events).toBe(again.length);
     await log.close();
     const tree = await verifySessionTree(store, info.sessionId);
     expect(tree.intact, tree.sessions.map((session) => session.problem).join("\n")).toBe(true);
