@@ -49,5 +49,6 @@ export { chainHeadAt, subagentSessionId, subagentTool, type SubagentOptions } fr
 export { isSubagentTool, type SubagentTool } from "./tools.js";
 export { subagentTurns, type SubagentTurn } from "./subagent-turns.js";
 export { sessionParentEvent, type SessionParent } from "./session-parent.js";
-export { childLinks, linkProblems, verifyChildren, verifySessionTree, type ChildLink, type TreePlace, type TreeReport, type TreeSession } from "./session-tree.js";
+export { childLinks, describeTreeSession, linkProblems, verifyChildren, verifySessionTree, verifyStoreSessions, type ChildLink, type StoreSessionCheck, type TreePlace, type TreeReport, type TreeSession } from "./session-tree.js";
 export { reconstructTree, walkSessionTree, type SessionRequests } from "./tree-requests.js";
+export { listSessionTree, subagentParentOf, type ListedSession } from "./session-list.js";

@@ -1,6 +1,7 @@
-import { LogError, verifyLines, type LogEvent, type SessionStore, type VerifyReport, type WitnessCheck } from "dsh-log";
+import { LogError, describeVerifyReport, verifyLines, type LogEvent, type SessionStore, type VerifyReport, type WitnessCheck } from "dsh-log";
 import { childSessionSchema, toolResultEvent, type ChildSession } from "dsh-surface";
-import { sessionParentEvent } from "./session-parent.js";
+import type { SessionParent } from "./session-parent.js";
+import { subagentParentOf } from "./session-list.js";
 import { chainHeadAt } from "./subagent.js";
 
 /** A subagent call's link in its parent's log: the seq of its result, the call, and the child session as it stood when the call returned. */
@@ -54,20 +55,17 @@ export interface TreeReport {
 async function linkProblem(store: SessionStore, parent: string, link: ChildLink): Promise<string | undefined> {
   const { sessionId, events, head } = link.child;
   const where = `session ${parent}'s result at seq ${link.seq} links session ${sessionId}`;
-  let first: LogEvent | undefined;
+  let named: SessionParent | undefined;
   try {
-    for await (const { line } of (await store.readLines(sessionId)).lines) {
-      first = JSON.parse(line) as LogEvent;
-      break;
-    }
+    named = await subagentParentOf(store, sessionId);
   } catch (error) {
     if (error instanceof LogError && error.code === "LOG_NOT_FOUND") return `${where}, which is not in the store`;
     throw error;
   }
-  if (first === undefined || !sessionParentEvent.is(first) || first.data.sessionId !== parent || first.data.callId !== link.callId) {
+  if (named === undefined || named.sessionId !== parent || named.callId !== link.callId) {
     return `${where}, whose first event does not name that call (${link.callId}) of session ${parent} as its parent`;
   }
-  if ((await chainHeadAt(await store.readLines(sessionId), events)) !== head) {
+  if ((await chainHeadAt(await store.readLines(sessionId, { to: events }), events)) !== head) {
     return `${where}, which no longer matches it: the chain head of its first ${events} events differs from the one recorded (its log was changed)`;
   }
   return undefined;
@@ -123,4 +121,29 @@ export async function verifySessionTree(store: SessionStore, sessionId: string, 
   if (report.status !== "intact") return { intact: false, sessions: [{ sessionId, report, problem: `session ${sessionId} is ${report.status}: ${report.problem ?? "its chain does not hold"}` }] };
   const sessions = [{ sessionId, report }, ...(await verifyChildren(store, sessionId, witness))];
   return { intact: sessions.every((session: TreeSession) => session.problem === undefined), sessions };
+}
+
+/** One session of a store as {@link verifyStoreSessions} checks it: its own chain's report, and its links that do not hold (checked when its chain is intact). */
+export interface StoreSessionCheck {
+  readonly report: VerifyReport;
+  readonly linkProblems: readonly TreeSession[];
+}
+
+/**
+ * Every session of `store`, oldest first, verified once: its own hash chain (against `witness` when
+ * given) and, when that holds, each subagent link it records (the child present, naming the call,
+ * and unchanged since). Each child's own chain is checked as its own session.
+ */
+export async function* verifyStoreSessions(store: SessionStore, witness?: WitnessCheck): AsyncGenerator<StoreSessionCheck> {
+  for (const { sessionId } of await store.list()) {
+    const report = await verifyLines(await store.readLines(sessionId), witness);
+    yield { report, linkProblems: report.status === "intact" ? await linkProblems(store, sessionId) : [] };
+  }
+}
+
+/** A child of a verified tree in one line: what is wrong with it, or its chain's report after the call that linked it. */
+export function describeTreeSession(session: TreeSession): string {
+  if (session.problem !== undefined || session.report === undefined) return session.problem ?? `session ${session.sessionId}: not checked`;
+  const by = session.parent === undefined ? "" : `subagent of ${session.parent.sessionId} (its result at seq ${session.parent.seq}): `;
+  return `${by}${describeVerifyReport(session.report)}`;
 }

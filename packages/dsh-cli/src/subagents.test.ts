@@ -24,6 +24,12 @@ describe("dsh run --subagents", () => {
     expect(files).toHaveLength(2);
     const child = files.map((name) => name.replace(/\.jsonl$/, "")).find((id) => id !== parent)!;
     expect(run.stderr).toContain(`← delegate: 1 line(s) (subagent session ${child})`);
+    // The store's sessions show the tree: the child under its parent, naming the call.
+    const listed = (await cli("sessions")).stdout.split("\n");
+    expect(listed[1]).toMatch(new RegExp(`^${parent} `));
+    expect(listed[2]).toMatch(new RegExp(`^  ${child} .* subagent: call \\S+ of ${parent}$`));
+    const [, row] = (await cli("sessions", "--json")).stdout.trim().split("\n").map((line) => JSON.parse(line) as { sessionId: string; depth: number; subagentOf?: { sessionId: string } });
+    expect(row).toMatchObject({ sessionId: child, depth: 1, subagentOf: { sessionId: parent } });
     // The parent's timeline names the child; the child's names the parent.
     expect((await cli("inspect", parent)).stdout).toMatch(new RegExp(`tool delegate: "I listed the directory.*" \\(subagent session ${child}, \\d+ events\\)`));
     expect((await cli("inspect", child)).stdout).toMatch(new RegExp(`^\\s+0 subagent session of ${parent}: call \\S+ \\(delegate\\) of the answer at seq \\d+$`, "m"));

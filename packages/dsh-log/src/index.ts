@@ -14,6 +14,7 @@ export {
   copySession,
   type CreateSessionOptions,
   type FollowOptions,
+  type ReadLinesOptions,
   type SessionInfo,
   type SessionStore,
   type SessionSummary,

@@ -1,7 +1,7 @@
 import { open } from "node:fs/promises";
 import { LogError } from "./errors.js";
 import { HEADER_BYTES, JSONL_VERSION, LINK_PREFIX_BYTES, committedEnd, headerAt, infoOfHeader, linkOf, startsWithLink } from "./jsonl-format.js";
-import type { StoredLine, StoredLines } from "./store.js";
+import type { ReadLinesOptions, StoredLine, StoredLines } from "./store.js";
 
 /** Bytes read at a time. */
 const READ_BYTES = 1 << 18;
@@ -42,8 +42,18 @@ async function* linesOf(path: string, chained: boolean, from: number): AsyncGene
   }
 }
 
-/** The stored lines of the JSONL log at `path`, with their links (none in a version 1 file); the header must be intact. */
-export async function readJsonlLines(path: string): Promise<StoredLines> {
+/** The first `count` of `lines`, reading no further. */
+async function* firstOf(lines: AsyncGenerator<StoredLine>, count: number): AsyncGenerator<StoredLine> {
+  if (count <= 0) return;
+  let taken = 0;
+  for await (const line of lines) {
+    yield line;
+    if (++taken === count) return;
+  }
+}
+
+/** The stored lines of the JSONL log at `path`, with their links (none in a version 1 file); the header must be intact. With `to`, only its first `to` lines are read. */
+export async function readJsonlLines(path: string, options: ReadLinesOptions = {}): Promise<StoredLines> {
   const handle = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
     throw error.code === "ENOENT" ? new LogError("LOG_NOT_FOUND", `${path} does not exist`) : error;
   });
@@ -58,5 +68,6 @@ export async function readJsonlLines(path: string): Promise<StoredLines> {
   const found = headerAt(first);
   if (found === undefined) throw new LogError("LOG_UNSUPPORTED_FORMAT", `${path} does not start with a dsh-log header`, { line: 1 });
   const chained = found.header.version === JSONL_VERSION;
-  return { info: infoOfHeader(found.header), chained, lines: linesOf(path, chained, found.end) };
+  const lines = linesOf(path, chained, found.end);
+  return { info: infoOfHeader(found.header), chained, lines: options.to === undefined ? lines : firstOf(lines, options.to) };
 }

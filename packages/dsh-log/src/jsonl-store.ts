@@ -4,7 +4,7 @@ import { LogError } from "./errors.js";
 import type { LogEvent } from "./event.js";
 import { createJsonlLog, openJsonlLog, readJsonlLog, type JsonlLogOptions } from "./jsonl-file.js";
 import { followJsonlFile } from "./jsonl-follow.js";
-import { checkSessionId, type CreateSessionOptions, type FollowOptions, type SessionStore, type SessionSummary, type StoredLines, type StoredSession } from "./store.js";
+import { checkSessionId, type CreateSessionOptions, type FollowOptions, type ReadLinesOptions, type SessionStore, type SessionSummary, type StoredLines, type StoredSession } from "./store.js";
 import type { EventRegistry } from "./registry.js";
 import { HEADER_BYTES, headerAt, infoOfHeader, type JsonlHeader } from "./jsonl-format.js";
 import { readJsonlLines } from "./jsonl-lines.js";
@@ -124,8 +124,8 @@ export class JsonlStore implements SessionStore {
     return { info: infoOfHeader(header), log, location: path };
   }
 
-  async readLines(sessionId: string): Promise<StoredLines> {
-    return readJsonlLines(await this.#pathOf(sessionId));
+  async readLines(sessionId: string, options?: ReadLinesOptions): Promise<StoredLines> {
+    return readJsonlLines(await this.#pathOf(sessionId), options);
   }
 
   async list(): Promise<SessionSummary[]> {

@@ -49,6 +49,12 @@ export interface StoredLines {
   readonly lines: AsyncIterable<StoredLine> | Iterable<StoredLine>;
 }
 
+/** Options of {@link SessionStore.readLines}. */
+export interface ReadLinesOptions {
+  /** Read only the lines of seqs below `to` (a session's first event, a prefix a parent recorded); `recorded` is then left out. */
+  readonly to?: number;
+}
+
 /** Options of {@link SessionStore.follow}. */
 export interface FollowOptions {
   /** The first seq to deliver (0 delivers the whole session, then what is appended). */
@@ -72,8 +78,8 @@ export interface SessionStore {
   open(sessionId: string, options: JsonlLogOptions): Promise<StoredSession>;
   /** Reads a session without writing to it. */
   read(sessionId: string, registry: EventRegistry): Promise<StoredSession>;
-  /** The session's stored lines and chain links, exactly as kept, for `verify` and proofs. */
-  readLines(sessionId: string): Promise<StoredLines>;
+  /** The session's stored lines and chain links, exactly as kept, for `verify` and proofs; with `to`, only its first `to` lines. */
+  readLines(sessionId: string, options?: ReadLinesOptions): Promise<StoredLines>;
   /** Every session, oldest first. */
   list(): Promise<SessionSummary[]>;
   /** One session's info and event count (`LOG_NOT_FOUND` if absent), without reading its events: how a caller tells that it grew. */

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { SessionChain, streamSessionEvents, verifyLines, type HeadWitness, type LogEvent, type SessionStore, type SignedHead } from "dsh-log";
+import { SessionChain, streamSessionEvents, verifyLines, type HeadWitness, type LogEvent, type SessionStore, type SignedHead, type StoredLine } from "dsh-log";
 import { eventLine } from "dsh-log/store";
 import { describe, expect, it } from "vitest";
 import { freshStores, type StoreHarness } from "./store-conformance.js";
@@ -27,6 +27,27 @@ export function describeChainConformance(name: string, harness: ChainHarness): v
   const fresh = freshStores(harness);
 
   describe(`${name}: hash chains`, () => {
+    it("reads only a session's first lines when asked, the lines a whole read starts with, whose chain holds", async () => {
+      const store = await fresh();
+      const created = await store.create({ registry, sessionId: "p", createdAt: 7 });
+      await created.log.append(notes(0, 5));
+      await created.log.close();
+      const collect = async (lines: AsyncIterable<StoredLine> | Iterable<StoredLine>) => {
+        const out: StoredLine[] = [];
+        for await (const line of lines) out.push(line);
+        return out;
+      };
+      const whole = await collect((await store.readLines("p")).lines);
+      expect(whole).toHaveLength(5);
+      for (const to of [0, 1, 3, 5, 9]) {
+        const part = await store.readLines("p", { to });
+        expect(part.recorded).toBeUndefined();
+        expect(part.info).toMatchObject({ sessionId: "p", createdAt: 7 });
+        expect(await collect(part.lines)).toEqual(whole.slice(0, to));
+      }
+      expect(await verifyLines(await store.readLines("p", { to: 3 }))).toMatchObject({ status: "intact", events: 3 });
+    });
+
     it("links every line it stores the same way as every other store, across reopens, forks and copies", async () => {
       const store = await fresh();
       const created = await store.create({ registry, sessionId: "c", createdAt: 42 });

@@ -13,6 +13,7 @@ import {
   type SessionInfo,
   type SessionStore,
   type SessionSummary,
+  type ReadLinesOptions,
   type StoredLines,
   type StoredSession,
 } from "dsh-log";
@@ -156,15 +157,15 @@ export class PostgresStore implements SessionStore {
     return { info: infoOf(row), log, location: `${this.location}#${sessionId}` };
   }
 
-  async readLines(sessionId: string): Promise<StoredLines> {
+  async readLines(sessionId: string, options: ReadLinesOptions = {}): Promise<StoredLines> {
     const row = await this.#existing(sessionId);
     // One statement: the head and the rows are one snapshot.
     const { rows } = await this.#query<{ head: number; line: string | null; chain: Buffer | null }>(
-      "SELECT s.head, e.line, e.chain FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq",
-      [row.id],
+      "SELECT s.head, e.line, e.chain FROM dsh_sessions s LEFT JOIN dsh_events e ON e.session_id = s.id AND e.seq < $2::bigint WHERE s.id = $1 ORDER BY e.seq",
+      [row.id, options.to ?? Number.MAX_SAFE_INTEGER],
     );
     const lines = rows.flatMap(({ line, chain }) => (line === null ? [] : [{ line, link: chain ?? undefined }]));
-    return { info: infoOf(row), chained: row.chained, recorded: rows[0]?.head ?? row.head, lines };
+    return { info: infoOf(row), chained: row.chained, ...(options.to === undefined ? { recorded: rows[0]?.head ?? row.head } : {}), lines };
   }
 
   async read(sessionId: string, registry: EventRegistry): Promise<StoredSession> {

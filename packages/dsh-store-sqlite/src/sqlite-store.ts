@@ -16,6 +16,7 @@ import {
   type SessionStore,
   type SessionSummary,
   type StoredLine,
+  type ReadLinesOptions,
   type StoredLines,
   type StoredSession,
 } from "dsh-log";
@@ -165,12 +166,12 @@ export class SqliteStore implements SessionStore {
     })();
   }
 
-  async readLines(sessionId: string): Promise<StoredLines> {
+  async readLines(sessionId: string, options: ReadLinesOptions = {}): Promise<StoredLines> {
     return this.#db.transaction(() => {
       const row = this.#existing(sessionId);
-      const rows = this.#db.prepare("SELECT line, chain FROM dsh_events WHERE session_id = ? ORDER BY seq").all(row.id) as { line: string; chain: Buffer | null }[];
+      const rows = this.#db.prepare("SELECT line, chain FROM dsh_events WHERE session_id = ? AND seq < ? ORDER BY seq").all(row.id, options.to ?? Number.MAX_SAFE_INTEGER) as { line: string; chain: Buffer | null }[];
       const lines: StoredLine[] = rows.map(({ line, chain }) => ({ line, link: chain ?? undefined }));
-      return { info: infoOf(row), chained: row.chained === 1, recorded: row.head, lines };
+      return { info: infoOf(row), chained: row.chained === 1, ...(options.to === undefined ? { recorded: row.head } : {}), lines };
     })();
   }
 

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { linkProblems, verifyChildren } from "dsh-agent";
+import { describeTreeSession, verifyChildren, verifyStoreSessions } from "dsh-agent";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { describeVerifyReport, verifyLines, type VerifyReport, type WitnessCheck } from "dsh-log";
@@ -23,14 +23,9 @@ async function verifyStore(url: string, witness: WitnessCheck | undefined, json:
   const store = await openStore(url, io.cwd);
   try {
     let intact = true;
-    for (const { sessionId } of await store.list()) {
-      const report = await verifyLines(await store.readLines(sessionId), witness);
-      intact = printReport(report, json, io) && intact;
-      // Each linked subagent session gets its own line; here only the links are checked.
-      for (const problem of report.status === "intact" ? await linkProblems(store, sessionId) : []) {
-        io.stdout.write(`${json ? JSON.stringify(problem) : problem.problem}\n`);
-        intact = false;
-      }
+    for await (const { report, linkProblems } of verifyStoreSessions(store, witness)) {
+      intact = printReport(report, json, io) && linkProblems.length === 0 && intact;
+      for (const problem of linkProblems) io.stdout.write(`${json ? JSON.stringify(problem) : problem.problem}\n`);
     }
     return intact;
   } finally {
@@ -75,8 +70,7 @@ async function childrenHold(ref: SessionRef, sessionId: string, witness: Witness
     let hold = true;
     for (const child of await verifyChildren(store, sessionId, witness)) {
       hold &&= child.problem === undefined;
-      const line = child.problem ?? `subagent of ${child.parent!.sessionId} (its result at seq ${child.parent!.seq}): ${describeVerifyReport(child.report!)}`;
-      io.stdout.write(`${json ? JSON.stringify(child) : line}\n`);
+      io.stdout.write(`${json ? JSON.stringify(child) : describeTreeSession(child)}\n`);
     }
     return hold;
   } finally {
