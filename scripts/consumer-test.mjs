@@ -2,11 +2,13 @@
 // The consumer test: build and pack every public package, install the tarballs into a fresh npm
 // project (nothing from the workspace), and use them as a downstream user would: import every
 // package under plain Node, under vitest and from an esbuild bundle, type-check and run each README
-// example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24).
+// example, and run the `dsh` binary — on each Node line given (default 20, 22 and 24). Then publish
+// them to a loopback registry and install them piecemeal from it (scripts/piecemeal-test.mjs).
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { piecemealTest } from "./piecemeal-test.mjs";
 import { installedVersion, nodeBinary, pnpm, root, run } from "./toolchain.mjs";
 
 const majors = process.argv.slice(2).map(Number);
@@ -264,6 +266,10 @@ for (const major of majors.length > 0 ? majors : [20, 22, 24]) {
     console.log(`the installed dsh ran, resumed, verified and rebuilt ${bodies.length} requests on ${store.startsWith("postgres") ? "PostgreSQL" : store}`);
   }
 }
+
+// Installed piecemeal, as a user installs from the public registry: every tarball published to a
+// loopback registry, the quick start and each README example installing only what they name.
+await piecemealTest({ work, tarballs, quickStart: readFileSync(join(root, "docs", "quick-start.md"), "utf8"), examples, env: { DATABASE_URL: postgres.url } });
 
 // The cache regressions guide, as a reader follows it: its files written from the guide, the fixture
 // recorded, the test passing, failing after the change (naming the prompt change), passing after the fix.

@@ -60,7 +60,11 @@ export function ensureDependencies() {
   const lock = readFileSync(join(root, "pnpm-lock.yaml"), "utf8");
   if (existsSync(installed) && readFileSync(installed, "utf8") === lock) return;
   const { command, prefix } = pnpm();
-  run(command, [...prefix, "install", "--frozen-lockfile"]);
+  // The install's own output (a native module's compiler lines among it) is shown only if it fails.
+  console.log("dsh: installing the locked dependencies (once; better-sqlite3 and the test PostgreSQL are native and may build from source for a minute or two) …");
+  const started = Date.now();
+  run(command, [...prefix, "install", "--frozen-lockfile"], { quiet: true });
+  console.log(`dsh: dependencies installed in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** Runs a binary installed in node_modules/.bin. */
