@@ -84,7 +84,13 @@ export async function piecemealTest({ work, tarballs, quickStart, examples, env 
     if (!cache.includes("4 request(s)")) throw new Error(`npx dsh cache, installed piecemeal, printed ${cache}`);
     const demo = run("npx", ["dsh", "run", "What is in this directory?"], { cwd: quick, quiet: true });
     if (!demo.stderr.includes("dsh: turn 0 completed")) throw new Error(`npx dsh run, installed piecemeal, printed ${demo.stderr}`);
-    console.log("the quick start ran twice from its own install lines, and npx dsh read its session and ran a turn");
+    // The CLI's PostgreSQL store is an optional peer: installed when asked for, then used.
+    run("npm", [...npmInstall, "dsh-store-postgres"], { cwd: quick });
+    run("npx", ["dsh", "run", "--store", env.DATABASE_URL, "What is in this directory?"], { cwd: quick, quiet: true });
+    const listed = run("npx", ["dsh", "sessions", "--store", env.DATABASE_URL, "--json"], { cwd: quick, quiet: true }).stdout.trim().split("\n");
+    const id = JSON.parse(listed.at(-1)).sessionId;
+    if (!run("npx", ["dsh", "verify", "--store", env.DATABASE_URL, id], { cwd: quick, quiet: true }).stdout.startsWith("intact: ")) throw new Error("npx dsh verify on PostgreSQL, installed piecemeal, did not say intact");
+    console.log("the quick start ran twice from its own install lines; npx dsh read its session, ran a turn, and ran and verified one on PostgreSQL once dsh-store-postgres was installed");
 
     // Each README example with only the packages it imports (and tsx to run it), three at a time.
     // better-sqlite3 compiles from source here (no prebuilt binary is reachable), minutes each time:

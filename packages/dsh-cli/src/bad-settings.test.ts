@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { LogError } from "dsh-log";
-import { describeFailure } from "./cli-error.js";
+import { DshError } from "dsh-base";
+import { CliError, describeFailure } from "./cli-error.js";
 import { runCli } from "./test-support/run-cli.js";
 
 let dir: string;
@@ -83,5 +84,28 @@ describe("describeFailure", () => {
     expect(line("LOG_STORE_UNAVAILABLE")).toEqual({ line: "store unavailable: what happened [LOG_STORE_UNAVAILABLE]", exitCode: 3 });
     expect(line("LOG_WITNESS_FAILED")).toEqual({ line: "witness: what happened [LOG_WITNESS_FAILED]", exitCode: 3 });
     expect(line("LOG_BAD_KEY")).toEqual({ line: "signing key: what happened [LOG_BAD_KEY]", exitCode: 2 });
+  });
+
+  it("tells every package's errors apart by their stable codes, and any other error by its message", () => {
+    const said = (code: string) => describeFailure(new DshError(code, "what happened"));
+    expect(said("FIXTURE_INVALID")).toEqual({ line: "fixture: what happened [FIXTURE_INVALID]", exitCode: 3 });
+    expect(said("FIXTURE_EXISTS")).toEqual({ line: "fixture: what happened [FIXTURE_EXISTS]", exitCode: 2 });
+    expect(said("FIXTURE_UNREPLAYABLE")).toEqual({ line: "fixture: what happened [FIXTURE_UNREPLAYABLE]", exitCode: 1 });
+    expect(said("PROOF_REFUSED")).toEqual({ line: "proof refused: what happened", exitCode: 6 });
+    expect(said("PROOF_UNBACKED")).toEqual({ line: "proof refused: what happened", exitCode: 6 });
+    expect(said("PROOF_NOT_A_DISPATCH")).toEqual({ line: "what happened (dsh requests LOG lists them)", exitCode: 2 });
+    expect(said("PROOF_UNSENT")).toEqual({ line: "what happened", exitCode: 2 });
+    expect(said("WHAT_IF_NOT_REPLAYABLE")).toEqual({ line: "what happened", exitCode: 1 });
+    expect(said("WHAT_IF_NO_TURN")).toEqual({ line: "what happened", exitCode: 2 });
+    expect(said("WIRE_UNKNOWN_PROVIDER")).toEqual({ line: "cannot rebuild: what happened [WIRE_UNKNOWN_PROVIDER]", exitCode: 3 });
+    expect(said("OTEL_INVALID_OPTIONS")).toEqual({ line: "export: what happened [OTEL_INVALID_OPTIONS]", exitCode: 2 });
+    expect(said("OTEL_EXPORT_FAILED")).toEqual({ line: "export: what happened [OTEL_EXPORT_FAILED]", exitCode: 1 });
+    expect(said("ATTACHMENT_MISSING")).toEqual({ line: "attachment: what happened [ATTACHMENT_MISSING]", exitCode: 4 });
+    expect(said("LLM_NETWORK")).toEqual({ line: "provider unreachable: what happened [LLM_NETWORK]", exitCode: 5 });
+    expect(said("LLM_TIMEOUT")).toEqual({ line: "provider error: what happened [LLM_TIMEOUT]", exitCode: 5 });
+    expect(said("AGENT_INVALID_OPTIONS")).toEqual({ line: "what happened", exitCode: 1 });
+    expect(describeFailure(new Error("plain"))).toEqual({ line: "plain", exitCode: 1 });
+    expect(describeFailure("thrown text")).toEqual({ line: "thrown text", exitCode: 1 });
+    expect(describeFailure(new CliError("said", 7))).toEqual({ line: "said", exitCode: 7 });
   });
 });

@@ -1,11 +1,5 @@
-import { AttachmentError } from "dsh-attachments";
-import { FixtureError } from "dsh-fixtures";
-import { LlmError } from "dsh-llm";
-import { LogError } from "dsh-log";
-import { OtelError } from "dsh-otel";
-import { ProofError } from "dsh-proof";
-import { WhatIfError } from "dsh-what-if";
-import { WireError } from "dsh-wire";
+import { DshError } from "dsh-base";
+import type { LogErrorCode } from "dsh-log";
 
 /** Exit codes of the dsh command. */
 export const EXIT = {
@@ -33,7 +27,7 @@ export class CliError extends Error {
 }
 
 /** How a log error's line starts, where "bad log" would mislead. */
-const LOG_LABELS: Partial<Record<LogError["code"], string>> = {
+const LOG_LABELS: Partial<Record<LogErrorCode, string>> = {
   LOG_NOT_FOUND: "log not found",
   LOG_LOCKED: "log in use",
   LOG_STORE_UNAVAILABLE: "store unavailable",
@@ -41,27 +35,29 @@ const LOG_LABELS: Partial<Record<LogError["code"], string>> = {
   LOG_WITNESS_FAILED: "witness",
 };
 
-/** One line and an exit code for any error, without stack traces or secrets. */
+/**
+ * One line and an exit code for any error, without stack traces or secrets. Told apart by their
+ * stable codes (every dsh error is a `DshError`), so reporting a failure loads no package that
+ * raises one: a command loads only what it uses.
+ */
 export function describeFailure(error: unknown): { line: string; exitCode: number } {
   if (error instanceof CliError) return { line: error.message, exitCode: error.exitCode };
-  if (error instanceof LogError) {
-    const what = LOG_LABELS[error.code] ?? "bad log";
-    return { line: `${what}: ${error.message} [${error.code}]`, exitCode: error.code === "LOG_BAD_KEY" ? EXIT.usage : EXIT.log };
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof DshError ? (error.code as string) : "";
+  const is = (prefix: string) => code.startsWith(prefix);
+  if (is("LOG_")) {
+    const what = LOG_LABELS[code as LogErrorCode] ?? "bad log";
+    return { line: `${what}: ${message} [${code}]`, exitCode: code === "LOG_BAD_KEY" ? EXIT.usage : EXIT.log };
   }
-  if (error instanceof FixtureError) {
-    return { line: `fixture: ${error.message} [${error.code}]`, exitCode: error.code === "FIXTURE_INVALID" ? EXIT.log : error.code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };
+  if (is("FIXTURE_")) return { line: `fixture: ${message} [${code}]`, exitCode: code === "FIXTURE_INVALID" ? EXIT.log : code === "FIXTURE_EXISTS" ? EXIT.usage : EXIT.failure };
+  if (is("PROOF_")) {
+    if (code === "PROOF_REFUSED" || code === "PROOF_UNBACKED") return { line: `proof refused: ${message}`, exitCode: EXIT.unverified };
+    return { line: code === "PROOF_NOT_A_DISPATCH" ? `${message} (dsh requests LOG lists them)` : message, exitCode: EXIT.usage };
   }
-  if (error instanceof ProofError) {
-    if (error.code === "PROOF_REFUSED" || error.code === "PROOF_UNBACKED") return { line: `proof refused: ${error.message}`, exitCode: EXIT.unverified };
-    return { line: error.code === "PROOF_NOT_A_DISPATCH" ? `${error.message} (dsh requests LOG lists them)` : error.message, exitCode: EXIT.usage };
-  }
-  if (error instanceof WhatIfError) return { line: error.message, exitCode: error.code === "WHAT_IF_NOT_REPLAYABLE" ? EXIT.failure : EXIT.usage };
-  if (error instanceof WireError) return { line: `cannot rebuild: ${error.message} [${error.code}]`, exitCode: EXIT.log };
-  if (error instanceof OtelError) return { line: `export: ${error.message} [${error.code}]`, exitCode: error.code === "OTEL_INVALID_OPTIONS" ? EXIT.usage : EXIT.failure };
-  if (error instanceof AttachmentError) return { line: `attachment: ${error.message} [${error.code}]`, exitCode: EXIT.attachment };
-  if (error instanceof LlmError) {
-    const what = error.code === "LLM_NETWORK" ? "provider unreachable" : "provider error";
-    return { line: `${what}: ${error.message} [${error.code}]`, exitCode: EXIT.provider };
-  }
-  return { line: error instanceof Error ? error.message : String(error), exitCode: EXIT.failure };
+  if (is("WHAT_IF_")) return { line: message, exitCode: code === "WHAT_IF_NOT_REPLAYABLE" ? EXIT.failure : EXIT.usage };
+  if (is("WIRE_")) return { line: `cannot rebuild: ${message} [${code}]`, exitCode: EXIT.log };
+  if (is("OTEL_")) return { line: `export: ${message} [${code}]`, exitCode: code === "OTEL_INVALID_OPTIONS" ? EXIT.usage : EXIT.failure };
+  if (is("ATTACHMENT_")) return { line: `attachment: ${message} [${code}]`, exitCode: EXIT.attachment };
+  if (is("LLM_")) return { line: `${code === "LLM_NETWORK" ? "provider unreachable" : "provider error"}: ${message} [${code}]`, exitCode: EXIT.provider };
+  return { line: message, exitCode: EXIT.failure };
 }

@@ -1,51 +1,34 @@
-import { CACHE_USAGE, cacheCommand } from "./commands/cache.js";
-import { COST_USAGE, costCommand } from "./commands/cost.js";
-import { WHAT_IF_USAGE, whatIfCommand } from "./commands/what-if.js";
-import { COMPACT_USAGE, compactCommand } from "./commands/compact.js";
-import { COPY_USAGE, copyCommand } from "./commands/copy.js";
-import { FIXTURE_USAGE, fixtureCommand } from "./commands/fixture.js";
-import { FORK_USAGE, forkCommand } from "./commands/fork.js";
-import { INSPECT_USAGE, inspectCommand } from "./commands/inspect.js";
-import { OTEL_USAGE, otelCommand } from "./commands/otel.js";
-import { QUARANTINE_USAGE, quarantineCommand } from "./commands/quarantine.js";
-import { REQUESTS_USAGE, requestsCommand } from "./commands/requests.js";
-import { RECOVER_USAGE, recoverCommand } from "./commands/recover.js";
-import { RESUME_USAGE, resumeCommand } from "./commands/resume.js";
-import { RUN_USAGE, runCommand } from "./commands/run.js";
-import { SESSIONS_USAGE, sessionsCommand } from "./commands/sessions.js";
-import { VERIFY_PROOF_USAGE, VERIFY_USAGE, verifyCommand, verifyProofCommand } from "./commands/verify.js";
-import { PROVE_USAGE, proveCommand } from "./commands/prove.js";
-import { KEYGEN_USAGE, keygenCommand } from "./commands/keygen.js";
-import { VIEW_USAGE, viewCommand } from "./commands/view.js";
-import { WEB_USAGE, webCommand } from "./commands/web.js";
 import { CliError, EXIT, describeFailure } from "./cli-error.js";
 import type { CliIo } from "./io.js";
 import { cliVersion, commandHelp, overview } from "./help.js";
 import { printable } from "./printable.js";
 
-/** Each command: how it runs, and its full usage (the flags its help describes). */
-const COMMANDS: Readonly<Record<string, readonly [(argv: readonly string[], io: CliIo) => Promise<number>, string]>> = {
-  run: [runCommand, RUN_USAGE],
-  resume: [resumeCommand, RESUME_USAGE],
-  recover: [recoverCommand, RECOVER_USAGE],
-  fork: [forkCommand, FORK_USAGE],
-  compact: [compactCommand, COMPACT_USAGE],
-  requests: [requestsCommand, REQUESTS_USAGE],
-  cache: [cacheCommand, CACHE_USAGE],
-  cost: [costCommand, COST_USAGE],
-  "what-if": [whatIfCommand, WHAT_IF_USAGE],
-  inspect: [inspectCommand, INSPECT_USAGE],
-  otel: [otelCommand, OTEL_USAGE],
-  quarantine: [quarantineCommand, QUARANTINE_USAGE],
-  sessions: [sessionsCommand, SESSIONS_USAGE],
-  copy: [copyCommand, COPY_USAGE],
-  keygen: [keygenCommand, KEYGEN_USAGE],
-  verify: [verifyCommand, VERIFY_USAGE],
-  prove: [proveCommand, PROVE_USAGE],
-  "verify-proof": [verifyProofCommand, VERIFY_PROOF_USAGE],
-  fixture: [fixtureCommand, FIXTURE_USAGE],
-  web: [webCommand, WEB_USAGE],
-  view: [viewCommand, VIEW_USAGE],
+/** How a command runs, and its full usage (the flags its help describes). */
+type Command = readonly [(argv: readonly string[], io: CliIo) => Promise<number>, string];
+
+/** Each command, loaded when it is asked for: `dsh --version` or one command loads nothing else. */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  run: async () => import("./commands/run.js").then((m) => [m.runCommand, m.RUN_USAGE]),
+  resume: async () => import("./commands/resume.js").then((m) => [m.resumeCommand, m.RESUME_USAGE]),
+  recover: async () => import("./commands/recover.js").then((m) => [m.recoverCommand, m.RECOVER_USAGE]),
+  fork: async () => import("./commands/fork.js").then((m) => [m.forkCommand, m.FORK_USAGE]),
+  compact: async () => import("./commands/compact.js").then((m) => [m.compactCommand, m.COMPACT_USAGE]),
+  requests: async () => import("./commands/requests.js").then((m) => [m.requestsCommand, m.REQUESTS_USAGE]),
+  cache: async () => import("./commands/cache.js").then((m) => [m.cacheCommand, m.CACHE_USAGE]),
+  cost: async () => import("./commands/cost.js").then((m) => [m.costCommand, m.COST_USAGE]),
+  "what-if": async () => import("./commands/what-if.js").then((m) => [m.whatIfCommand, m.WHAT_IF_USAGE]),
+  inspect: async () => import("./commands/inspect.js").then((m) => [m.inspectCommand, m.INSPECT_USAGE]),
+  otel: async () => import("./commands/otel.js").then((m) => [m.otelCommand, m.OTEL_USAGE]),
+  quarantine: async () => import("./commands/quarantine.js").then((m) => [m.quarantineCommand, m.QUARANTINE_USAGE]),
+  sessions: async () => import("./commands/sessions.js").then((m) => [m.sessionsCommand, m.SESSIONS_USAGE]),
+  copy: async () => import("./commands/copy.js").then((m) => [m.copyCommand, m.COPY_USAGE]),
+  keygen: async () => import("./commands/keygen.js").then((m) => [m.keygenCommand, m.KEYGEN_USAGE]),
+  verify: async () => import("./commands/verify.js").then((m) => [m.verifyCommand, m.VERIFY_USAGE]),
+  prove: async () => import("./commands/prove.js").then((m) => [m.proveCommand, m.PROVE_USAGE]),
+  "verify-proof": async () => import("./commands/verify.js").then((m) => [m.verifyProofCommand, m.VERIFY_PROOF_USAGE]),
+  fixture: async () => import("./commands/fixture.js").then((m) => [m.fixtureCommand, m.FIXTURE_USAGE]),
+  web: async () => import("./commands/web.js").then((m) => [m.webCommand, m.WEB_USAGE]),
+  view: async () => import("./commands/view.js").then((m) => [m.viewCommand, m.VIEW_USAGE]),
 };
 
 /** A flag `parseArgs` refused, in dsh's words, pointing at the command's help. */
@@ -69,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   // `dsh help run`, `dsh run --help`, `dsh run -h`: the command's own help.
   const asked = name === "help" ? rest[0] : rest.includes("--help") || rest.includes("-h") ? name : undefined;
   if (asked !== undefined) {
-    const help = Object.hasOwn(COMMANDS, asked) ? commandHelp(asked, COMMANDS[asked]![1]) : undefined;
+    const help = Object.hasOwn(COMMANDS, asked) ? commandHelp(asked, (await COMMANDS[asked]!())[1]) : undefined;
     if (help === undefined) {
       io.stderr.write(`dsh: unknown command ${printable(asked)} (dsh help lists the commands)\n`);
       return EXIT.usage;
@@ -77,9 +60,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout.write(`${help}\n`);
     return EXIT.ok;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]![0] : undefined;
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
-    if (command === undefined) throw new CliError(`unknown command ${name} (dsh help lists the commands)`, EXIT.usage);
+    if (load === undefined) throw new CliError(`unknown command ${name} (dsh help lists the commands)`, EXIT.usage);
+    const [command] = await load();
     return await command(rest, io);
   } catch (error) {
     const usageError = error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");
