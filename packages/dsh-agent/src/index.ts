@@ -51,4 +51,4 @@ export { subagentTurns, type SubagentTurn } from "./subagent-turns.js";
 export { sessionParentEvent, type SessionParent } from "./session-parent.js";
 export { childLinks, describeTreeSession, linkProblems, verifyChildren, verifySessionTree, verifyStoreSessions, type ChildLink, type StoreSessionCheck, type TreePlace, type TreeReport, type TreeSession } from "./session-tree.js";
 export { reconstructTree, walkSessionTree, type SessionRequests } from "./tree-requests.js";
-export { listSessionTree, subagentParentOf, type ListedSession } from "./session-list.js";
+export { listSessionTree, sessionTreeOrder, subagentParentOf, type ListedSession } from "./session-list.js";

@@ -21,6 +21,34 @@ export interface ListedSession extends SessionSummary {
 const AT_ONCE = 16;
 
 /**
+ * `entries` as trees, in depth-first order: each entry whose parent (`parentOf`) is listed right
+ * after that parent, one level deeper, siblings in list order; an entry whose parent is not listed is
+ * a root. Entries that name each other in a loop (a log written by hand) are listed last, as roots.
+ */
+export function sessionTreeOrder<T>(entries: readonly T[], idOf: (entry: T) => string, parentOf: (entry: T) => string | undefined): { readonly entry: T; readonly depth: number }[] {
+  const listed = new Set(entries.map(idOf));
+  const children = new Map<string, number[]>();
+  entries.forEach((entry, index) => {
+    const parent = parentOf(entry);
+    if (parent !== undefined && listed.has(parent)) children.set(parent, [...(children.get(parent) ?? []), index]);
+  });
+  const out: { entry: T; depth: number }[] = [];
+  const placed = new Set<number>();
+  const place = (index: number, depth: number): void => {
+    if (placed.has(index)) return;
+    placed.add(index);
+    out.push({ entry: entries[index]!, depth });
+    for (const child of children.get(idOf(entries[index]!)) ?? []) place(child, depth + 1);
+  };
+  entries.forEach((entry, index) => {
+    const parent = parentOf(entry);
+    if (parent === undefined || !listed.has(parent)) place(index, 0);
+  });
+  entries.forEach((_, index) => place(index, 0));
+  return out;
+}
+
+/**
  * A store's sessions (or `sessions` of it) as trees: each subagent session right after its parent,
  * one level deeper, in list order (oldest first) among its siblings. Each session's first line is
  * read to find the call that made it; a subagent session whose parent is not listed is a root.
@@ -29,25 +57,6 @@ export async function listSessionTree(store: SessionStore, sessions?: readonly S
   const all = sessions ?? (await store.list());
   const parents: (SessionParent | undefined)[] = [];
   for (let at = 0; at < all.length; at += AT_ONCE) parents.push(...(await Promise.all(all.slice(at, at + AT_ONCE).map((session) => subagentParentOf(store, session.sessionId)))));
-  const listed = new Set(all.map((session) => session.sessionId));
-  const children = new Map<string, number[]>();
-  parents.forEach((parent, index) => {
-    if (parent !== undefined && listed.has(parent.sessionId)) children.set(parent.sessionId, [...(children.get(parent.sessionId) ?? []), index]);
-  });
-  const out: ListedSession[] = [];
-  const placed = new Set<number>();
-  const place = (index: number, depth: number): void => {
-    if (placed.has(index)) return;
-    placed.add(index);
-    const parent = parents[index];
-    out.push({ ...all[index]!, depth, ...(parent === undefined ? {} : { subagentOf: parent }) });
-    for (const child of children.get(all[index]!.sessionId) ?? []) place(child, depth + 1);
-  };
-  all.forEach((_, index) => {
-    const parent = parents[index];
-    if (parent === undefined || !listed.has(parent.sessionId)) place(index, 0);
-  });
-  // Sessions that name each other as parents (a log written by hand) have no root: listed last, as roots.
-  all.forEach((_, index) => place(index, 0));
-  return out;
+  const entries = all.map((summary, index) => ({ summary, parent: parents[index] }));
+  return sessionTreeOrder(entries, (entry) => entry.summary.sessionId, (entry) => entry.parent?.sessionId).map(({ entry, depth }) => ({ ...entry.summary, depth, ...(entry.parent === undefined ? {} : { subagentOf: entry.parent }) }));
 }

@@ -75,6 +75,17 @@ describe("dsh web in Chromium", () => {
     expect(new URL(page.url()).pathname).toBe(`/sessions/${delegated}`);
     await expect(page.locator(`#seq-${answerSeq} .label`).textContent()).resolves.toMatch(/^assistant: .*→ delegate /);
     expect(child).not.toBe(delegated);
+    // The list shows the subagent's session right under its parent, indented, naming it.
+    await page.goto(server.at(""));
+    await page.waitForSelector(`tr[data-session="${child}"]`);
+    const ids = await page.locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-session")));
+    expect(ids.indexOf(child)).toBe(ids.indexOf(delegated) + 1);
+    const childRow = page.locator(`tr[data-session="${child}"]`);
+    await expect(childRow.locator("td.parent").textContent()).resolves.toBe(`subagent of ${delegated}`);
+    await expect(childRow.locator("td").first().getAttribute("style")).resolves.toMatch(/^padding-left: ?1\.5em;?$/);
+    await expect(page.locator(`tr[data-session="${delegated}"] td`).first().getAttribute("style")).resolves.toBeNull();
+    await childRow.locator("td.parent a").click();
+    await page.waitForURL((url) => url.pathname === `/sessions/${delegated}`);
     await page.close();
   });
 

@@ -1,7 +1,7 @@
 import { appendFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, createAgentRegistry, forkSeed, reconstructRequests } from "dsh-agent";
+import { Agent, createAgentRegistry, forkSeed, reconstructRequests, sessionParentEvent } from "dsh-agent";
 import { FsAttachmentStore, putImage } from "dsh-attachments";
 import { LlmRuntime } from "dsh-llm";
 import { JsonlStore } from "dsh-log";
@@ -80,6 +80,24 @@ describe("storeBackend", () => {
     // The list is built again only for a session that grew.
     await backend.listSessions();
     expect(asked).toHaveLength(2);
+  });
+
+  it("lists each subagent's session right under its parent's, a level deeper, whatever order the store lists them in", async () => {
+    const store = new JsonlStore(join(dir, "tree"));
+    const session = async (sessionId: string, createdAt: number, parent?: string) => {
+      const { log } = await store.create({ registry: createAgentRegistry(), sessionId, createdAt });
+      if (parent !== undefined) await log.append(sessionParentEvent.input({ sessionId: parent, answerSeq: 4, callId: `call-${sessionId}`, toolName: "research" }));
+      await log.close();
+    };
+    await session("child", 1, "parent");
+    await session("parent", 2);
+    await session("other", 3);
+    const items = await storeBackend(store).listSessions();
+    expect(items.map(({ id, depth, subagentOf }) => ({ id, depth, subagentOf }))).toEqual([
+      { id: "parent", depth: 0, subagentOf: undefined },
+      { id: "child", depth: 1, subagentOf: { id: "parent", callId: "call-child" } },
+      { id: "other", depth: 0, subagentOf: undefined },
+    ]);
   });
 
   it("lists a damaged session with its problem beside the others, and passes the composer and the what-if through", async () => {

@@ -1,3 +1,4 @@
+import { sessionTreeOrder } from "dsh-agent";
 import { MemoryAttachmentStore, readImage, type AttachmentStore, type ImageAttachmentRef } from "dsh-attachments";
 import { brokenLineage, type SessionStore } from "dsh-log";
 import { PAGE_EVENTS, type RequestWire, type SessionListItem, type SessionView, type WebBackend } from "dsh-web";
@@ -42,7 +43,8 @@ export function storeBackend(store: SessionStore, options: StoreBackendOptions =
         const lineage = broken.get(summary.sessionId);
         items.push(lineage === undefined || known.item.parent === undefined ? known.item : { ...known.item, parent: { ...known.item.parent, broken: lineage } });
       }
-      return items;
+      // Each subagent's session under its parent's, as `dsh sessions` lists them.
+      return sessionTreeOrder(items, (item) => item.id, (item) => item.subagentOf?.id).map(({ entry, depth }) => ({ ...entry, depth }));
     },
     loadSession: (id, at) => build<SessionView>({ kind: "session", sessionId: id, pageEvents, ...(at === undefined ? {} : { at }) }),
     requestWire: (id, number) => build<RequestWire>({ kind: "wire", sessionId: id, request: number }),

@@ -76,6 +76,10 @@ describe("buildSessionView", () => {
     expect(view.composer).toEqual({ provider: "scripted", model: "b", explicit: {} });
     expect(sessionListItem(info, events)).toEqual({ id: "s1", createdAt: 5, models: ["scripted/a", "scripted/b"], turns: 3, requests: 6, cacheReadShare: 1500 / 4200, prompt: "one" });
     expect(sessionListItem(info, [])).toEqual({ id: "s1", createdAt: 5, models: [], turns: 0, requests: 0, cacheReadShare: null });
+    // A subagent's session names the session and call that ran it (its first event).
+    const linked = { seq: 0, type: "session/parent", time: 5, data: { sessionId: "p", answerSeq: 3, callId: "c1", toolName: "research" } };
+    expect(sessionListItem(info, [linked])).toEqual({ id: "s1", createdAt: 5, models: [], turns: 0, requests: 0, cacheReadShare: null, subagentOf: { id: "p", callId: "c1" } });
+    expect(sessionListItem(info, [...events, { ...linked, seq: events.length }])).not.toHaveProperty("subagentOf");
     // A session in a file is named by its file; one behind a URL (a database) is not.
     expect(sessionListItem(info, [], "/home/me/.dsh/sessions/s1.jsonl")).toMatchObject({ file: "s1.jsonl" });
     expect(sessionListItem(info, [], "postgres://db.example/dsh#s1")).not.toHaveProperty("file");

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { clipText } from "dsh-base";
-import { forkPoints, requestBreak, requestDispatchEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
+import { forkPoints, requestBreak, requestDispatchEvent, sessionParentEvent, stepEndEvent, turnStartEvent, type ReconstructedRequest } from "dsh-agent";
 import { describeHeaderChanges, requestHeaderEvent, type EpochHeader } from "dsh-header";
 import { cacheReadShare } from "dsh-llm";
 import type { LogEvent } from "dsh-log";
@@ -103,6 +103,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
   let requests = 0;
   // Over the requests that reported usage: their prompt tokens and cache reads.
   const reported = { inputTokens: 0, cacheReadTokens: 0 };
+  const first = events[0];
   for (const event of events) {
     if (turnStartEvent.is(event)) turns++;
     else if (requestDispatchEvent.is(event)) requests++;
@@ -125,6 +126,7 @@ export function sessionListItem(info: SessionIdentity, events: readonly LogEvent
     ...(prompt === undefined || prompt === "" ? {} : { prompt }),
     ...(location === undefined || location.includes("://") ? {} : { file: basename(location) }),
     ...(info.parent === undefined ? {} : { parent: { id: info.parent.sessionId, seedLength: info.parent.seedLength } }),
+    ...(first !== undefined && sessionParentEvent.is(first) ? { subagentOf: { id: first.data.sessionId, callId: first.data.callId } } : {}),
   };
 }
 

@@ -16,6 +16,10 @@ export interface SessionListItem {
   readonly file?: string;
   /** The session it was forked from; `broken` says why that lineage points nowhere (the parent is gone, or shorter than the seed). */
   readonly parent?: { readonly id: string; readonly seedLength: number; readonly broken?: string };
+  /** The session whose subagent call (`callId`) it ran, when it is a subagent's. */
+  readonly subagentOf?: { readonly id: string; readonly callId: string };
+  /** How deep it sits in the list's tree of subagent sessions (0 at the top; set by the backend's list). */
+  readonly depth?: number;
   /** Why the session could not be read (a damaged log): it is listed, not opened. */
   readonly problem?: string;
 }

@@ -5,11 +5,39 @@ import { percent, when } from "./format.js";
 
 /** Whether a session's row shows `query`: its id, file, first prompt, models or parent contain it (any case). */
 function matches(session: SessionListItem, query: string): boolean {
-  const text = [session.id, session.file, session.prompt, ...session.models, session.parent?.id].join("\n").toLowerCase();
+  const text = [session.id, session.file, session.prompt, ...session.models, session.parent?.id, session.subagentOf?.id].join("\n").toLowerCase();
   return query.trim().toLowerCase().split(/\s+/).every((word) => text.includes(word));
 }
 
-/** The sessions of the store, newest first, filtered by what the user types. */
+/** The sessions newest first, each subagent's session kept right under its parent (the backend lists each tree together, oldest first). */
+function newestFirst(sessions: readonly SessionListItem[]): SessionListItem[] {
+  const trees: SessionListItem[][] = [];
+  for (const session of sessions) {
+    if ((session.depth ?? 0) === 0 || trees.length === 0) trees.push([session]);
+    else trees.at(-1)!.push(session);
+  }
+  return trees.reverse().flat();
+}
+
+/** The parent cell: the session a fork was seeded from (and why that lineage broke), or the one whose subagent call ran this session. */
+function ParentCell({ session }: { session: SessionListItem }) {
+  if (session.subagentOf !== undefined) {
+    return (
+      <>
+        subagent of <a href={`/sessions/${encodeURIComponent(session.subagentOf.id)}`}>{session.subagentOf.id}</a>
+      </>
+    );
+  }
+  if (session.parent === undefined) return null;
+  return (
+    <>
+      <a href={`/sessions/${encodeURIComponent(session.parent.id)}#seq=${session.parent.seedLength - 1}`}>{session.parent.id}</a>
+      {session.parent.broken === undefined ? null : <span class="error"> (broken: {session.parent.broken})</span>}
+    </>
+  );
+}
+
+/** The sessions of the store, newest first (subagents' under their parents), filtered by what the user types. */
 export function SessionsList() {
   const [sessions, setSessions] = useState<SessionListItem[] | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -20,7 +48,7 @@ export function SessionsList() {
   if (error !== undefined) return <p class="error">{error}</p>;
   if (sessions === undefined) return <p>Loading…</p>;
   if (sessions.length === 0) return <p>No sessions in this store yet. Run <code>dsh run "…"</code> first.</p>;
-  const shown = [...sessions].filter((session) => matches(session, query)).sort((a, b) => b.createdAt - a.createdAt);
+  const shown = newestFirst(sessions).filter((session) => matches(session, query));
   return (
     <>
       <input class="filter" type="search" placeholder="Filter by prompt, file, model or id" value={query} onInput={(event) => setQuery((event.target as HTMLInputElement).value)} />
@@ -35,13 +63,13 @@ export function SessionsList() {
             <th>turns</th>
             <th>requests</th>
             <th title="cache-read tokens over the prompt tokens the provider reported, every request that reported usage included">cache-read share</th>
-            <th>forked from</th>
+            <th>parent</th>
           </tr>
         </thead>
         <tbody>
           {shown.map((session) => (
             <tr key={session.id} data-session={session.id}>
-              <td>
+              <td style={session.depth === undefined || session.depth === 0 ? undefined : { paddingLeft: `${session.depth * 1.5}em` }}>
                 <a href={`/sessions/${encodeURIComponent(session.id)}`}>{session.id}</a>
                 {session.file === undefined || session.file === `${session.id}.jsonl` ? null : <div class="file">{session.file}</div>}
               </td>
@@ -51,9 +79,8 @@ export function SessionsList() {
               <td class="number">{session.turns}</td>
               <td class="number">{session.requests}</td>
               <td class="number">{percent(session.cacheReadShare)}</td>
-              <td>
-                {session.parent === undefined ? "" : <a href={`/sessions/${encodeURIComponent(session.parent.id)}#seq=${session.parent.seedLength - 1}`}>{session.parent.id}</a>}
-                {session.parent?.broken === undefined ? null : <span class="error"> (broken: {session.parent.broken})</span>}
+              <td class="parent">
+                <ParentCell session={session} />
               </td>
             </tr>
           ))}
