@@ -31,6 +31,11 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   view: async () => import("./commands/view.js").then((m) => [m.viewCommand, m.VIEW_USAGE]),
 };
 
+/** Loads the command `name` (its module and what it imports), or `undefined` for a name dsh does not know. */
+export function loadCommand(name: string): Promise<Command> | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name]!() : undefined;
+}
+
 /** A flag `parseArgs` refused, in dsh's words, pointing at the command's help. */
 function optionProblem(command: string, message: string): string {
   const unknown = /^Unknown option '([^']+)'/.exec(message);
@@ -52,7 +57,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   // `dsh help run`, `dsh run --help`, `dsh run -h`: the command's own help.
   const asked = name === "help" ? rest[0] : rest.includes("--help") || rest.includes("-h") ? name : undefined;
   if (asked !== undefined) {
-    const help = Object.hasOwn(COMMANDS, asked) ? commandHelp(asked, (await COMMANDS[asked]!())[1]) : undefined;
+    const command = loadCommand(asked);
+    const help = command === undefined ? undefined : commandHelp(asked, (await command)[1]);
     if (help === undefined) {
       io.stderr.write(`dsh: unknown command ${printable(asked)} (dsh help lists the commands)\n`);
       return EXIT.usage;
@@ -60,10 +66,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout.write(`${help}\n`);
     return EXIT.ok;
   }
-  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const loading = loadCommand(name);
   try {
-    if (load === undefined) throw new CliError(`unknown command ${name} (dsh help lists the commands)`, EXIT.usage);
-    const [command] = await load();
+    if (loading === undefined) throw new CliError(`unknown command ${name} (dsh help lists the commands)`, EXIT.usage);
+    const [command] = await loading;
     return await command(rest, io);
   } catch (error) {
     const usageError = error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");

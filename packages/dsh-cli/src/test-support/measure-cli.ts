@@ -2,9 +2,11 @@
 // stdout and how far the process's peak memory grew past what it held once the modules were loaded.
 // Usage: measure-cli.ts CWD STDIN-FILE|- ARGS...
 import { readFile } from "node:fs/promises";
-import { main } from "../main.js";
+import { loadCommand, main } from "../main.js";
 
 const [cwd, stdinFile, ...argv] = process.argv.slice(2);
+// The command's modules are loaded before the baseline: what is measured is the work, not the code.
+await loadCommand(argv[0]!);
 const stdinText = stdinFile === "-" ? undefined : await readFile(stdinFile!, "utf8");
 const baseline = process.resourceUsage().maxRSS * 1024;
 let bytes = 0;
