@@ -1,7 +1,7 @@
 import { DBOS, type DLogger } from "@dbos-inc/dbos-sdk";
 import { registerDataSource, runTransaction } from "@dbos-inc/dbos-sdk/datasource";
 import { advanceTurn, continuedSelection, createAgentRegistry, driveTurn, turnEndEvent, turnStartEvent, turnToStart, type ContentInput, type DurableTurnOptions, type StepReceipt, type TurnEndReason, type TurnPosition } from "dsh-agent";
-import { agentOf, childTurnArgs, type AgentContext } from "./subagents.js";
+import { agentOf, childTurnArgs, parentIn, type AgentContext } from "./subagents.js";
 import type { LlmCallConfig } from "dsh-llm";
 import { maskUrlPassword } from "dsh-base";
 import { LogError, type EventLog } from "dsh-log";
@@ -259,7 +259,7 @@ export class DurableTurns {
     const client = this.#transactions.client();
     const { log } = await store.open(args.sessionId, { registry: createAgentRegistry() });
     try {
-      const agent = await agentOf(log, args.sessionId, store, this.#agent);
+      const agent = await agentOf(parentIn(log), args.sessionId, store, this.#agent);
       const options: DurableTurnOptions = {
         ...agent,
         config: args.config,
