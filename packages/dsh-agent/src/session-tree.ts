@@ -51,6 +51,11 @@ export interface TreeReport {
   readonly sessions: readonly TreeSession[];
 }
 
+/** A session whose own chain does not hold, in one line: `who` (the session, and the link that named it), its status and why. */
+function brokenLine(who: string, report: VerifyReport): string {
+  return `${who} is ${report.status}: ${report.problem ?? "its chain does not hold"}`;
+}
+
 /** What is wrong with `link` of `parent` (the child missing, not naming that call as its parent, or changed since), or `undefined`. */
 async function linkProblem(store: SessionStore, parent: string, link: ChildLink): Promise<string | undefined> {
   const { sessionId, events, head } = link.child;
@@ -100,7 +105,7 @@ export async function verifyChildren(store: SessionStore, sessionId: string, wit
       }
       const report = await verifyLines(await store.readLines(link.child.sessionId), witness);
       if (report.status !== "intact") {
-        sessions.push({ ...at, report, problem: `session ${link.child.sessionId} (linked by session ${parent} at seq ${link.seq}) is ${report.status}: ${report.problem ?? "its chain does not hold"}` });
+        sessions.push({ ...at, report, problem: brokenLine(`session ${link.child.sessionId} (linked by session ${parent} at seq ${link.seq})`, report) });
         continue;
       }
       sessions.push({ ...at, report });
@@ -118,7 +123,7 @@ export async function verifyChildren(store: SessionStore, sessionId: string, wit
  */
 export async function verifySessionTree(store: SessionStore, sessionId: string, witness?: WitnessCheck): Promise<TreeReport> {
   const report = await verifyLines(await store.readLines(sessionId), witness);
-  if (report.status !== "intact") return { intact: false, sessions: [{ sessionId, report, problem: `session ${sessionId} is ${report.status}: ${report.problem ?? "its chain does not hold"}` }] };
+  if (report.status !== "intact") return { intact: false, sessions: [{ sessionId, report, problem: brokenLine(`session ${sessionId}`, report) }] };
   const sessions = [{ sessionId, report }, ...(await verifyChildren(store, sessionId, witness))];
   return { intact: sessions.every((session: TreeSession) => session.problem === undefined), sessions };
 }
